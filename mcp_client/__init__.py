@@ -1,0 +1,24 @@
+"""mcp_client: a synchronous, thread-based client for Model Context Protocol servers.
+
+Start a server as a child process (or reach one over Streamable HTTP), list
+and call its tools, read its resources, render its prompts -- whichever
+protocol era it speaks.  This module only re-exports; it imports nothing
+heavier than the standard library (no ``requests``, ``jsonschema`` or ``mcp``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ._version import __version__
+from .client import Client
+from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, ProtocolError,
+                         ServerGone, SpawnFailed, Timeout, TransportClosed, UnsupportedVersion)
+
+__all__ = [
+    "__version__", "Client", "MCPClientError", "Timeout", "Cancelled", "ServerGone",
+    "TransportClosed", "ProtocolError", "UnsupportedVersion", "InputLoopExceeded",
+    "SpawnFailed",
+]
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())

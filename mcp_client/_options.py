@@ -1,0 +1,169 @@
+"""Option names, defaults and validation for :class:`~mcp_client.Client`.
+
+Every option is keyword-only and checked at construction.  An option nobody
+recognises is an error naming the closest known one (API.md), because an
+ignored typo in a hook name is a client that quietly never elicits.
+"""
+
+from __future__ import annotations
+
+import difflib
+import numbers
+from typing import Any, Callable, Iterable, Mapping
+
+from . import protocol
+from .exceptions import MCPClientError, UnsupportedVersion
+
+__all__ = ["CLIENT_OPTIONS", "STDIO_OPTIONS", "HTTP_OPTIONS", "unknown_option",
+           "check_client_options", "split_options"]
+
+#: Client options and their defaults (API.md "Client options").
+CLIENT_OPTIONS: dict[str, Any] = {
+    "client_name": "mcp_client",
+    "client_version": None,          # the library's version
+    "protocol_versions": protocol.MODERN_VERSIONS,
+    "request_timeout": 60.0,
+    "probe_timeout": 5.0,
+    "on_warn": None,
+    "log_level": None,
+    "on_log": None,
+    "on_progress": None,
+    "on_elicit": None,
+    "on_sample": None,
+    "on_list_roots": None,
+    "max_input_rounds": 8,
+    "client_capabilities": None,
+    "tool_concurrency": 4,
+    "era": "auto",
+    "reset_timeout_on_progress": False,
+    "max_total_timeout": None,
+    "parallel_tools": (),
+    "serial_tools": (),
+}
+#: Options that configure a stdio transport (seed "Options").
+STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines",
+                 "inherit_env", "max_line_bytes")
+#: Options that configure an HTTP transport.
+HTTP_OPTIONS = ("headers", "persistent", "connect_timeout", "auth", "max_event_bytes")
+
+_CALLABLES = ("on_warn", "on_log", "on_progress", "on_elicit", "on_sample", "on_list_roots")
+
+
+def unknown_option(name: str, known: Iterable[str]) -> MCPClientError:
+    """The error for an option nobody recognises, with a suggestion."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return MCPClientError(f"unknown option: {name}{hint}")
+
+
+def split_options(options: Mapping[str, Any], transport_options: Iterable[str],
+                  other_transport: Iterable[str], kind: str) -> tuple[dict[str, Any],
+                                                                      dict[str, Any]]:
+    """Split ``options`` into (transport options, client options).
+
+    Raises:
+        MCPClientError: an option for the other transport, or an unknown one.
+    """
+    mine, rest = {}, {}
+    own = set(transport_options)
+    foreign = set(other_transport)
+    for name, value in options.items():
+        if name in own:
+            mine[name] = value
+        elif name in foreign:
+            raise MCPClientError(f"option {name} is not for a {kind} connection")
+        else:
+            rest[name] = value
+    return mine, rest
+
+
+def _number(name: str, value: Any, *, minimum: float = 0.0, allow_none: bool = False,
+            strictly: bool = False) -> float | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value:
+        raise MCPClientError(f"option {name} must be a number, not {value!r}")
+    if value < minimum or (strictly and value == minimum):
+        relation = ">" if strictly else ">="
+        raise MCPClientError(f"option {name} must be {relation} {minimum:g}, not {value!r}")
+    return float(value)
+
+
+def _integer(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise MCPClientError(f"option {name} must be an integer >= {minimum}, not {value!r}")
+    return value
+
+
+def _versions(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise MCPClientError("option protocol_versions must be a list of version strings")
+    versions = tuple(value)
+    if not versions:
+        raise MCPClientError("option protocol_versions must name at least one version")
+    for version in versions:
+        if version in protocol.LEGACY_VERSIONS:
+            raise UnsupportedVersion(
+                versions, protocol.MODERN_VERSIONS,
+                f"protocol_versions lists modern versions only; {version} is reached by "
+                "the handshake, which is always available as a fallback")
+        if not protocol.is_modern_version(version):
+            raise MCPClientError(f"option protocol_versions: {version!r} is not a version")
+    return versions
+
+
+def _names(name: str, value: Any) -> frozenset[str]:
+    if isinstance(value, str) or not isinstance(value, Iterable) or \
+            not all(isinstance(v, str) for v in value):
+        raise MCPClientError(f"option {name} must be a list of tool names")
+    return frozenset(value)
+
+
+def check_client_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate client options and fill in defaults.
+
+    Returns:
+        every option in :data:`CLIENT_OPTIONS`, normalised.
+
+    Raises:
+        MCPClientError: an unknown option or a bad value.
+        UnsupportedVersion: ``protocol_versions`` names a handshake version.
+    """
+    for name in options:
+        if name not in CLIENT_OPTIONS:
+            raise unknown_option(name, list(CLIENT_OPTIONS) + list(STDIO_OPTIONS)
+                                 + list(HTTP_OPTIONS) + ["transport"])
+    merged = {**CLIENT_OPTIONS, **options}
+    for name in _CALLABLES:
+        if merged[name] is not None and not callable(merged[name]):
+            raise MCPClientError(f"option {name} must be callable, not {merged[name]!r}")
+    for name in ("client_name", "client_version"):
+        if merged[name] is not None and not isinstance(merged[name], str):
+            raise MCPClientError(f"option {name} must be a string")
+    merged["protocol_versions"] = _versions(merged["protocol_versions"])
+    merged["request_timeout"] = _number("request_timeout", merged["request_timeout"])
+    merged["probe_timeout"] = _number("probe_timeout", merged["probe_timeout"], strictly=True)
+    merged["max_total_timeout"] = _number("max_total_timeout", merged["max_total_timeout"],
+                                          allow_none=True)
+    merged["max_input_rounds"] = _integer("max_input_rounds", merged["max_input_rounds"], 0)
+    merged["tool_concurrency"] = _integer("tool_concurrency", merged["tool_concurrency"], 1)
+    level = merged["log_level"]
+    if level is not None and level not in protocol.LOG_LEVELS:
+        raise MCPClientError(f"option log_level must be one of {', '.join(protocol.LOG_LEVELS)},"
+                             f" not {level!r}")
+    caps = merged["client_capabilities"]
+    if caps is not None and not isinstance(caps, Mapping):
+        raise MCPClientError("option client_capabilities must be a dict")
+    era = merged["era"]
+    if era not in ("auto", "legacy") and not protocol.is_modern_version(era):
+        raise MCPClientError(f"option era must be 'auto', 'legacy' or a modern protocol "
+                             f"version, not {era!r}")
+    merged["reset_timeout_on_progress"] = bool(merged["reset_timeout_on_progress"])
+    merged["parallel_tools"] = _names("parallel_tools", merged["parallel_tools"])
+    merged["serial_tools"] = _names("serial_tools", merged["serial_tools"])
+    return merged
+
+
+def callable_or_none(value: Any) -> Callable[..., Any] | None:
+    """``value`` if it is callable, else None (for typing)."""
+    return value if callable(value) else None

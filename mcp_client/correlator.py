@@ -1,0 +1,143 @@
+"""The pending-request table that lets one wire carry many conversations.
+
+Ids are allocated here, each outstanding request is a
+:class:`concurrent.futures.Future`, and only this table completes those
+futures: with the answer when it arrives (on the transport's reader thread), or
+with one shared exception when the wire dies (:meth:`Correlator.fail_all`), so
+nothing waits forever.  A request the caller gave up on is *abandoned*; an
+answer that arrives for it later is dropped and reported through ``on_warn``.
+
+It does no I/O and starts no thread.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import threading
+from concurrent.futures import Future
+from typing import Any, Callable
+
+__all__ = ["Correlator", "Pending"]
+
+#: How many abandoned ids are remembered, to tell "late" from "never sent".
+ABANDONED_MEMORY = 1024
+
+
+class Pending:
+    """One outstanding request: its id, method and future."""
+
+    __slots__ = ("ident", "method", "future")
+
+    def __init__(self, ident: int, method: str) -> None:
+        self.ident = ident
+        self.method = method
+        self.future: Future[dict[str, Any]] = Future()
+
+
+class Correlator:
+    """Allocates request ids and matches answers to the requests that await them.
+
+    Args:
+        on_warn: told (with a sentence) about answers nobody is waiting for.
+
+    Thread-safety: every method may be called from any thread.
+    """
+
+    def __init__(self, *, on_warn: Callable[[str], None] | None = None) -> None:
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._pending: dict[int | str, Pending] = {}
+        self._abandoned: collections.OrderedDict[int | str, str] = collections.OrderedDict()
+        self._on_warn = on_warn
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def __repr__(self) -> str:
+        return f"<Correlator pending={len(self._pending)}>"
+
+    def register(self, method: str) -> Pending:
+        """Allocate a fresh id for ``method`` and start waiting for its answer."""
+        with self._lock:
+            pending = Pending(next(self._ids), method)
+            self._pending[pending.ident] = pending
+        return pending
+
+    def resolve(self, message: dict[str, Any]) -> bool:
+        """Complete the request ``message`` answers.
+
+        Args:
+            message: a response or error response, as classified by the protocol.
+
+        Returns:
+            True if a waiting request took it; False if it was dropped (late,
+            duplicate or unknown id), in which case ``on_warn`` was told.
+        """
+        ident = message.get("id")
+        with self._lock:
+            pending = self._pending.pop(ident, None) if ident is not None else None
+            late = pending is None and ident in self._abandoned
+        if pending is None:
+            what = f"late answer to abandoned request {ident!r}" if late else \
+                f"answer to unknown request id {ident!r}"
+            self._warn(f"dropped {what}")
+            return False
+        if not pending.future.set_running_or_notify_cancel():
+            return False
+        pending.future.set_result(message)
+        return True
+
+    def abandon(self, ident: int | str) -> Pending | None:
+        """Stop tracking ``ident``; a later answer for it is dropped."""
+        with self._lock:
+            pending = self._pending.pop(ident, None)
+            if pending is not None:
+                self._abandoned[ident] = pending.method
+                while len(self._abandoned) > ABANDONED_MEMORY:
+                    self._abandoned.popitem(last=False)
+        return pending
+
+    def sole_pending(self) -> Pending | None:
+        """The only outstanding request, if exactly one is outstanding."""
+        with self._lock:
+            if len(self._pending) == 1:
+                return next(iter(self._pending.values()))
+        return None
+
+    def deliver(self, pending: Pending, message: dict[str, Any]) -> bool:
+        """Complete ``pending`` with ``message`` if it is still outstanding."""
+        with self._lock:
+            if self._pending.get(pending.ident) is not pending:
+                return False
+            del self._pending[pending.ident]
+        if not pending.future.set_running_or_notify_cancel():
+            return False
+        pending.future.set_result(message)
+        return True
+
+    def fail(self, ident: int | str, exc: BaseException) -> bool:
+        """Fail the one outstanding request ``ident`` with ``exc``."""
+        with self._lock:
+            pending = self._pending.pop(ident, None)
+        if pending is None or not pending.future.set_running_or_notify_cancel():
+            return False
+        pending.future.set_exception(exc)
+        return True
+
+    def fail_all(self, exc: BaseException) -> int:
+        """Fail every outstanding request with ``exc``; returns how many."""
+        with self._lock:
+            pendings = list(self._pending.values())
+            self._pending.clear()
+        for pending in pendings:
+            if pending.future.set_running_or_notify_cancel():
+                pending.future.set_exception(exc)
+        return len(pendings)
+
+    def _warn(self, text: str) -> None:
+        if self._on_warn is not None:
+            try:
+                self._on_warn(text)
+            except Exception:  # a warning hook must never break the reader
+                pass

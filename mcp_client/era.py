@@ -1,0 +1,194 @@
+"""Which protocol era a server speaks: the probe and the handshake.
+
+The era belongs to the server process (stdio) or origin (HTTP), so it is
+decided once per connection, on the first call that needs it (seed "The
+probe", PROTOCOL §3.5 and S9-S14):
+
+* ``server/discover`` is sent first -- nothing precedes it on the wire -- under
+  its own short ``probe_timeout``.  A DiscoverResult that names a version we
+  speak means modern, at the first version *we* prefer that it names.
+* ``-32022`` means modern: probe once more at a mutual modern version, fall
+  back to the handshake if the server names only handshake versions, or raise
+  :class:`UnsupportedVersion`.
+* ``-32021`` means modern at the probed version; ``-32020`` on discover can only
+  mean our own request is malformed, so it is raised (S12).
+* Anything else -- an error, a timeout, an answer that is not a DiscoverResult,
+  an empty ``supportedVersions`` -- means legacy: ``initialize``, check the
+  version that came back (any handshake version we implement, S26), then
+  ``notifications/initialized``.  ``-32022`` on ``initialize`` is modern
+  evidence (a slow dual-era server answered the timed-out probe and locked
+  itself modern, S10): probe once more.
+* A dead wire is not an era signal and is raised -- except that a stdio child
+  that exits *during the probe* (some legacy servers exit on any first
+  message but ``initialize``) is restarted once and given the handshake.
+
+Neither the probe nor ``initialize`` is ever cancelled on the wire
+(2025-11-25 lifecycle; PROTOCOL §3.5 step 7).  This module sends nothing
+itself: it drives the callables it is given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from . import protocol
+from .exceptions import ProtocolError, ServerGone, Timeout, UnsupportedVersion
+
+__all__ = ["EraInfo", "Negotiator", "Exchange"]
+
+#: ``exchange(method, params, meta, timeout) -> the answer message`` (result or error).
+Exchange = Callable[[str, dict[str, Any], "dict[str, Any] | None", float], dict[str, Any]]
+
+
+@dataclass
+class EraInfo:
+    """What negotiation found out."""
+
+    era: str                                  # "modern" | "legacy"
+    version: str
+    supported: tuple[str, ...] = ()
+    server_info: dict[str, Any] = field(default_factory=dict)
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    instructions: str | None = None
+    discovered: bool = False                  # a DiscoverResult filled the fields
+
+
+def _info_from_discover(version: str, result: dict[str, Any],
+                        supported: Sequence[str]) -> EraInfo:
+    shaped = protocol.shape_result("server/discover", result)
+    server_info = shaped.server_info or result.get("serverInfo")
+    caps = result.get("capabilities")
+    instructions = result.get("instructions")
+    return EraInfo("modern", version, tuple(supported),
+                   dict(server_info) if isinstance(server_info, dict) else {},
+                   dict(caps) if isinstance(caps, dict) else {},
+                   instructions if isinstance(instructions, str) else None, True)
+
+
+class Negotiator:
+    """Runs the era state machine once.
+
+    Args:
+        exchange: sends one request and returns the answer message; raises
+            :class:`Timeout` and the transport's death exceptions.
+        notify: sends one notification.
+        restart: brings a dead stdio child back; returns False if it cannot.
+        versions: the modern versions we speak, best first.
+        mode: ``"auto"``, ``"legacy"`` or a pinned modern version.
+        client_info: ``{"name", "version"}``.
+        capabilities: the declared client capabilities.
+        probe_timeout: the probe's budget.
+        handshake_timeout: ``initialize``'s budget.
+    """
+
+    def __init__(self, *, exchange: Exchange,
+                 notify: Callable[[str, "dict[str, Any] | None"], None],
+                 restart: Callable[[], bool], versions: Sequence[str], mode: str,
+                 client_info: Mapping[str, Any], capabilities: Mapping[str, Any],
+                 probe_timeout: float, handshake_timeout: float) -> None:
+        self._exchange = exchange
+        self._notify = notify
+        self._restart = restart
+        self._versions = tuple(versions)
+        self._mode = mode
+        self._client_info = dict(client_info)
+        self._capabilities = dict(capabilities)
+        self._probe_timeout = probe_timeout
+        self._handshake_timeout = handshake_timeout
+        self._reprobed = False
+        self._restarted = False
+        self._named: list[str] = []   # every version the server named, for errors
+
+    def run(self) -> EraInfo:
+        """Decide the era (sends the probe and/or the handshake)."""
+        if self._mode == "legacy":
+            return self._handshake()
+        if self._mode != "auto":
+            return EraInfo("modern", self._mode)
+        return self._probe(self._versions[0])
+
+    # -- the probe ---------------------------------------------------------------
+
+    def _meta(self, version: str) -> dict[str, Any]:
+        return protocol.envelope(version, client_info=self._client_info,
+                                 capabilities=self._capabilities)
+
+    def _probe(self, version: str) -> EraInfo:
+        try:
+            answer = self._exchange("server/discover", {}, self._meta(version),
+                                    self._probe_timeout)
+        except Timeout:
+            return self._handshake()
+        except ServerGone:
+            if self._restarted or not self._restart():
+                raise
+            self._restarted = True
+            return self._handshake()
+        if "error" in answer:
+            return self._probe_error(version, protocol.error_from(answer))
+        supported = protocol.discover_versions(answer.get("result"))
+        if supported is None:
+            return self._handshake()
+        self._named.extend(supported)
+        mutual = protocol.pick_version(self._versions, supported)
+        if mutual is None:
+            return self._handshake()
+        return _info_from_discover(mutual, answer["result"], supported)
+
+    def _probe_error(self, version: str, error: ProtocolError) -> EraInfo:
+        if error.code == protocol.UNSUPPORTED_VERSION:
+            return self._unsupported(error, version)
+        if error.code == protocol.MISSING_CAPABILITY:
+            return EraInfo("modern", version)
+        if error.code == protocol.HEADER_MISMATCH:
+            raise ProtocolError(error.code, "server/discover was refused as malformed "
+                                f"({error.message}); this is a client bug", error.data)
+        return self._handshake()
+
+    def _supported_from(self, error: ProtocolError) -> list[str]:
+        data = error.data if isinstance(error.data, dict) else {}
+        named = data.get("supported")
+        versions = [v for v in named if isinstance(v, str)] if isinstance(named, list) else []
+        self._named.extend(v for v in versions if v not in self._named)
+        return versions
+
+    def _unsupported(self, error: ProtocolError, tried: str | None) -> EraInfo:
+        supported = self._supported_from(error)
+        modern = [v for v in supported if protocol.is_modern_version(v)]
+        mutual = protocol.pick_version(self._versions, modern)
+        if mutual is not None and mutual != tried and not self._reprobed:
+            self._reprobed = True
+            return self._probe(mutual)
+        if tried is not None and any(protocol.legacy_version_ok(v) for v in supported):
+            return self._handshake()
+        raise UnsupportedVersion(self._versions + protocol.LEGACY_VERSIONS, self._named,
+                                 "the server speaks no protocol version this client does")
+
+    # -- the handshake (2025-11-25 lifecycle) ------------------------------------
+
+    def _handshake(self) -> EraInfo:
+        params = {"protocolVersion": protocol.LATEST_LEGACY_VERSION,
+                  "capabilities": self._capabilities, "clientInfo": self._client_info}
+        answer = self._exchange("initialize", params, None, self._handshake_timeout)
+        if "error" in answer:
+            error = protocol.error_from(answer)
+            if error.code == protocol.UNSUPPORTED_VERSION:
+                return self._unsupported(error, None)
+            raise ProtocolError(error.code, f"initialize failed: {error.message}", error.data)
+        result = answer.get("result")
+        if not isinstance(result, dict):
+            raise ProtocolError(None, "initialize: the result is not an object", result)
+        version = result.get("protocolVersion")
+        if not protocol.legacy_version_ok(version):
+            raise UnsupportedVersion(protocol.LEGACY_VERSIONS, [str(version)],
+                                     "initialize came back with a version this client "
+                                     "does not implement")
+        self._notify("notifications/initialized", None)
+        info = result.get("serverInfo")
+        caps = result.get("capabilities")
+        instructions = result.get("instructions")
+        return EraInfo("legacy", str(version), (),
+                       dict(info) if isinstance(info, dict) else {},
+                       dict(caps) if isinstance(caps, dict) else {},
+                       instructions if isinstance(instructions, str) else None)

@@ -1,0 +1,180 @@
+"""The typed failure vocabulary of mcp_client.
+
+Everything the client raises on its own behalf is an :class:`MCPClientError`, so
+one ``except MCPClientError`` separates "the MCP conversation went wrong" from
+"the code around it went wrong".  Each subclass carries its context as
+attributes, so nobody has to scrape a message string.
+
+A tool that reports ``isError`` is a *result*, never an exception.  This module
+imports nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+__all__ = [
+    "MCPClientError",
+    "Timeout",
+    "Cancelled",
+    "ServerGone",
+    "TransportClosed",
+    "ProtocolError",
+    "UnsupportedVersion",
+    "InputLoopExceeded",
+    "SpawnFailed",
+]
+
+
+class MCPClientError(Exception):
+    """The root of every exception this library raises on its own behalf."""
+
+
+class Timeout(MCPClientError, TimeoutError):
+    """A request outlived its budget; the connection survives.
+
+    Attributes:
+        method: the JSON-RPC method that timed out (``None`` if unknown).
+        seconds: the budget that ran out.
+    """
+
+    def __init__(self, method: str | None, seconds: float) -> None:
+        self.method = method
+        self.seconds = seconds
+        super().__init__(f"{method or 'request'} timed out after {seconds:g}s")
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.method, self.seconds))
+
+
+class Cancelled(MCPClientError):
+    """The caller abandoned a request through its ``cancelled`` event or future.
+
+    Attributes:
+        method: the JSON-RPC method that was abandoned.
+    """
+
+    def __init__(self, method: str | None) -> None:
+        self.method = method
+        super().__init__(f"{method or 'request'} was cancelled")
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.method,))
+
+
+class ServerGone(MCPClientError):
+    """The server went away while requests were outstanding.
+
+    For a stdio server this means the child process exited; ``stderr_tail``
+    holds the last lines it wrote to stderr, which is usually the whole
+    diagnosis (a missing API key, a bad path, a runtime it cannot start under).
+
+    Attributes:
+        exit_code: the child's exit status (negative: killed by that signal),
+            or ``None`` when it is not known.
+        stderr_tail: the last lines of the server's stderr, newline-joined.
+    """
+
+    def __init__(self, exit_code: int | None = None, stderr_tail: str = "",
+                 detail: str | None = None) -> None:
+        self.exit_code = exit_code
+        self.stderr_tail = stderr_tail
+        self.detail = detail
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        text = self.detail or "the server went away"
+        if self.exit_code is not None:
+            text += f" (exit code {self.exit_code})"
+        if self.stderr_tail:
+            text += "; last words on stderr:\n" + self.stderr_tail
+        return text
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.exit_code, self.stderr_tail, self.detail))
+
+
+class TransportClosed(MCPClientError):
+    """The connection was closed by this side; outstanding requests fail with it."""
+
+    def __init__(self, message: str = "the connection is closed") -> None:
+        super().__init__(message)
+
+
+class ProtocolError(MCPClientError):
+    """The server answered with a JSON-RPC error, or broke the protocol.
+
+    Attributes:
+        code: the JSON-RPC error code (``None`` when the client detected the
+            violation itself, e.g. an unknown ``resultType``).
+        message: the server's (or the client's) message.
+        data: the error's ``data`` member, if any.
+    """
+
+    def __init__(self, code: int | None, message: str, data: Any = None) -> None:
+        self.code = code
+        self.message = message
+        self.data = data
+        text = message if code is None else f"{message} (code {code})"
+        if data not in (None, "", {}, []):
+            text += f"; data: {data!r}"
+        super().__init__(text)
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.code, self.message, self.data))
+
+
+class UnsupportedVersion(MCPClientError):
+    """No protocol version both sides speak, or a version the client refuses.
+
+    Attributes:
+        offered: the versions this client offered (or was asked to offer).
+        supported: the versions the server named (empty when unknown).
+    """
+
+    def __init__(self, offered: Sequence[str], supported: Sequence[str] = (),
+                 detail: str | None = None) -> None:
+        self.offered = tuple(offered)
+        self.supported = tuple(supported)
+        self.detail = detail
+        text = detail or "no mutually supported protocol version"
+        text += f"; offered {', '.join(self.offered) or 'nothing'}"
+        text += f"; the server supports {', '.join(self.supported) or 'nothing we know'}"
+        super().__init__(text)
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.offered, self.supported, self.detail))
+
+
+class InputLoopExceeded(MCPClientError):
+    """A server kept answering ``input_required`` past ``max_input_rounds``.
+
+    Attributes:
+        method: the request that kept asking.
+        rounds: how many retries were made before giving up.
+    """
+
+    def __init__(self, method: str, rounds: int) -> None:
+        self.method = method
+        self.rounds = rounds
+        super().__init__(f"{method} kept asking for input past {rounds} rounds; giving up")
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.method, self.rounds))
+
+
+class SpawnFailed(MCPClientError):
+    """A stdio server could not be started.
+
+    Attributes:
+        command: the command that was to be run.
+        reason: why not (the operating system's reason, or the client's).
+    """
+
+    def __init__(self, command: str, reason: str) -> None:
+        self.command = command
+        self.reason = reason
+        super().__init__(f"cannot start {command!r}: {reason}")
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.command, self.reason))

@@ -1,0 +1,292 @@
+"""MCP on the wire, as pure functions: dicts in, dicts out.
+
+This module owns the shape of every message the client sends and the reading
+of every message it receives, for both protocol eras:
+
+* the **modern** era (2026-07-28): stateless; every request carries
+  ``params._meta`` with the protocol version, client identity and client
+  capabilities (2026-07-28 basic/index "Request metadata");
+* the **legacy** era (2025-11-25 and earlier): ``initialize`` handshake, bare
+  params.
+
+It must not do I/O, start threads or hold state: a protocol bug reproduces in a
+three-line test.  Errors it detects are raised as
+:class:`~mcp_client.exceptions.ProtocolError`.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import Any, Mapping, Sequence
+
+from .exceptions import ProtocolError
+
+__all__ = [
+    "MODERN_VERSIONS", "LEGACY_VERSIONS", "LATEST_LEGACY_VERSION", "LOG_LEVELS",
+    "META_PROTOCOL_VERSION", "META_CLIENT_INFO", "META_CLIENT_CAPABILITIES",
+    "META_LOG_LEVEL", "META_SERVER_INFO", "CACHEABLE_METHODS", "INPUT_METHODS",
+    "BOOKKEEPING_KEYS", "HEADER_MISMATCH", "MISSING_CAPABILITY", "UNSUPPORTED_VERSION",
+    "METHOD_NOT_FOUND", "PARSE_ERROR", "INVALID_REQUEST", "INVALID_PARAMS", "INTERNAL_ERROR",
+    "Kind", "classify", "is_modern_version", "envelope", "request", "notification",
+    "response", "error_response", "error_from", "shape_result", "Shaped",
+    "discover_versions", "pick_version", "legacy_version_ok",
+]
+
+# -- versions (PROTOCOL §1) -------------------------------------------------
+
+#: Stateless versions this client speaks, newest first (2026-07-28 versioning).
+MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
+#: Handshake versions this client accepts back from ``initialize`` (S26).
+LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+#: The version offered in ``initialize`` (2025-11-25 lifecycle: the latest we support).
+LATEST_LEGACY_VERSION = "2025-11-25"
+
+_VERSION_SHAPE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+#: RFC 5424 severities, the values of ``logLevel`` (2026-07-28 utilities/logging).
+LOG_LEVELS: tuple[str, ...] = (
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+# -- the modern envelope (2026-07-28 basic/index, PROTOCOL §3.1) -------------
+
+META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+#: Results a client may keep for ``ttlMs`` (2026-07-28 caching; PROTOCOL §8, S1).
+CACHEABLE_METHODS = frozenset({
+    "server/discover", "tools/list", "prompts/list", "resources/list",
+    "resources/templates/list", "resources/read"})
+#: The only requests a server may answer with ``input_required`` (PROTOCOL §6.1).
+INPUT_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
+#: Keys that are protocol bookkeeping and never reach a caller (seed "Calling tools").
+BOOKKEEPING_KEYS = ("resultType", "_meta", "ttlMs", "cacheScope", "requestState",
+                    "inputRequests")
+
+# -- error codes (JSON-RPC 2.0; 2026-07-28 PROTOCOL §3.4) --------------------
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+HEADER_MISMATCH = -32020
+MISSING_CAPABILITY = -32021
+UNSUPPORTED_VERSION = -32022
+
+
+def is_modern_version(version: object) -> bool:
+    """True for a date-shaped version string that is not a handshake version."""
+    return (isinstance(version, str) and bool(_VERSION_SHAPE.match(version))
+            and version not in LEGACY_VERSIONS)
+
+
+# -- classification (PROTOCOL §2: by shape, never by id) ---------------------
+
+class Kind(enum.Enum):
+    """What an inbound message is."""
+
+    RESPONSE = "response"
+    ERROR = "error"
+    NOTIFICATION = "notification"
+    REQUEST = "request"
+    INVALID = "invalid"
+
+
+def _valid_id(value: object) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def classify(message: object) -> Kind:
+    """Say what an inbound JSON value is, by its shape.
+
+    ``method`` with an ``id`` is a server request (legacy servers send them, with
+    ids from their own counter that may equal ours); ``method`` alone is a
+    notification; ``result`` or ``error`` is an answer to one of our requests.
+    Anything else, including a batch array, is ``Kind.INVALID``.
+    """
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return Kind.INVALID
+    method = message.get("method")
+    if method is not None:
+        if not isinstance(method, str):
+            return Kind.INVALID
+        if "id" in message:
+            return Kind.REQUEST if _valid_id(message["id"]) else Kind.INVALID
+        return Kind.NOTIFICATION
+    if "result" in message and "error" not in message:
+        return Kind.RESPONSE if _valid_id(message.get("id")) else Kind.INVALID
+    if "error" in message and "result" not in message:
+        error = message["error"]
+        if not isinstance(error, dict) or not isinstance(error.get("code"), int):
+            return Kind.INVALID
+        ident = message.get("id")
+        return Kind.ERROR if ident is None or _valid_id(ident) else Kind.INVALID
+    return Kind.INVALID
+
+
+# -- building -----------------------------------------------------------------
+
+def envelope(version: str, *, client_info: Mapping[str, Any],
+             capabilities: Mapping[str, Any], log_level: str | None = None,
+             progress_token: str | int | None = None) -> dict[str, Any]:
+    """The ``params._meta`` of a modern request (2026-07-28 basic/index)."""
+    meta: dict[str, Any] = {
+        META_PROTOCOL_VERSION: version,
+        META_CLIENT_INFO: dict(client_info),
+        META_CLIENT_CAPABILITIES: dict(capabilities),
+    }
+    if log_level is not None:
+        meta[META_LOG_LEVEL] = log_level
+    if progress_token is not None:
+        meta["progressToken"] = progress_token
+    return meta
+
+
+def request(ident: int | str, method: str, params: Mapping[str, Any] | None = None,
+            *, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A JSON-RPC request.
+
+    ``meta`` becomes ``params._meta`` (merged over any ``_meta`` in ``params``);
+    a modern request passes :func:`envelope` here, a legacy one at most a
+    ``progressToken``.  ``params`` is left out entirely when both are empty,
+    which is how legacy ``ping`` and ``tools/list`` are sent.
+    """
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": ident, "method": method}
+    body = dict(params) if params else {}
+    if meta:
+        merged = dict(body.get("_meta") or {})
+        merged.update(meta)
+        body["_meta"] = merged
+    if body:
+        message["params"] = body
+    return message
+
+
+def notification(method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A JSON-RPC notification (no id, nobody answers it)."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = dict(params)
+    return message
+
+
+def response(ident: int | str, result: Mapping[str, Any]) -> dict[str, Any]:
+    """Our answer to a server request (legacy era)."""
+    return {"jsonrpc": "2.0", "id": ident, "result": dict(result)}
+
+
+def error_response(ident: int | str | None, code: int, message: str,
+                   data: Any = None) -> dict[str, Any]:
+    """Our error answer to a server request (legacy era)."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": ident, "error": error}
+
+
+# -- reading ------------------------------------------------------------------
+
+def error_from(message: Mapping[str, Any]) -> ProtocolError:
+    """The :class:`ProtocolError` an error response stands for."""
+    error = message.get("error")
+    if not isinstance(error, dict):
+        return ProtocolError(None, "malformed error response", message)
+    code = error.get("code")
+    text = error.get("message")
+    return ProtocolError(code if isinstance(code, int) else None,
+                         text if isinstance(text, str) else "error without a message",
+                         error.get("data"))
+
+
+class Shaped:
+    """A result read by :func:`shape_result`.
+
+    Attributes:
+        result_type: ``"complete"`` or ``"input_required"``.
+        body: the caller's view (bookkeeping stripped) for a complete result.
+        raw: the result as it came.
+    """
+
+    __slots__ = ("result_type", "body", "raw")
+
+    def __init__(self, result_type: str, body: dict[str, Any], raw: dict[str, Any]) -> None:
+        self.result_type = result_type
+        self.body = body
+        self.raw = raw
+
+    @property
+    def input_requests(self) -> dict[str, Any]:
+        requests = self.raw.get("inputRequests")
+        return requests if isinstance(requests, dict) else {}
+
+    @property
+    def request_state(self) -> str | None:
+        state = self.raw.get("requestState")
+        return state if isinstance(state, str) else None
+
+    @property
+    def server_info(self) -> dict[str, Any] | None:
+        meta = self.raw.get("_meta")
+        info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
+        return info if isinstance(info, dict) else None
+
+    @property
+    def ttl_ms(self) -> int:
+        """``ttlMs`` as a freshness budget: missing, non-integer or negative is 0."""
+        ttl = self.raw.get("ttlMs")
+        if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or ttl != ttl:
+            return 0
+        return max(0, int(ttl))
+
+
+def shape_result(method: str, result: object) -> Shaped:
+    """Read a result: its ``resultType`` and the caller's view of it.
+
+    A missing ``resultType`` is ``"complete"`` (legacy servers send none);
+    ``input_required`` is accepted only for :data:`INPUT_METHODS` and must carry
+    ``inputRequests`` or ``requestState``; any other value is invalid
+    (2026-07-28 basic/index: an unrecognised resultType MUST be treated as
+    invalid, PROTOCOL S27).
+
+    Raises:
+        ProtocolError: the result is not an object, or its resultType is invalid.
+    """
+    if not isinstance(result, dict):
+        raise ProtocolError(None, f"{method}: the result is not an object", result)
+    result_type = result.get("resultType", "complete")
+    if result_type == "complete":
+        body = {k: v for k, v in result.items() if k not in BOOKKEEPING_KEYS}
+        return Shaped("complete", body, result)
+    if result_type == "input_required" and method in INPUT_METHODS:
+        if not isinstance(result.get("inputRequests", {}), dict) or (
+                "inputRequests" not in result and "requestState" not in result):
+            raise ProtocolError(None, f"{method}: malformed input_required result", result)
+        return Shaped("input_required", {}, result)
+    raise ProtocolError(None, f"{method}: invalid resultType {result_type!r}", result)
+
+
+def discover_versions(result: object) -> list[str] | None:
+    """The ``supportedVersions`` of a DiscoverResult, or None if it is not one."""
+    if not isinstance(result, dict):
+        return None
+    versions = result.get("supportedVersions")
+    if not isinstance(versions, list) or not all(isinstance(v, str) for v in versions):
+        return None
+    return list(versions)
+
+
+def pick_version(ours: Sequence[str], theirs: Sequence[str]) -> str | None:
+    """The first version *we* prefer that the server also named (seed "The probe")."""
+    for version in ours:
+        if version in theirs:
+            return version
+    return None
+
+
+def legacy_version_ok(version: object) -> bool:
+    """Whether ``initialize`` came back with a handshake version we implement (S26)."""
+    return isinstance(version, str) and version in LEGACY_VERSIONS

@@ -1,0 +1,414 @@
+"""A server run as a child process: one JSON-RPC message per line each way.
+
+This module owns the child process and its three pipes.  The command is run
+directly with :class:`subprocess.Popen` -- no shell, so no quoting, globbing or
+injection: an argument containing ``; rm -rf /`` is one argument containing
+that text.  Two threads per child, both named after its pid: a reader on
+stdout (one message per line) and a drainer on stderr (a ring of the last
+``stderr_lines`` lines, each also passed to ``on_stderr``), because a child
+whose stderr pipe fills up stops dead.
+
+When the child dies, the reader finishes the stderr tail *before* reporting
+:class:`~mcp_client.exceptions.ServerGone`, so the diagnosis a dying server
+writes is never lost to a race with its exit.  :meth:`StdioTransport.close`
+follows the stdio transport's shutdown (2026-07-28 basic/transports): close
+stdin, wait, SIGTERM, wait, SIGKILL -- to the whole process group on POSIX,
+since servers launched through ``npx``/``uvx`` spawn grandchildren -- then
+reaps the child and joins both threads.
+
+Decisions beyond the seed: a line longer than ``max_line_bytes`` (16 MiB) is
+dropped with a warning rather than buffered without bound; blank lines are
+skipped silently; a line that is not a JSON object is reported through
+``on_warn`` and skipped.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import os
+import signal
+import subprocess
+import threading
+from typing import IO, Any, Callable, Mapping, Sequence
+
+from .exceptions import MCPClientError, ServerGone, SpawnFailed, TransportClosed
+from .transport import CloseCallback, MessageCallback, Transport, WarnCallback
+
+__all__ = ["StdioTransport", "DEFAULT_MAX_LINE_BYTES"]
+
+log = logging.getLogger(__name__)
+
+#: The largest stdout line accepted, in bytes (a bound on memory, not a spec value).
+DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+#: How long a dying child gets to finish writing stderr before the tail is read.
+_DRAIN_WAIT = 2.0
+_POSIX = os.name == "posix"
+_SHIMS = ("npx", "npm", "pnpm", "yarn", "uvx")
+
+
+def _has_nul(value: str) -> bool:
+    return "\0" in value
+
+
+class StdioTransport(Transport):
+    """Runs an MCP server as a child process and talks to it over its pipes.
+
+    Args:
+        command: the program to run (looked up on PATH, never through a shell).
+        args: its arguments.
+        env: variables layered over the inherited environment (or, with
+            ``inherit_env=False``, the whole environment).
+        cwd: the child's working directory.
+        inherit_env: whether the child starts from this process's environment.
+        on_stderr: called with each line the child writes to stderr (on the
+            stderr thread; exceptions are reported through ``on_warn``).
+        kill_grace: seconds to wait after closing stdin, and again after
+            SIGTERM, before escalating.
+        stderr_lines: how many stderr lines to keep for :class:`ServerGone`.
+        max_line_bytes: the largest stdout line accepted.
+
+    Raises:
+        SpawnFailed: a NUL byte in the command, an argument or the environment.
+    """
+
+    def __init__(self, command: str, *, args: Sequence[str] = (),
+                 env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
+                 inherit_env: bool = True, on_stderr: Callable[[str], None] | None = None,
+                 kill_grace: float = 2.0, stderr_lines: int = 100,
+                 max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+        self.command = command
+        self._argv = self._check_argv(command, args)
+        self._env = self._check_env(command, env, inherit_env)
+        self._cwd = cwd
+        self._on_stderr = on_stderr
+        self._kill_grace = float(kill_grace)
+        self._max_line = int(max_line_bytes)
+        self._stderr: collections.deque[str] = collections.deque(maxlen=max(1, int(stderr_lines)))
+        self._write_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._threads: list[threading.Thread] = []
+        self._stderr_done = threading.Event()
+        self._state = "new"
+        self._death: ServerGone | None = None
+        self._on_message: MessageCallback | None = None
+        self._on_close: CloseCallback | None = None
+        self._on_warn: WarnCallback | None = None
+
+    # -- validation ------------------------------------------------------------
+
+    @staticmethod
+    def _check_argv(command: str, args: Sequence[str]) -> list[str]:
+        if not isinstance(command, str) or not command:
+            raise SpawnFailed(str(command), "the command must be a non-empty string")
+        if isinstance(args, (str, bytes)):
+            raise SpawnFailed(command, "args must be a list of strings, not one string")
+        argv = [command]
+        for arg in args:
+            if not isinstance(arg, str):
+                raise SpawnFailed(command, f"every argument must be a string, not {arg!r}")
+            argv.append(arg)
+        if any(_has_nul(a) for a in argv):
+            raise SpawnFailed(command, "a NUL byte in the command or its arguments")
+        return argv
+
+    @staticmethod
+    def _check_env(command: str, env: Mapping[str, str] | None,
+                   inherit: bool) -> dict[str, str] | None:
+        if env is None:
+            return None if inherit else {}
+        if not isinstance(env, Mapping):
+            raise SpawnFailed(command, "env must be a mapping of strings to strings")
+        for key, value in env.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise SpawnFailed(command, f"env entry {key!r} must map a string to a string")
+            if _has_nul(key) or _has_nul(value):
+                raise SpawnFailed(command, f"a NUL byte in env entry {key!r}")
+            if not key or "=" in key:
+                raise SpawnFailed(command, f"invalid environment variable name {key!r}")
+        return {**os.environ, **env} if inherit else dict(env)
+
+    # -- lifecycle -------------------------------------------------------------
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id (None before start)."""
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def returncode(self) -> int | None:
+        """The child's exit status once it has exited."""
+        return self._proc.poll() if self._proc is not None else None
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last ``stderr_lines`` lines the child wrote to stderr."""
+        return "\n".join(list(self._stderr))
+
+    @property
+    def closed(self) -> bool:
+        return self._state in ("closed", "dead")
+
+    @property
+    def can_restart(self) -> bool:
+        return self._state in ("dying", "dead")
+
+    def __repr__(self) -> str:
+        return f"<StdioTransport {self.command!r} pid={self.pid} {self._state}>"
+
+    def start(self, on_message: MessageCallback, on_close: CloseCallback,
+              on_warn: WarnCallback) -> None:
+        self._on_message, self._on_close, self._on_warn = on_message, on_close, on_warn
+        self._spawn()
+
+    def restart(self) -> None:
+        """Start the command again after the child died (keeps the callbacks)."""
+        self._join_threads()  # a dying child's reader finishes its report first
+        with self._state_lock:
+            if self._state != "dead":
+                raise MCPClientError(f"cannot restart a transport that is {self._state}")
+        self._reap()
+        self._stderr.clear()
+        self._death = None
+        self._spawn()
+
+    def _spawn(self) -> None:
+        flags: dict[str, Any] = {"start_new_session": True} if _POSIX else {
+            "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+        try:
+            proc = subprocess.Popen(
+                self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env=self._env, cwd=self._cwd, **flags)
+        except OSError as exc:
+            raise SpawnFailed(self.command, self._os_reason(exc)) from exc
+        except (ValueError, TypeError) as exc:
+            raise SpawnFailed(self.command, str(exc)) from exc
+        self._proc = proc
+        self._stderr_done = threading.Event()
+        with self._state_lock:
+            self._state = "open"
+        reader = threading.Thread(target=self._read_loop, args=(proc,),
+                                  name=f"mcp-stdio-reader-{proc.pid}", daemon=True)
+        drainer = threading.Thread(target=self._drain_stderr, args=(proc, self._stderr_done),
+                                   name=f"mcp-stdio-stderr-{proc.pid}", daemon=True)
+        self._threads = [reader, drainer]
+        drainer.start()
+        reader.start()
+        log.debug("started %s", self)
+
+    def _os_reason(self, exc: OSError) -> str:
+        reason = exc.strerror or str(exc)
+        if exc.filename is not None and str(exc.filename) != self.command:
+            reason += f" ({exc.filename})"
+        if os.name == "nt" and isinstance(exc, FileNotFoundError) and \
+                os.path.basename(self.command).lower() in _SHIMS:
+            reason += f"; on Windows name the batch shim, e.g. {self.command}.cmd, " \
+                      "and run it through cmd.exe /c"
+        return reason
+
+    # -- the two threads -------------------------------------------------------
+
+    def _read_loop(self, proc: subprocess.Popen[bytes]) -> None:
+        stream = proc.stdout
+        assert stream is not None
+        try:
+            while True:
+                line = stream.readline(self._max_line + 1)
+                if not line:
+                    break
+                if len(line) > self._max_line and not line.endswith(b"\n"):
+                    self._skip_long_line(stream, len(line))
+                    continue
+                self._handle_line(line)
+        except (OSError, ValueError):
+            pass  # the pipe was closed under us by close()
+        self._on_eof(proc)
+
+    def _skip_long_line(self, stream: IO[bytes], dropped: int) -> None:
+        while True:
+            chunk = stream.readline(self._max_line)
+            dropped += len(chunk)
+            if not chunk or chunk.endswith(b"\n"):
+                break
+        self._warn(f"dropped a stdout line of {dropped} bytes "
+                   f"(longer than max_line_bytes={self._max_line})")
+
+    def _handle_line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        try:
+            message = json.loads(line)
+        except ValueError:
+            self._warn(f"skipped a stdout line that is not JSON: {line[:200]!r}")
+            return
+        if not isinstance(message, dict):
+            self._warn(f"skipped a stdout line that is not a JSON-RPC message: {line[:200]!r}")
+            return
+        callback = self._on_message
+        if callback is None:
+            return
+        try:
+            callback(message)
+        except Exception as exc:  # never let a callback kill the reader
+            self._warn(f"message handler raised {exc!r}")
+
+    def _drain_stderr(self, proc: subprocess.Popen[bytes], done: threading.Event) -> None:
+        stream = proc.stderr
+        assert stream is not None
+        try:
+            while True:
+                raw = stream.readline(64 * 1024)
+                if not raw:
+                    break
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                self._stderr.append(line)
+                if self._on_stderr is not None:
+                    try:
+                        self._on_stderr(line)
+                    except Exception as exc:
+                        self._warn(f"on_stderr raised {exc!r}")
+        except (OSError, ValueError):
+            pass
+        finally:
+            done.set()
+
+    def _on_eof(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._state_lock:
+            if self._state != "open" or proc is not self._proc:
+                return  # close() is in charge
+            self._state = "dying"
+        self._stderr_done.wait(_DRAIN_WAIT)  # the tail complete before we report
+        try:
+            code: int | None = proc.wait(_DRAIN_WAIT)
+        except subprocess.TimeoutExpired:
+            code = None
+        death = ServerGone(code, self.stderr_tail,
+                           "the server exited" if code is not None else
+                           "the server closed its stdout")
+        with self._state_lock:
+            if self._state != "dying":
+                return
+            self._state = "dead"
+            self._death = death
+        callback = self._on_close
+        if callback is not None:
+            try:
+                callback(death)
+            except Exception as exc:
+                self._warn(f"close handler raised {exc!r}")
+
+    # -- sending ---------------------------------------------------------------
+
+    def send(self, message: dict[str, Any], *, headers: Mapping[str, str] | None = None) -> None:
+        try:
+            data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+        except (TypeError, ValueError) as exc:
+            raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
+        with self._write_lock:
+            self._check_open()
+            proc = self._proc
+            assert proc is not None and proc.stdin is not None
+            try:
+                proc.stdin.write(data)
+                proc.stdin.flush()
+            except (OSError, ValueError) as exc:
+                self._check_open()
+                raise ServerGone(proc.poll(), self.stderr_tail,
+                                 "the server stopped reading its stdin") from exc
+
+    def _check_open(self) -> None:
+        state = self._state
+        if state == "open":
+            return
+        if state == "closed":
+            raise TransportClosed()
+        if self._death is not None:
+            raise self._death
+        if state == "new":
+            raise TransportClosed("the transport was never started")
+        raise ServerGone(self.returncode, self.stderr_tail, "the server exited")
+
+    # -- shutting down ---------------------------------------------------------
+
+    def close(self) -> None:
+        with self._state_lock:
+            if self._state == "closed":
+                return
+            self._state = "closed"
+        proc = self._proc
+        if proc is not None:
+            self._stop(proc)
+        self._join_threads()
+        self._reap()
+        log.debug("closed %s", self)
+
+    def _stop(self, proc: subprocess.Popen[bytes]) -> None:
+        if self._write_lock.acquire(timeout=self._kill_grace):
+            try:
+                if proc.stdin is not None:
+                    proc.stdin.close()
+            except OSError:
+                pass
+            finally:
+                self._write_lock.release()
+        if not self._wait(proc, self._kill_grace):
+            self._signal(proc, signal.SIGTERM)
+            if not self._wait(proc, self._kill_grace):
+                self._signal(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
+                self._wait(proc, None)
+        # Whatever the leader did, its group goes with it: orphaned
+        # grandchildren would otherwise hold our pipes open.
+        self._signal(proc, getattr(signal, "SIGKILL", signal.SIGTERM), group_only=True)
+
+    @staticmethod
+    def _wait(proc: subprocess.Popen[bytes], timeout: float | None) -> bool:
+        try:
+            proc.wait(timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
+    @staticmethod
+    def _signal(proc: subprocess.Popen[bytes], signum: int, group_only: bool = False) -> None:
+        try:
+            if _POSIX:
+                os.killpg(proc.pid, signum)
+            elif not group_only:
+                proc.send_signal(signum)
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
+
+    def _join_threads(self) -> None:
+        current = threading.current_thread()
+        for thread in self._threads:
+            if thread is not current:
+                thread.join(self._kill_grace * 2 + 1)
+                if thread.is_alive():
+                    log.warning("%s did not finish", thread.name)
+
+    def _reap(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        try:
+            proc.wait(self._kill_grace)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def _warn(self, text: str) -> None:
+        callback = self._on_warn
+        if callback is None:
+            log.warning("%s", text)
+            return
+        try:
+            callback(text)
+        except Exception:
+            log.warning("%s", text)

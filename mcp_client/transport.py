@@ -1,0 +1,99 @@
+"""The role a wire implements, and the contract it signs up to.
+
+A transport moves JSON-RPC messages (already-parsed ``dict`` objects) between
+the client and one server.  It knows nothing about eras, ids or results: the
+:class:`~mcp_client.Client` owns those.  The contract:
+
+* :meth:`Transport.start` is called once, by the client, before anything is
+  sent.  From then on the transport calls ``on_message(message)`` for every
+  inbound JSON object, **on a thread the transport owns** (its reader thread),
+  in the order the server sent them.  A callback must not block for long:
+  everything behind it on the wire waits.  Input that is not a JSON object is
+  reported through ``on_warn`` and skipped, never delivered.
+* When the wire dies on its own (the child exited, the stream broke), the
+  transport calls ``on_close(exc)`` exactly once, with a
+  :class:`~mcp_client.exceptions.ServerGone` that says why, after the last
+  ``on_message``.  It is never called for a :meth:`close` the client asked for.
+* :meth:`send` may be called from any thread, concurrently; messages are never
+  interleaved on the wire.  It raises :class:`ServerGone` or
+  :class:`TransportClosed` when the message cannot be written.  ``headers`` is
+  per-message wire metadata that a transport may use (HTTP does; stdio ignores
+  it).
+* :meth:`cancel` tells the server a request was abandoned, in whatever way the
+  wire defines (stdio: a ``notifications/cancelled``; HTTP: closing that
+  request's response stream).  It never raises.
+* :meth:`close` is idempotent, may be called from any thread (never from the
+  reader thread's callbacks), releases every resource and joins every thread
+  the transport started.
+* :meth:`restart` (optional, see :attr:`can_restart`) brings a dead wire back:
+  the client uses it when a stdio server exits during the era probe.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Callable, Mapping
+
+from .exceptions import MCPClientError
+
+__all__ = ["Transport", "MessageCallback", "CloseCallback", "WarnCallback"]
+
+MessageCallback = Callable[[dict[str, Any]], None]
+CloseCallback = Callable[[MCPClientError], None]
+WarnCallback = Callable[[str], None]
+
+
+class Transport(abc.ABC):
+    """Abstract base of every wire (stdio, Streamable HTTP, test doubles)."""
+
+    #: Whether the wire is a long-lived stream where cancellation is a message
+    #: (stdio) rather than a hang-up (HTTP).
+    is_stream: bool = True
+
+    @abc.abstractmethod
+    def start(self, on_message: MessageCallback, on_close: CloseCallback,
+              on_warn: WarnCallback) -> None:
+        """Open the wire and start delivering inbound messages.
+
+        Raises:
+            SpawnFailed: (stdio) the server could not be started.
+        """
+
+    @abc.abstractmethod
+    def send(self, message: dict[str, Any], *, headers: Mapping[str, str] | None = None) -> None:
+        """Write one message.
+
+        Raises:
+            ServerGone: the server is gone.
+            TransportClosed: :meth:`close` was called.
+        """
+
+    def cancel(self, ident: int | str, reason: str) -> None:
+        """Tell the server that request ``ident`` was abandoned (never raises).
+
+        The default suits stream transports: send ``notifications/cancelled``
+        (2026-07-28 and 2025-11-25 utilities/cancellation).
+        """
+        try:
+            self.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                       "params": {"requestId": ident, "reason": reason}})
+        except MCPClientError:
+            pass
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Shut the wire down and join its threads; idempotent."""
+
+    @property
+    def can_restart(self) -> bool:
+        """Whether :meth:`restart` can bring a dead wire back."""
+        return False
+
+    def restart(self) -> None:
+        """Bring a dead wire back, with the same callbacks (optional)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot restart")
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called or the wire died."""
+        return False
