@@ -29,12 +29,13 @@ real wire would; ``hold=True`` keeps a script's answers back until
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 from concurrent.futures import Future
 from typing import Any, Callable, Mapping
 
-from ..exceptions import ServerGone, TransportClosed
+from ..exceptions import MCPClientError, ServerGone, TransportClosed
 from ..transport import CloseCallback, MessageCallback, Transport, WarnCallback
 
 __all__ = ["FakeTransport", "Error", "Raw", "Die", "NO_ANSWER"]
@@ -240,6 +241,10 @@ class FakeTransport(Transport):
         if self._state == "dead":
             assert self._death is not None
             raise self._death
+        try:  # what a real wire would carry: JSON, and a copy
+            message = json.loads(json.dumps(message, allow_nan=False))
+        except (TypeError, ValueError) as exc:
+            raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
         with self._cond:
             self._sent.append(message)
             self._cond.notify_all()

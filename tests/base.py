@@ -1,0 +1,80 @@
+"""Shared test scaffolding: a TestCase that fails on leaked threads or child processes."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SERVERS = HERE / "servers"
+PYTHON = sys.executable
+
+
+def server(name: str) -> list[str]:
+    """The argv (after the interpreter) that runs ``tests/servers/<name>``."""
+    return [str(SERVERS / name)]
+
+
+def children(pid: int | None = None) -> list[tuple[int, str]]:
+    """(pid, state) of every live or zombie child of ``pid`` (default: this process)."""
+    parent = os.getpid() if pid is None else pid
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == parent:
+            found.append((int(entry.name), fields[0]))
+    return found
+
+
+def process_group_members(pgid: int) -> list[int]:
+    """Pids of live processes in process group ``pgid``."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(entry.name))
+    return members
+
+
+class LeakCheckingTestCase(unittest.TestCase):
+    """Fails a test that leaves a thread running or a child process behind."""
+
+    #: seconds a finished test's threads and children get to wind down
+    grace = 10.0
+
+    def setUp(self) -> None:
+        super().setUp()
+        self._threads_before = set(threading.enumerate())
+        self._children_before = {pid for pid, _ in children()}
+        self.addCleanup(self._check_leaks)
+
+    def _check_leaks(self) -> None:
+        deadline = time.monotonic() + self.grace
+        for thread in set(threading.enumerate()) - self._threads_before:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        leaked = [t.name for t in set(threading.enumerate()) - self._threads_before
+                  if t.is_alive()]
+        while True:
+            kids = [(pid, state) for pid, state in children()
+                    if pid not in self._children_before]
+            if not kids or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)  # polling the process table; nothing to wait on
+        self.assertEqual(leaked, [], "threads left running")
+        self.assertEqual(kids, [], "child processes left behind")
