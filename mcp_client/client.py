@@ -39,6 +39,7 @@ from typing import Any, Callable, Mapping, TypeVar
 from . import protocol
 from ._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_options
 from ._version import __version__
+from ._async import AsyncTwins
 from .correlator import Correlator, Pending
 from .era import EraInfo, Negotiator
 from .exceptions import Cancelled, MCPClientError, ProtocolError, Timeout, TransportClosed
@@ -70,7 +71,7 @@ def _check_cancel_signal(signal: Any) -> None:
                              f" not {type(signal).__name__}")
 
 
-class Client:
+class Client(AsyncTwins):
     """A connection to one MCP server.
 
     Build one with :meth:`connect_stdio` (a child process), or
@@ -524,7 +525,7 @@ class Client:
             raise
         return True
 
-    # -- the async twins ---------------------------------------------------------
+    # -- the async twins run here -------------------------------------------------
 
     def _submit(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> Future[R]:
         self._check_usable()
@@ -535,40 +536,6 @@ class Client:
                 self._executor = ThreadPoolExecutor(
                     ASYNC_WORKERS, thread_name_prefix=f"mcp-client-{os.getpid()}")
             return self._executor.submit(fn, *args, **kwargs)
-
-    def list_tools_async(self, **kwargs: Any) -> Future[list[dict[str, Any]]]:
-        """:meth:`list_tools` on the client's thread pool."""
-        return self._submit(self.list_tools, **kwargs)
-
-    def list_resources_async(self, **kwargs: Any) -> Future[list[dict[str, Any]]]:
-        """:meth:`list_resources` on the client's thread pool."""
-        return self._submit(self.list_resources, **kwargs)
-
-    def list_resource_templates_async(self, **kwargs: Any) -> Future[list[dict[str, Any]]]:
-        """:meth:`list_resource_templates` on the client's thread pool."""
-        return self._submit(self.list_resource_templates, **kwargs)
-
-    def list_prompts_async(self, **kwargs: Any) -> Future[list[dict[str, Any]]]:
-        """:meth:`list_prompts` on the client's thread pool."""
-        return self._submit(self.list_prompts, **kwargs)
-
-    def call_tool_async(self, name: str, arguments: Mapping[str, Any] | None = None,
-                        **kwargs: Any) -> Future[dict[str, Any]]:
-        """:meth:`call_tool` on the client's thread pool."""
-        return self._submit(self.call_tool, name, arguments, **kwargs)
-
-    def read_resource_async(self, uri: str, **kwargs: Any) -> Future[dict[str, Any]]:
-        """:meth:`read_resource` on the client's thread pool."""
-        return self._submit(self.read_resource, uri, **kwargs)
-
-    def get_prompt_async(self, name: str, arguments: Mapping[str, Any] | None = None,
-                         **kwargs: Any) -> Future[dict[str, Any]]:
-        """:meth:`get_prompt` on the client's thread pool."""
-        return self._submit(self.get_prompt, name, arguments, **kwargs)
-
-    def ping_async(self, **kwargs: Any) -> Future[bool]:
-        """:meth:`ping` on the client's thread pool."""
-        return self._submit(self.ping, **kwargs)
 
     # -- inbound messages (the transport's reader thread) --------------------------
 
@@ -648,4 +615,3 @@ class Client:
             hook(text)
         except Exception:
             log.warning("%s", text)
-

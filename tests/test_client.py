@@ -37,7 +37,8 @@ class OptionsTest(ClientTestCase):
     def test_unknown_option_names_the_closest(self) -> None:
         with self.assertRaises(MCPClientError) as caught:
             Client(transport=FakeTransport(), on_elicits=print)
-        self.assertEqual(str(caught.exception), "unknown option: on_elicits (did you mean on_elicit?)")
+        self.assertEqual(str(caught.exception),
+                         "unknown option: on_elicits (did you mean on_elicit?)")
         with self.assertRaises(MCPClientError) as caught:
             Client(transport=FakeTransport(), zzz=1)
         self.assertEqual(str(caught.exception), "unknown option: zzz")
@@ -120,8 +121,8 @@ class PaginationTest(ClientTestCase):
 class CallTest(ClientTestCase):
     def test_results_are_shaped_and_errors_raised(self) -> None:
         fake = modern_fake()
-        fake.on("tools/call", {"resultType": "complete", "content": [{"type": "text", "text": "no"}],
-                               "isError": True, "_meta": {}})
+        fake.on("tools/call", {"resultType": "complete", "isError": True, "_meta": {},
+                               "content": [{"type": "text", "text": "no"}]})
         fake.on("resources/read", Error(-32602, "Unknown resource", {"uri": "res://nope"}))
         fake.on("prompts/get", {"messages": [], "description": "d"})
         client = self.connect(fake)
@@ -132,7 +133,8 @@ class CallTest(ClientTestCase):
             client.read_resource("res://nope")
         self.assertEqual((caught.exception.code, caught.exception.data),
                          (-32602, {"uri": "res://nope"}))
-        self.assertEqual(client.get_prompt("p", {"code": "x"}), {"messages": [], "description": "d"})
+        self.assertEqual(client.get_prompt("p", {"code": "x"}),
+                         {"messages": [], "description": "d"})
 
     def test_an_unknown_result_type_is_a_protocol_error(self) -> None:
         fake = modern_fake()
@@ -157,7 +159,8 @@ class CallTest(ClientTestCase):
         fake = modern_fake()
         fake.on("tools/call", {"content": []})
         self.connect(fake).call_tool("t", progress_token="tok-1")
-        self.assertEqual(fake.requests("tools/call")[0]["params"]["_meta"]["progressToken"], "tok-1")
+        meta = fake.requests("tools/call")[0]["params"]["_meta"]
+        self.assertEqual(meta["progressToken"], "tok-1")
 
     def test_ping(self) -> None:
         fake = modern_fake()

@@ -141,7 +141,7 @@ class FakeTransport(Transport):
             chosen = [h for h in self._held if method is None or h[0] == method]
             self._held = [h for h in self._held if h not in chosen]
         for _, message, answer in chosen:
-            self._enqueue(lambda m=message, a=answer: self._answer(m, a))
+            self._enqueue(self._answer_later(message, answer))
         return len(chosen)
 
     def push(self, message: Mapping[str, Any]) -> None:
@@ -260,7 +260,7 @@ class FakeTransport(Transport):
             with self._cond:
                 self._held.append((message["method"], message, answer))
             return
-        self._enqueue(lambda: self._answer(message, answer))
+        self._enqueue(self._answer_later(message, answer))
 
     def close(self) -> None:
         if self._state == "closed":
@@ -285,6 +285,9 @@ class FakeTransport(Transport):
             future = self._server_requests.pop(message.get("id"), None)
         if future is not None:
             future.set_result(message)
+
+    def _answer_later(self, message: dict[str, Any], answer: Answer) -> Callable[[], None]:
+        return lambda: self._answer(message, answer)
 
     def _enqueue(self, job: Callable[[], None]) -> None:
         self._queue.put(job)

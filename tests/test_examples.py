@@ -1,0 +1,30 @@
+"""The examples run as a newcomer runs them, and say what the README says they say."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from .base import PYTHON, LeakCheckingTestCase
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_example(name: str) -> str:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([PYTHON, str(ROOT / "examples" / name)], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=ROOT)
+    if done.returncode != 0:
+        raise AssertionError(f"{name} exited {done.returncode}:\n{done.stderr}")
+    return done.stdout
+
+
+class QuickstartTest(LeakCheckingTestCase):
+    def test_quickstart_prints_era_server_tools_and_a_call(self) -> None:
+        out = run_example("quickstart.py").splitlines()
+        self.assertEqual(out[0], "era:    modern (protocol 2026-07-28)")
+        self.assertEqual(out[1], "server: quickstart 1.0.0")
+        self.assertEqual(out[2], "tools:")
+        self.assertEqual([line.split()[0] for line in out[3:6]], ["echo", "add", "word_count"])
+        self.assertEqual(out[-1], "add(a=2, b=3) -> 5")
