@@ -13,11 +13,12 @@ import logging
 from ._version import __version__
 from .client import Client
 from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, ProtocolError,
-                         ServerGone, SpawnFailed, Timeout, TransportClosed, UnsupportedVersion)
+                         ServerGone, SpawnFailed, Timeout, TransportClosed, TransportError,
+                         UnsupportedVersion)
 
 __all__ = [
     "__version__", "Client", "MCPClientError", "Timeout", "Cancelled", "ServerGone",
-    "TransportClosed", "ProtocolError", "UnsupportedVersion", "InputLoopExceeded",
+    "TransportClosed", "TransportError", "ProtocolError", "UnsupportedVersion", "InputLoopExceeded",
     "SpawnFailed",
 ]
 

@@ -119,7 +119,8 @@ class Client(AsyncTwins):
         self._discover_tried = False
         self._executor: ThreadPoolExecutor | None = None
         self._workers: ThreadPoolExecutor | None = None
-        transport.start(self._on_message, self._on_transport_close, self._warn)
+        transport.start(self._on_message, self._on_transport_close, self._warn,
+                        self._on_request_error)
 
     # -- construction ------------------------------------------------------------
 
@@ -264,7 +265,8 @@ class Client(AsyncTwins):
                           versions=self._opts["protocol_versions"], mode=self._opts["era"],
                           client_info=self._client_info, capabilities=self._declared,
                           probe_timeout=self._opts["probe_timeout"],
-                          handshake_timeout=self._opts["request_timeout"])
+                          handshake_timeout=self._opts["request_timeout"],
+                          handshake=self._transport.supports_handshake)
 
     def _restart(self) -> bool:
         if self._state == "closed" or not self._transport.can_restart:
@@ -575,6 +577,10 @@ class Client(AsyncTwins):
             self._transport.send(reply)
         except MCPClientError as exc:
             self._warn(f"could not answer the server's {method} request: {exc}")
+
+    def _on_request_error(self, ident: Any, exc: MCPClientError) -> None:
+        if not self._correlator.fail(ident, exc):
+            self._warn(f"dropped a failure of request {ident!r} nobody awaits: {exc}")
 
     def _on_transport_close(self, exc: MCPClientError) -> None:
         self._dead = exc

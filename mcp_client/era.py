@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from . import protocol
-from .exceptions import ProtocolError, ServerGone, Timeout, UnsupportedVersion
+from .exceptions import ProtocolError, ServerGone, Timeout, TransportError, UnsupportedVersion
 
 __all__ = ["EraInfo", "Negotiator", "Exchange"]
 
@@ -80,13 +80,17 @@ class Negotiator:
         capabilities: the declared client capabilities.
         probe_timeout: the probe's budget.
         handshake_timeout: ``initialize``'s budget.
+        handshake: whether the wire can speak the handshake era at all; over
+            this client's Streamable HTTP it cannot, so every legacy signal
+            raises :class:`UnsupportedVersion` instead (PROTOCOL S29).
     """
 
     def __init__(self, *, exchange: Exchange,
                  notify: Callable[[str, "dict[str, Any] | None"], None],
                  restart: Callable[[], bool], versions: Sequence[str], mode: str,
                  client_info: Mapping[str, Any], capabilities: Mapping[str, Any],
-                 probe_timeout: float, handshake_timeout: float) -> None:
+                 probe_timeout: float, handshake_timeout: float,
+                 handshake: bool = True) -> None:
         self._exchange = exchange
         self._notify = notify
         self._restart = restart
@@ -96,6 +100,8 @@ class Negotiator:
         self._capabilities = dict(capabilities)
         self._probe_timeout = probe_timeout
         self._handshake_timeout = handshake_timeout
+        self._handshake_allowed = handshake
+        self._why_legacy = ""
         self._reprobed = False
         self._restarted = False
         self._named: list[str] = []   # every version the server named, for errors
@@ -119,6 +125,10 @@ class Negotiator:
             answer = self._exchange("server/discover", {}, self._meta(version),
                                     self._probe_timeout)
         except Timeout:
+            self._why_legacy = f"server/discover was not answered within {self._probe_timeout:g}s"
+            return self._handshake()
+        except TransportError as exc:  # HTTP: a status with no JSON-RPC body
+            self._why_legacy = f"server/discover failed: {exc}"
             return self._handshake()
         except ServerGone:
             if self._restarted or not self._restart():
@@ -129,10 +139,12 @@ class Negotiator:
             return self._probe_error(version, protocol.error_from(answer))
         supported = protocol.discover_versions(answer.get("result"))
         if supported is None:
+            self._why_legacy = "the answer to server/discover is not a DiscoverResult"
             return self._handshake()
         self._named.extend(supported)
         mutual = protocol.pick_version(self._versions, supported)
         if mutual is None:
+            self._why_legacy = "server/discover named no modern version this client speaks"
             return self._handshake()
         return _info_from_discover(mutual, answer["result"], supported)
 
@@ -144,6 +156,7 @@ class Negotiator:
         if error.code == protocol.HEADER_MISMATCH:
             raise ProtocolError(error.code, "server/discover was refused as malformed "
                                 f"({error.message}); this is a client bug", error.data)
+        self._why_legacy = f"server/discover was answered {error}"
         return self._handshake()
 
     def _supported_from(self, error: ProtocolError) -> list[str]:
@@ -168,6 +181,12 @@ class Negotiator:
     # -- the handshake (2025-11-25 lifecycle) ------------------------------------
 
     def _handshake(self) -> EraInfo:
+        if not self._handshake_allowed:
+            why = self._why_legacy or "no modern answer"
+            raise UnsupportedVersion(
+                self._versions, self._named,
+                f"this looks like a legacy-only server ({why}); the 2025-11-25 handshake "
+                "is not supported over Streamable HTTP")
         params = {"protocolVersion": protocol.LATEST_LEGACY_VERSION,
                   "capabilities": self._capabilities, "clientInfo": self._client_info}
         answer = self._exchange("initialize", params, None, self._handshake_timeout)

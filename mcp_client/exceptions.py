@@ -19,6 +19,7 @@ __all__ = [
     "Cancelled",
     "ServerGone",
     "TransportClosed",
+    "TransportError",
     "ProtocolError",
     "UnsupportedVersion",
     "InputLoopExceeded",
@@ -99,6 +100,36 @@ class TransportClosed(MCPClientError):
 
     def __init__(self, message: str = "the connection is closed") -> None:
         super().__init__(message)
+
+
+class TransportError(MCPClientError):
+    """One request failed on the wire without a JSON-RPC answer.
+
+    Over HTTP: a non-2xx status whose body is not a JSON-RPC error, a redirect
+    that is not followed, a response stream that ended before the answer.
+
+    Attributes:
+        status: the HTTP status, or ``None`` when there was none.
+        body: the start of the response body (at most a few hundred characters).
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, body: str = "") -> None:
+        self.status = status
+        self.body = body
+        text = message if status is None else f"{message} (HTTP {status})"
+        if body:
+            text += f": {body}"
+        super().__init__(text)
+
+    def __reduce__(self) -> Any:
+        return (_rebuild_transport_error, (str(self), self.status, self.body))
+
+
+def _rebuild_transport_error(text: str, status: int | None, body: str) -> TransportError:
+    error = TransportError.__new__(TransportError)
+    Exception.__init__(error, text)
+    error.status, error.body = status, body
+    return error
 
 
 class ProtocolError(MCPClientError):

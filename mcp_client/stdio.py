@@ -34,7 +34,7 @@ import threading
 from typing import IO, Any, Callable, Mapping, Sequence
 
 from .exceptions import MCPClientError, ServerGone, SpawnFailed, TransportClosed
-from .transport import CloseCallback, MessageCallback, Transport, WarnCallback
+from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 
 __all__ = ["StdioTransport", "DEFAULT_MAX_LINE_BYTES"]
 
@@ -159,7 +159,7 @@ class StdioTransport(Transport):
         return f"<StdioTransport {self.command!r} pid={self.pid} {self._state}>"
 
     def start(self, on_message: MessageCallback, on_close: CloseCallback,
-              on_warn: WarnCallback) -> None:
+              on_warn: WarnCallback, on_error: ErrorCallback | None = None) -> None:
         self._on_message, self._on_close, self._on_warn = on_message, on_close, on_warn
         self._spawn()
 

@@ -10,6 +10,11 @@ the client and one server.  It knows nothing about eras, ids or results: the
   in the order the server sent them.  A callback must not block for long:
   everything behind it on the wire waits.  Input that is not a JSON object is
   reported through ``on_warn`` and skipped, never delivered.
+* When one request fails on the wire without a JSON-RPC answer (an HTTP
+  status with no JSON-RPC body, a stream that ended early), the transport calls
+  ``on_error(ident, exc)`` with that request's id and a
+  :class:`~mcp_client.exceptions.TransportError` (or :class:`Timeout`); the
+  client fails that request alone.  Stream transports never need it.
 * When the wire dies on its own (the child exited, the stream broke), the
   transport calls ``on_close(exc)`` exactly once, with a
   :class:`~mcp_client.exceptions.ServerGone` that says why, after the last
@@ -36,9 +41,10 @@ from typing import Any, Callable, Mapping
 
 from .exceptions import MCPClientError
 
-__all__ = ["Transport", "MessageCallback", "CloseCallback", "WarnCallback"]
+__all__ = ["Transport", "MessageCallback", "CloseCallback", "WarnCallback", "ErrorCallback"]
 
 MessageCallback = Callable[[dict[str, Any]], None]
+ErrorCallback = Callable[[Any, MCPClientError], None]
 CloseCallback = Callable[[MCPClientError], None]
 WarnCallback = Callable[[str], None]
 
@@ -46,13 +52,16 @@ WarnCallback = Callable[[str], None]
 class Transport(abc.ABC):
     """Abstract base of every wire (stdio, Streamable HTTP, test doubles)."""
 
-    #: Whether the wire is a long-lived stream where cancellation is a message
-    #: (stdio) rather than a hang-up (HTTP).
-    is_stream: bool = True
+    #: Whether the 2025-11-25 handshake era can be spoken over this wire
+    #: (stdio: yes; this client's Streamable HTTP: 2026-07-28 only).
+    supports_handshake: bool = True
+    #: Whether ``tools/call`` wants ``x-mcp-header`` values as ``headers``
+    #: (2026-07-28 Streamable HTTP, PROTOCOL §7.4).
+    wants_tool_headers: bool = False
 
     @abc.abstractmethod
     def start(self, on_message: MessageCallback, on_close: CloseCallback,
-              on_warn: WarnCallback) -> None:
+              on_warn: WarnCallback, on_error: ErrorCallback | None = None) -> None:
         """Open the wire and start delivering inbound messages.
 
         Raises:

@@ -36,7 +36,7 @@ from concurrent.futures import Future
 from typing import Any, Callable, Mapping
 
 from ..exceptions import MCPClientError, ServerGone, TransportClosed
-from ..transport import CloseCallback, MessageCallback, Transport, WarnCallback
+from ..transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 
 __all__ = ["FakeTransport", "Error", "Raw", "Die", "NO_ANSWER"]
 
@@ -222,7 +222,7 @@ class FakeTransport(Transport):
         return self._restartable and self._state == "dead"
 
     def start(self, on_message: MessageCallback, on_close: CloseCallback,
-              on_warn: WarnCallback) -> None:
+              on_warn: WarnCallback, on_error: ErrorCallback | None = None) -> None:
         self._on_message, self._on_close, self._on_warn = on_message, on_close, on_warn
         self._state = "open"
         self._thread = threading.Thread(target=self._run, name="mcp-fake-reader", daemon=True)
