@@ -39,10 +39,13 @@ from typing import Any, Callable, Mapping, TypeVar
 from . import protocol
 from ._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_options
 from ._version import __version__
-from ._async import AsyncTwins
+from ._api import TypedAPI
+from .cache import Cache
 from .correlator import Correlator, Pending
 from .era import EraInfo, Negotiator
-from .exceptions import Cancelled, MCPClientError, ProtocolError, Timeout, TransportClosed
+from .exceptions import Cancelled, InputLoopExceeded, MCPClientError, Timeout, TransportClosed
+from .inputs import ELICIT, ROOTS, SAMPLE, Inputs
+from .progress import ProgressBook, Ticket
 from .protocol import Kind
 from .stream import Stream
 from .transport import Transport
@@ -53,8 +56,14 @@ log = logging.getLogger(__name__)
 
 #: How often a call waiting with ``cancelled=`` looks at it, in seconds.
 _CANCEL_POLL = 0.02
-#: A bound on pages per list call, against servers whose cursors never end.
-MAX_PAGES = 1000
+#: The wait before retrying a state-only ``input_required`` round: first, cap (PROTOCOL §6.2).
+_STATE_BACKOFF = (0.05, 0.25)
+#: Which cached methods a list_changed notification makes stale.
+_EVICTS = {
+    "notifications/tools/list_changed": ("tools/list",),
+    "notifications/prompts/list_changed": ("prompts/list",),
+    "notifications/resources/list_changed": ("resources/list", "resources/templates/list"),
+}
 #: Worker threads for ``*_async`` calls (created on demand).
 ASYNC_WORKERS = 64
 
@@ -71,7 +80,7 @@ def _check_cancel_signal(signal: Any) -> None:
                              f" not {type(signal).__name__}")
 
 
-class Client(AsyncTwins):
+class Client(TypedAPI):
     """A connection to one MCP server.
 
     Build one with :meth:`connect_stdio` (a child process), or
@@ -119,6 +128,11 @@ class Client(AsyncTwins):
         self._discover_tried = False
         self._executor: ThreadPoolExecutor | None = None
         self._workers: ThreadPoolExecutor | None = None
+        hooks = {ELICIT: self._opts["on_elicit"], SAMPLE: self._opts["on_sample"],
+                 ROOTS: self._opts["on_list_roots"]}
+        self._inputs = Inputs({k: v for k, v in hooks.items() if v is not None}, self._warn)
+        self._progress = ProgressBook(self._opts["on_progress"], self._warn)
+        self._cache = Cache()
         transport.start(self._on_message, self._on_transport_close, self._warn,
                         self._on_request_error)
 
@@ -249,12 +263,26 @@ class Client(AsyncTwins):
             self._probe_attempts += 1
             self._probe_error = None
             try:
-                self._era_info = self._negotiator().run()
+                info = self._negotiator().run()
             except MCPClientError as exc:
                 self._probe_error = exc
                 raise
+            self._era_info = info
             log.debug("%r negotiated", self)
-            return self._era_info
+            if info.era == "legacy" and self._opts["log_level"] and "logging" in info.capabilities:
+                self._set_legacy_log_level(self._opts["log_level"])
+            return info
+
+    def _set_legacy_log_level(self, level: str) -> None:
+        """2025-11-25 logging: a session setting, sent once (tolerating -32601, S7)."""
+        try:
+            answer = self._exchange("logging/setLevel", {"level": level}, None,
+                                    self._budget(None))
+        except MCPClientError as exc:
+            self._warn(f"logging/setLevel failed: {exc}")
+            return
+        if "error" in answer and answer["error"].get("code") != protocol.METHOD_NOT_FOUND:
+            self._warn(f"logging/setLevel was refused: {protocol.error_from(answer)}")
 
     def _negotiator(self) -> Negotiator:
         def exchange(method: str, params: dict[str, Any], meta: dict[str, Any] | None,
@@ -328,7 +356,7 @@ class Client(AsyncTwins):
 
     def _exchange(self, method: str, params: Mapping[str, Any], meta: dict[str, Any] | None,
                   timeout: float | None, *, cancelled: Any = None,
-                  notify_cancel: bool = True) -> dict[str, Any]:
+                  notify_cancel: bool = True, ticket: Ticket | None = None) -> dict[str, Any]:
         """Send one request and wait for its answer message (result or error)."""
         self._check_usable()
         pending = self._correlator.register(method)
@@ -341,23 +369,32 @@ class Client(AsyncTwins):
         dead = self._dead if self._state != "closed" else TransportClosed()
         if dead is not None:  # the wire died between the check and the send
             self._correlator.fail(pending.ident, dead)
-        return self._await(pending, timeout, cancelled, notify_cancel)
+        return self._await(pending, timeout, cancelled, notify_cancel, ticket)
 
     def _await(self, pending: Pending, timeout: float | None, cancelled: Any,
-               notify_cancel: bool) -> dict[str, Any]:
+               notify_cancel: bool, ticket: Ticket | None = None) -> dict[str, Any]:
         future = pending.future
+        stretch = ticket is not None and timeout is not None and \
+            self._opts["reset_timeout_on_progress"]
         try:
-            if cancelled is None:
+            if cancelled is None and not stretch:
                 return future.result(timeout)
-            deadline = None if timeout is None else time.monotonic() + timeout
+            start = time.monotonic()
+            deadline = None if timeout is None else start + timeout
+            cap = self._opts["max_total_timeout"]
+            hard = None if cap is None else start + cap
             while True:
-                if _is_cancelled(cancelled) and not future.done():
+                if cancelled is not None and _is_cancelled(cancelled) and not future.done():
                     self._abandon(pending, "cancelled by the caller", notify_cancel)
                     raise Cancelled(pending.method)
-                wait = _CANCEL_POLL if deadline is None else \
-                    min(_CANCEL_POLL, deadline - time.monotonic())
-                if wait <= 0:
-                    raise FutureTimeout()
+                now = time.monotonic()
+                if deadline is not None and now >= deadline:
+                    deadline = self._stretched(ticket, timeout, hard, now) if stretch else None
+                    if deadline is None:
+                        raise FutureTimeout()
+                wait = None if deadline is None else deadline - now
+                if cancelled is not None:
+                    wait = _CANCEL_POLL if wait is None else min(_CANCEL_POLL, wait)
                 try:
                     return future.result(wait)
                 except FutureTimeout:
@@ -369,6 +406,17 @@ class Client(AsyncTwins):
                 return future.result()  # the answer won the race
             raise Timeout(pending.method, seconds) from None
 
+    @staticmethod
+    def _stretched(ticket: Ticket | None, timeout: float | None, hard: float | None,
+                   now: float) -> float | None:
+        """A new deadline if progress arrived within the budget, else None."""
+        if ticket is None or timeout is None or not ticket.last_report:
+            return None
+        deadline = ticket.last_report + timeout
+        if hard is not None:
+            deadline = min(deadline, hard)
+        return deadline if deadline > now else None
+
     def _abandon(self, pending: Pending, reason: str, notify: bool) -> None:
         if self._correlator.abandon(pending.ident) is not None and notify:
             self._transport.cancel(pending.ident, reason)
@@ -378,154 +426,85 @@ class Client(AsyncTwins):
         self._transport.send(protocol.notification(method, params))
 
     def _request(self, method: str, params: Mapping[str, Any], *, timeout: float | None,
-                 cancelled: Any, progress_token: str | int | None = None) -> dict[str, Any]:
-        """Send a request in the negotiated era and return the caller's view of its result."""
+                 cancelled: Any, progress_token: str | int | None = None,
+                 tool_call_id: str | None = None, refresh: bool = False) -> dict[str, Any]:
+        """Send a request in the negotiated era and return the caller's view of its result.
+
+        Completes a multi round-trip request (``input_required``) through the
+        hooks, serves and fills the result cache, and tracks progress.
+        ``timeout`` bounds each round trip, not the time hooks spend.
+        """
         _check_cancel_signal(cancelled)
         budget = self._budget(timeout)
         info = self._ensure_era()
-        answer = self._exchange(method, params, self._meta(info, progress_token), budget,
-                                cancelled=cancelled)
+        key = None
+        if info.era == "modern" and method in protocol.CACHEABLE_METHODS:
+            key = Cache.key(method, dict(params))
+            if refresh:
+                self._cache.drop(key)
+            else:
+                hit = self._cache.get(key)
+                if hit is not None:
+                    return dict(hit)
+        ticket = self._progress.open(progress_token, tool_call_id) \
+            if method == "tools/call" else None
+        try:
+            meta = self._meta(info, ticket.token if ticket is not None else None)
+            shaped = self._round_trip(info, method, params, meta, budget, cancelled, ticket)
+            rounds = 0
+            backoff = _STATE_BACKOFF[0]
+            while shaped.result_type == "input_required":
+                if rounds >= self._opts["max_input_rounds"]:
+                    raise InputLoopExceeded(method, rounds)
+                rounds += 1
+                retry = {k: v for k, v in params.items()
+                         if k not in ("inputResponses", "requestState")}
+                if shaped.input_requests:
+                    retry["inputResponses"] = self._inputs.answer_round(
+                        method, shaped.input_requests)
+                    backoff = _STATE_BACKOFF[0]
+                else:  # load shedding: only state came back (PROTOCOL §6.2)
+                    self._pause(backoff, cancelled, method)
+                    backoff = min(backoff * 2, _STATE_BACKOFF[1])
+                if shaped.request_state is not None:
+                    retry["requestState"] = shaped.request_state
+                shaped = self._round_trip(info, method, retry, meta, budget, cancelled, ticket)
+        finally:
+            self._progress.close(ticket)
+        if key is not None and rounds == 0:
+            self._cache.put(key, shaped.body, shaped.ttl_ms)
+        return shaped.body
+
+    def _round_trip(self, info: EraInfo, method: str, params: Mapping[str, Any],
+                    meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
+                    ticket: Ticket | None) -> protocol.Shaped:
+        answer = self._exchange(method, params, meta, budget, cancelled=cancelled, ticket=ticket)
         if "error" in answer:
-            raise protocol.error_from(answer)
+            error = protocol.error_from(answer)
+            if method == "tools/call" and error.code == protocol.INVALID_PARAMS:
+                self._cache.evict("tools/list")   # S15: an early refetch is allowed
+            raise error
         shaped = protocol.shape_result(method, answer.get("result"))
         if info.era == "modern" and not info.server_info and shaped.server_info:
             info.server_info = dict(shaped.server_info)
-        if shaped.result_type != "complete":
-            raise ProtocolError(None, f"{method}: the server needs input "
-                                "(input_required), which this client cannot give yet",
-                                shaped.input_requests)
-        return shaped.body
-
-    # -- the typed API -------------------------------------------------------------
-
-    def _list_all(self, method: str, key: str, *, timeout: float | None,
-                  cancelled: Any) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        cursor: str | None = None
-        for _ in range(MAX_PAGES):
-            params = {} if cursor is None else {"cursor": cursor}
-            page = self._request(method, params, timeout=timeout, cancelled=cancelled)
-            entries = page.get(key, [])
-            if not isinstance(entries, list):
-                raise ProtocolError(None, f"{method}: {key} is not a list", page)
-            items.extend(entries)
-            cursor = page.get("nextCursor")
-            if cursor is None:
-                return items
-            if not isinstance(cursor, str):
-                raise ProtocolError(None, f"{method}: nextCursor is not a string", cursor)
-            if cursor in seen:
-                raise ProtocolError(None, f"{method}: the server repeated cursor {cursor!r}")
-            seen.add(cursor)
-        raise ProtocolError(None, f"{method}: more than {MAX_PAGES} pages; giving up")
-
-    def list_tools(self, *, refresh: bool = False, timeout: float | None = None,
-                   cancelled: Any = None) -> list[dict[str, Any]]:
-        """Every tool the server offers (all pages).
-
-        Args:
-            refresh: bypass the result cache.
-            timeout: seconds for each page (None: ``request_timeout``; 0: none).
-            cancelled: a ``threading.Event`` or ``Future`` that abandons the call.
-
-        Raises:
-            ProtocolError: the server refused, or broke the protocol.
-            Timeout, Cancelled, ServerGone, TransportClosed.
-        """
-        return self._list_all("tools/list", "tools", timeout=timeout, cancelled=cancelled)
-
-    def list_resources(self, *, refresh: bool = False, timeout: float | None = None,
-                       cancelled: Any = None) -> list[dict[str, Any]]:
-        """Every resource the server offers (all pages); see :meth:`list_tools`."""
-        return self._list_all("resources/list", "resources", timeout=timeout,
-                              cancelled=cancelled)
-
-    def list_resource_templates(self, *, refresh: bool = False, timeout: float | None = None,
-                                cancelled: Any = None) -> list[dict[str, Any]]:
-        """Every resource template (all pages); see :meth:`list_tools`."""
-        return self._list_all("resources/templates/list", "resourceTemplates",
-                              timeout=timeout, cancelled=cancelled)
-
-    def list_prompts(self, *, refresh: bool = False, timeout: float | None = None,
-                     cancelled: Any = None) -> list[dict[str, Any]]:
-        """Every prompt the server offers (all pages); see :meth:`list_tools`."""
-        return self._list_all("prompts/list", "prompts", timeout=timeout, cancelled=cancelled)
-
-    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
-                  timeout: float | None = None, cancelled: Any = None,
-                  progress_token: str | int | None = None) -> dict[str, Any]:
-        """Call a tool and return its result.
-
-        A tool that fails reports ``isError`` in a perfectly good result; that
-        is returned, not raised.
-
-        Args:
-            name: the tool's name.
-            arguments: a JSON object (dict); None means none.
-            timeout: seconds (None: ``request_timeout``; 0: no budget).
-            cancelled: a ``threading.Event`` or ``Future`` that abandons the call.
-            progress_token: ask the server for progress under this token; the
-                reports arrive on :attr:`notifications`.
-
-        Returns:
-            ``{"content": [...], "isError"?: True, "structuredContent"?: ...}``.
-
-        Raises:
-            ProtocolError: the server answered with a JSON-RPC error.
-            Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError.
-        """
-        if not isinstance(name, str) or not name:
-            raise MCPClientError(f"a tool name must be a non-empty string, not {name!r}")
-        params = {"name": name, "arguments": self._arguments(arguments)}
-        if progress_token is not None and (isinstance(progress_token, bool) or
-                                           not isinstance(progress_token, (str, int))):
-            raise MCPClientError("progress_token must be a string or an integer")
-        return self._request("tools/call", params, timeout=timeout, cancelled=cancelled,
-                             progress_token=progress_token)
+        return shaped
 
     @staticmethod
-    def _arguments(arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-        if arguments is None:
-            return {}
-        if not isinstance(arguments, Mapping):
-            raise MCPClientError("arguments must be a dict (a JSON object), not "
-                                 f"{type(arguments).__name__}")
-        return dict(arguments)
-
-    def read_resource(self, uri: str, *, refresh: bool = False, timeout: float | None = None,
-                      cancelled: Any = None) -> dict[str, Any]:
-        """Read one resource: ``{"contents": [...]}``; see :meth:`call_tool`."""
-        if not isinstance(uri, str) or not uri:
-            raise MCPClientError(f"a resource URI must be a non-empty string, not {uri!r}")
-        return self._request("resources/read", {"uri": uri}, timeout=timeout,
-                             cancelled=cancelled)
-
-    def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None, *,
-                   timeout: float | None = None, cancelled: Any = None) -> dict[str, Any]:
-        """Render a prompt: ``{"description"?, "messages": [...]}``."""
-        if not isinstance(name, str) or not name:
-            raise MCPClientError(f"a prompt name must be a non-empty string, not {name!r}")
-        return self._request("prompts/get", {"name": name, "arguments": self._arguments(arguments)},
-                             timeout=timeout, cancelled=cancelled)
-
-    def ping(self, *, timeout: float | None = None) -> bool:
-        """True if the server answered; False if it does not implement ping.
-
-        2026-07-28 removed ``ping``, so a modern server's "method not found" is
-        a healthy answer.  The probe runs first (S9): a bare ``ping`` would lock
-        a dual-era server into the legacy era.
-
-        Raises:
-            ProtocolError: any other error.  Timeout, ServerGone, TransportClosed.
-        """
-        try:
-            self._request("ping", {}, timeout=timeout, cancelled=None)
-        except ProtocolError as exc:
-            if exc.code == protocol.METHOD_NOT_FOUND:
-                return False
-            raise
-        return True
+    def _pause(seconds: float, cancelled: Any, method: str) -> None:
+        if isinstance(cancelled, threading.Event):
+            stopped = cancelled.wait(seconds)
+        elif isinstance(cancelled, Future):
+            try:
+                cancelled.result(seconds)
+            except FutureTimeout:
+                pass
+            except BaseException:
+                pass
+            stopped = cancelled.done()
+        else:
+            stopped = threading.Event().wait(seconds)
+        if stopped:
+            raise Cancelled(method)
 
     # -- the async twins run here -------------------------------------------------
 
@@ -551,11 +530,38 @@ class Client(AsyncTwins):
                 return
             self._correlator.resolve(message)
         elif kind is Kind.NOTIFICATION:
-            self._notifications.publish(message)
+            self._on_notification(message)
         elif kind is Kind.REQUEST:
             self._on_server_request(message)
         else:
             self._warn(f"skipped a message that is not JSON-RPC 2.0: {message!r:.300}")
+
+    def _on_notification(self, message: dict[str, Any]) -> None:
+        method, params = message["method"], message.get("params")
+        if method == "notifications/progress":
+            self._progress.report(params)
+        elif method == "notifications/message":
+            self._on_log_message(params)
+        elif method in _EVICTS:
+            for evicted in _EVICTS[method]:
+                self._cache.evict(evicted)
+        elif method == "notifications/resources/updated" and isinstance(params, dict):
+            self._cache.evict("resources/read", params.get("uri"))
+        self._notifications.publish(message)
+
+    def _on_log_message(self, params: Any) -> None:
+        hook = self._opts["on_log"]
+        if hook is None or not isinstance(params, dict):
+            return
+        info, level = self._era_info, self._opts["log_level"]
+        if info is not None and info.era == "legacy" and level is not None and \
+                params.get("level") in protocol.LOG_LEVELS and \
+                protocol.LOG_LEVELS.index(params["level"]) < protocol.LOG_LEVELS.index(level):
+            return  # legacy servers log at every level unasked (S7): filter here
+        try:
+            hook(params)
+        except Exception as exc:
+            self._warn(f"on_log raised {exc!r}")
 
     def _on_server_request(self, message: dict[str, Any]) -> None:
         with self._state_lock:
@@ -567,16 +573,12 @@ class Client(AsyncTwins):
             self._workers.submit(self._answer_server_request, message)
 
     def _answer_server_request(self, message: dict[str, Any]) -> None:
-        ident, method = message["id"], message["method"]
-        if method == "ping":
-            reply = protocol.response(ident, {})
-        else:
-            reply = protocol.error_response(ident, protocol.METHOD_NOT_FOUND,
-                                            f"Method not found: {method}")
+        """A legacy server's request, answered on a worker thread (S6)."""
+        reply = self._inputs.answer_request(message)
         try:
             self._transport.send(reply)
         except MCPClientError as exc:
-            self._warn(f"could not answer the server's {method} request: {exc}")
+            self._warn(f"could not answer the server's {message['method']} request: {exc}")
 
     def _on_request_error(self, ident: Any, exc: MCPClientError) -> None:
         if not self._correlator.fail(ident, exc):
@@ -608,6 +610,7 @@ class Client(AsyncTwins):
         finally:
             self._correlator.fail_all(closed)
             self._notifications.finish()
+            self._cache.clear()
             me = threading.current_thread().name
             for pool in pools:
                 pool.shutdown(wait=not me.startswith("mcp-client-"))

@@ -1,0 +1,186 @@
+"""The typed API of :class:`~mcp_client.Client`: lists, calls, reads, prompts, ping.
+
+Each method validates its arguments, builds the request's params and hands
+them to the client's ``_request`` (era, envelope, multi round-trip, cache,
+progress); the lists follow ``nextCursor`` to the end.  This mixin holds no
+state of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from . import protocol
+from ._async import AsyncTwins
+from .cache import Cache
+from .exceptions import MCPClientError, ProtocolError
+
+__all__ = ["TypedAPI", "MAX_PAGES"]
+
+#: A bound on pages per list call, against servers whose cursors never end.
+MAX_PAGES = 1000
+
+
+class TypedAPI(AsyncTwins):
+    """Mixin: the blocking typed methods, over ``_request``."""
+
+    _cache: Cache
+
+    def _request(self, method: str, params: Mapping[str, Any], *, timeout: float | None,
+                 cancelled: Any, progress_token: str | int | None = None,
+                 tool_call_id: str | None = None, refresh: bool = False) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _list_all(self, method: str, key: str, *, refresh: bool, timeout: float | None,
+                  cancelled: Any) -> list[dict[str, Any]]:
+        try:
+            return self._pages(method, key, refresh, timeout, cancelled)
+        except ProtocolError as exc:
+            if refresh or exc.code != protocol.INVALID_PARAMS or not self._cache.evict(method):
+                raise
+            # A cursor that was valid when cached went stale: drop every page and
+            # start again from the top (2026-07-28 caching, PROTOCOL §8).
+            return self._pages(method, key, True, timeout, cancelled)
+
+    def _pages(self, method: str, key: str, refresh: bool, timeout: float | None,
+               cancelled: Any) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            params = {} if cursor is None else {"cursor": cursor}
+            page = self._request(method, params, timeout=timeout, cancelled=cancelled,
+                                 refresh=refresh)
+            entries = page.get(key, [])
+            if not isinstance(entries, list):
+                raise ProtocolError(None, f"{method}: {key} is not a list", page)
+            items.extend(entries)
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                return items
+            if not isinstance(cursor, str):
+                raise ProtocolError(None, f"{method}: nextCursor is not a string", cursor)
+            if cursor in seen:
+                raise ProtocolError(None, f"{method}: the server repeated cursor {cursor!r}")
+            seen.add(cursor)
+        raise ProtocolError(None, f"{method}: more than {MAX_PAGES} pages; giving up")
+
+    def list_tools(self, *, refresh: bool = False, timeout: float | None = None,
+                   cancelled: Any = None) -> list[dict[str, Any]]:
+        """Every tool the server offers (all pages).
+
+        Args:
+            refresh: bypass the result cache.
+            timeout: seconds for each page (None: ``request_timeout``; 0: none).
+            cancelled: a ``threading.Event`` or ``Future`` that abandons the call.
+
+        Raises:
+            ProtocolError: the server refused, or broke the protocol.
+            Timeout, Cancelled, ServerGone, TransportClosed.
+        """
+        return self._list_all("tools/list", "tools", refresh=refresh, timeout=timeout,
+                              cancelled=cancelled)
+
+    def list_resources(self, *, refresh: bool = False, timeout: float | None = None,
+                       cancelled: Any = None) -> list[dict[str, Any]]:
+        """Every resource the server offers (all pages); see :meth:`list_tools`."""
+        return self._list_all("resources/list", "resources", refresh=refresh, timeout=timeout,
+                              cancelled=cancelled)
+
+    def list_resource_templates(self, *, refresh: bool = False, timeout: float | None = None,
+                                cancelled: Any = None) -> list[dict[str, Any]]:
+        """Every resource template (all pages); see :meth:`list_tools`."""
+        return self._list_all("resources/templates/list", "resourceTemplates",
+                              refresh=refresh, timeout=timeout, cancelled=cancelled)
+
+    def list_prompts(self, *, refresh: bool = False, timeout: float | None = None,
+                     cancelled: Any = None) -> list[dict[str, Any]]:
+        """Every prompt the server offers (all pages); see :meth:`list_tools`."""
+        return self._list_all("prompts/list", "prompts", refresh=refresh, timeout=timeout,
+                              cancelled=cancelled)
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+                  timeout: float | None = None, cancelled: Any = None,
+                  progress_token: str | int | None = None) -> dict[str, Any]:
+        """Call a tool and return its result.
+
+        A tool that fails reports ``isError`` in a perfectly good result; that
+        is returned, not raised.
+
+        Args:
+            name: the tool's name.
+            arguments: a JSON object (dict); None means none.
+            timeout: seconds (None: ``request_timeout``; 0: no budget).
+            cancelled: a ``threading.Event`` or ``Future`` that abandons the call.
+            progress_token: ask the server for progress under this token; the
+                reports arrive on :attr:`notifications`.
+
+        Returns:
+            ``{"content": [...], "isError"?: True, "structuredContent"?: ...}``.
+
+        Raises:
+            ProtocolError: the server answered with a JSON-RPC error.
+            Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError.
+        """
+        if not isinstance(name, str) or not name:
+            raise MCPClientError(f"a tool name must be a non-empty string, not {name!r}")
+        params = {"name": name, "arguments": self._arguments(arguments)}
+        if progress_token is not None and (isinstance(progress_token, bool) or
+                                           not isinstance(progress_token, (str, int))):
+            raise MCPClientError("progress_token must be a string or an integer")
+        return self._request("tools/call", params, timeout=timeout, cancelled=cancelled,
+                             progress_token=progress_token)
+
+    def _call_tool_for_bridge(self, name: str, arguments: Mapping[str, Any] | None, *,
+                              tool_call_id: str | None,
+                              timeout: float | None = None) -> dict[str, Any]:
+        """:meth:`call_tool` for the LLM bridge: progress is reported under the
+        model's ``tool_call_id`` (the join key back to the model's tool card)."""
+        if not isinstance(name, str) or not name:
+            raise MCPClientError(f"a tool name must be a non-empty string, not {name!r}")
+        params = {"name": name, "arguments": self._arguments(arguments)}
+        return self._request("tools/call", params, timeout=timeout, cancelled=None,
+                             tool_call_id=tool_call_id)
+
+    @staticmethod
+    def _arguments(arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        if arguments is None:
+            return {}
+        if not isinstance(arguments, Mapping):
+            raise MCPClientError("arguments must be a dict (a JSON object), not "
+                                 f"{type(arguments).__name__}")
+        return dict(arguments)
+
+    def read_resource(self, uri: str, *, refresh: bool = False, timeout: float | None = None,
+                      cancelled: Any = None) -> dict[str, Any]:
+        """Read one resource: ``{"contents": [...]}``; see :meth:`call_tool`."""
+        if not isinstance(uri, str) or not uri:
+            raise MCPClientError(f"a resource URI must be a non-empty string, not {uri!r}")
+        return self._request("resources/read", {"uri": uri}, timeout=timeout,
+                             cancelled=cancelled, refresh=refresh)
+
+    def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+                   timeout: float | None = None, cancelled: Any = None) -> dict[str, Any]:
+        """Render a prompt: ``{"description"?, "messages": [...]}``."""
+        if not isinstance(name, str) or not name:
+            raise MCPClientError(f"a prompt name must be a non-empty string, not {name!r}")
+        return self._request("prompts/get", {"name": name, "arguments": self._arguments(arguments)},
+                             timeout=timeout, cancelled=cancelled)
+
+    def ping(self, *, timeout: float | None = None) -> bool:
+        """True if the server answered; False if it does not implement ping.
+
+        2026-07-28 removed ``ping``, so a modern server's "method not found" is
+        a healthy answer.  The probe runs first (S9): a bare ``ping`` would lock
+        a dual-era server into the legacy era.
+
+        Raises:
+            ProtocolError: any other error.  Timeout, ServerGone, TransportClosed.
+        """
+        try:
+            self._request("ping", {}, timeout=timeout, cancelled=None)
+        except ProtocolError as exc:
+            if exc.code == protocol.METHOD_NOT_FOUND:
+                return False
+            raise
+        return True

@@ -1,0 +1,127 @@
+"""The ``ttlMs`` result cache (2026-07-28 "Caching"; PROTOCOL §8, S1, S2).
+
+The client keeps a cacheable result for exactly the ``ttlMs`` the server
+gave, by the clock, and for no longer than 24 hours (the official SDK's cap).
+What is stored is decided by the client, not here; this module only keeps
+entries.  The client's rules, for the record:
+
+* the six cacheable methods only (``server/discover``, ``tools/list``,
+  ``prompts/list``, ``resources/list``, ``resources/templates/list``,
+  ``resources/read``); no ``ttlMs`` or a zero one means no storage, and a
+  legacy server's answers are never stored (the handshake era has no cache
+  metadata);
+* never an ``input_required`` result, nor a result reached through a
+  multi round-trip retry;
+* the key is the method and every param that affects the result (``cursor``,
+  ``uri``); each page is its own entry.  One cache belongs to one client, i.e.
+  one set of credentials, so ``cacheScope: "private"`` entries are never
+  shared across authorisation contexts;
+* ``refresh=True`` bypasses and drops the entry; ``notifications/*/list_changed``
+  and ``notifications/resources/updated`` evict the matching entries.  Only
+  legacy servers send those unasked: a modern server sends them only on a
+  ``subscriptions/listen`` stream, which this client does not open (S5), so
+  there freshness comes from ``ttlMs`` and ``refresh``.
+
+Thread-safe; bounded (least recently used entries go first).  Values are
+copied on the way in and out, so a caller that mutates a result cannot
+corrupt the cache.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from typing import Any, Callable, Hashable
+
+__all__ = ["Cache", "MAX_TTL_MS", "DEFAULT_MAX_ENTRIES", "copy_json"]
+
+#: The longest a result is kept, whatever the server says (the SDK's MAX_TTL_MS).
+MAX_TTL_MS = 24 * 60 * 60 * 1000
+#: How many entries are kept (the SDK client holds 1024).
+DEFAULT_MAX_ENTRIES = 1024
+
+Key = tuple[str, Hashable]
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of a JSON-shaped value (much faster than :func:`copy.deepcopy`)."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value
+
+
+class Cache:
+    """Entries that expire by the clock.
+
+    Args:
+        max_entries: the bound on entries.
+        clock: seconds, monotonic (a test passes its own).
+    """
+
+    def __init__(self, *, max_entries: int = DEFAULT_MAX_ENTRIES,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._entries: collections.OrderedDict[Key, tuple[float, Any]] = \
+            collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._max = max_entries
+        self.clock = clock
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"<Cache entries={len(self._entries)} max={self._max}>"
+
+    @staticmethod
+    def key(method: str, params: dict[str, Any]) -> Key:
+        """The key of a request: its method and the params that shape the result."""
+        return (method, (params.get("cursor"), params.get("uri")))
+
+    def get(self, key: Key) -> Any:
+        """A copy of the fresh value under ``key``, or None."""
+        now = self.clock()
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            if now >= entry[0]:
+                del self._entries[key]
+                return None
+            self._entries.move_to_end(key)
+            value = entry[1]
+        return copy_json(value)
+
+    def put(self, key: Key, value: Any, ttl_ms: int) -> bool:
+        """Keep a copy of ``value`` for ``ttl_ms`` (capped); False if not stored."""
+        if ttl_ms <= 0:
+            return False
+        expires = self.clock() + min(ttl_ms, MAX_TTL_MS) / 1000.0
+        stored = copy_json(value)
+        with self._lock:
+            self._entries[key] = (expires, stored)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max:
+                self._entries.popitem(last=False)
+        return True
+
+    def drop(self, key: Key) -> None:
+        """Forget ``key``."""
+        with self._lock:
+            self._entries.pop(key, None)
+
+    def evict(self, method: str, uri: str | None = None) -> int:
+        """Forget every entry of ``method`` (only those for ``uri`` if given)."""
+        with self._lock:
+            doomed = [k for k in self._entries
+                      if k[0] == method and (uri is None or k[1] == (None, uri))]
+            for key in doomed:
+                del self._entries[key]
+        return len(doomed)
+
+    def clear(self) -> None:
+        """Forget everything."""
+        with self._lock:
+            self._entries.clear()

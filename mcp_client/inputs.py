@@ -1,0 +1,207 @@
+"""What a server may ask of the client: elicitation, sampling, roots, ping.
+
+This module owns the client's answers to server input requests, in both eras
+(seed "Multi round-trip requests"; PROTOCOL §6, S6, S8, S16):
+
+* **modern** -- ``inputRequests`` inside an ``input_required`` result; the
+  answers go back as ``inputResponses`` on the retry (:meth:`Inputs.answer_round`);
+* **legacy** -- real JSON-RPC requests from the server while a call is in
+  flight, answered with a JSON-RPC result or error (:meth:`Inputs.answer_request`).
+
+Each hook (``on_elicit``, ``on_sample``, ``on_list_roots``) is called with
+``{"method", "params"}`` and returns the result body.  Refusal is a first-class
+answer: an unset hook, a hook that raises, or one that returns something that
+is not a dict *declines* -- elicitation ``{"action": "decline"}``, roots
+``{"roots": []}`` -- and a hook that raised is reported through ``on_warn``.
+Sampling has no decline shape: where the seed leaves the key out and lets the
+round budget run, a declined sampling request here fails the call at once with
+a :class:`ProtocolError` that says so (S8: a real server re-asks forever); in
+the legacy era it is the JSON-RPC error ``-1`` of the 2025-11-25 sampling spec.
+A legacy request for a capability we did not declare, or an unknown method,
+is answered ``-32601`` (S6).
+
+An accepted elicitation is checked before it is sent: fields the hook left out
+get the schema's defaults (SEP-1034), and content that does not satisfy
+``requestedSchema`` (validated with ``jsonschema``, imported on first use) is
+reported and declined rather than sent.
+
+Hooks run on whichever thread asks: the calling thread for a modern round (a
+round with several entries answers them on one short-lived thread each), a
+worker thread for legacy requests -- never the transport's reader thread.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from typing import Any, Callable, Mapping
+
+from . import protocol
+from .exceptions import ProtocolError
+
+__all__ = ["Inputs", "SAMPLING_DECLINED", "ELICIT", "SAMPLE", "ROOTS"]
+
+ELICIT = "elicitation/create"
+SAMPLE = "sampling/createMessage"
+ROOTS = "roots/list"
+#: The legacy decline of a sampling request (2025-11-25 client/sampling).
+SAMPLING_DECLINED = (-1, "User rejected sampling request")
+
+Hook = Callable[[dict[str, Any]], Any]
+
+
+class _Declined(Exception):
+    """A hook refused (or failed); carries what to tell the caller."""
+
+
+class Inputs:
+    """Answers server input requests with the client's hooks.
+
+    Args:
+        hooks: method name -> hook (only the hooks that are set).
+        on_warn: told when a hook raises or returns something unusable.
+    """
+
+    def __init__(self, hooks: Mapping[str, Hook], on_warn: Callable[[str], None]) -> None:
+        self._hooks = dict(hooks)
+        self._warn = on_warn
+
+    # -- the modern era: one round of inputRequests --------------------------------
+
+    def answer_round(self, method: str, requests: Mapping[str, Any]) -> dict[str, Any]:
+        """Answer every entry of one ``inputRequests`` round (concurrently if several).
+
+        Raises:
+            ProtocolError: a sampling request was declined, or an entry asked
+                for something this client does not know.
+        """
+        keys = list(requests)
+        if len(keys) <= 1:
+            return {key: self._answer_entry(method, key, requests[key]) for key in keys}
+        answers: dict[str, Any] = {}
+        errors: list[BaseException] = []
+        lock = threading.Lock()
+
+        def run(key: str) -> None:
+            try:
+                answer = self._answer_entry(method, key, requests[key])
+            except BaseException as exc:  # handed to the calling thread below
+                with lock:
+                    errors.append(exc)
+                return
+            with lock:
+                answers[key] = answer
+
+        threads = [threading.Thread(target=run, args=(key,), name=f"mcp-client-input-{key}",
+                                    daemon=True) for key in keys]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if errors:
+            raise errors[0]
+        return {key: answers[key] for key in keys}
+
+    def _answer_entry(self, method: str, key: str, request: Any) -> Any:
+        if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+            raise ProtocolError(None, f"{method}: input request {key!r} is malformed", request)
+        kind = request["method"]
+        params = request.get("params")
+        params = params if isinstance(params, dict) else {}
+        if kind not in (ELICIT, SAMPLE, ROOTS):
+            raise ProtocolError(None, f"{method}: the server asked for {kind!r}, which this "
+                                "client does not provide", {"key": key})
+        try:
+            return self._fulfil(kind, params)
+        except _Declined as declined:
+            if kind == SAMPLE:
+                raise ProtocolError(None, f"{method}: the server's sampling request was "
+                                    f"declined ({declined}); the call cannot complete",
+                                    {"key": key, "declined": SAMPLE}) from None
+            return self._decline_body(kind)
+
+    # -- the legacy era: server -> client requests -----------------------------------
+
+    def answer_request(self, message: Mapping[str, Any]) -> dict[str, Any]:
+        """The reply message to a legacy server request (never raises)."""
+        ident, kind = message["id"], message["method"]
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if kind == "ping":
+            return protocol.response(ident, {})
+        if kind not in (ELICIT, SAMPLE, ROOTS) or kind not in self._hooks:
+            return protocol.error_response(ident, protocol.METHOD_NOT_FOUND,
+                                           f"Method not found: {kind}")
+        try:
+            return protocol.response(ident, self._fulfil(kind, params))
+        except _Declined:
+            if kind == SAMPLE:
+                return protocol.error_response(ident, *SAMPLING_DECLINED)
+            return protocol.response(ident, self._decline_body(kind))
+
+    # -- shared ------------------------------------------------------------------
+
+    @staticmethod
+    def _decline_body(kind: str) -> dict[str, Any]:
+        return {"action": "decline"} if kind == ELICIT else {"roots": []}
+
+    def _fulfil(self, kind: str, params: dict[str, Any]) -> dict[str, Any]:
+        hook = self._hooks.get(kind)
+        if hook is None:
+            raise _Declined("no hook is set")
+        try:
+            answer = hook({"method": kind, "params": copy.deepcopy(params)})
+        except Exception as exc:
+            self._warn(f"the {kind} hook raised {exc!r}; declining")
+            raise _Declined(f"the hook raised {exc!r}") from None
+        if not isinstance(answer, dict):
+            self._warn(f"the {kind} hook returned {type(answer).__name__}, not a dict; "
+                       "declining")
+            raise _Declined("the hook returned no result")
+        if kind == ELICIT:
+            return self._checked_elicitation(params, answer)
+        return answer
+
+    def _checked_elicitation(self, params: dict[str, Any],
+                             answer: dict[str, Any]) -> dict[str, Any]:
+        if answer.get("action") not in ("accept", "decline", "cancel"):
+            self._warn(f"the elicitation hook answered action={answer.get('action')!r}; "
+                       "declining")
+            raise _Declined("no valid action")
+        if answer["action"] != "accept" or params.get("mode", "form") != "form":
+            return answer
+        schema = params.get("requestedSchema")
+        content = answer.get("content")
+        content = dict(content) if isinstance(content, dict) else {}
+        if isinstance(schema, dict):
+            fill_defaults(schema, content)
+            problem = validation_error(schema, content)
+            if problem is not None:
+                self._warn(f"the elicitation answer does not satisfy the requested schema "
+                           f"({problem}); declining instead of sending it")
+                raise _Declined("the answer did not satisfy the schema")
+        return {**answer, "content": content}
+
+
+def fill_defaults(schema: Mapping[str, Any], content: dict[str, Any]) -> None:
+    """Give ``content`` the schema's ``default`` for each property it lacks (SEP-1034)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    for name, prop in properties.items():
+        if name not in content and isinstance(prop, dict) and "default" in prop:
+            content[name] = copy.deepcopy(prop["default"])
+
+
+def validation_error(schema: Mapping[str, Any], content: Any) -> str | None:
+    """Why ``content`` does not satisfy ``schema``, or None if it does."""
+    import jsonschema  # on first use: a client that never elicits never pays for it
+
+    try:
+        plain = dict(schema)
+        validator = jsonschema.validators.validator_for(plain)
+        validator.check_schema(plain)
+        error = jsonschema.exceptions.best_match(validator(plain).iter_errors(content))
+    except jsonschema.exceptions.SchemaError as exc:
+        return f"the requested schema itself is invalid: {exc.message}"
+    return None if error is None else error.message
