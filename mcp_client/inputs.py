@@ -160,6 +160,12 @@ class Inputs:
             raise _Declined("the hook returned no result")
         if kind == ELICIT:
             return self._checked_elicitation(params, answer)
+        if kind == ROOTS and not isinstance(answer.get("roots"), list):
+            self._warn("the roots hook returned no 'roots' list; declining")
+            raise _Declined("no roots list")
+        if kind == SAMPLE and ("content" not in answer or "role" not in answer):
+            self._warn("the sampling hook returned no 'role' and 'content'; declining")
+            raise _Declined("no message")
         return answer
 
     def _checked_elicitation(self, params: dict[str, Any],

@@ -28,3 +28,18 @@ class QuickstartTest(LeakCheckingTestCase):
         self.assertEqual(out[2], "tools:")
         self.assertEqual([line.split()[0] for line in out[3:6]], ["echo", "add", "word_count"])
         self.assertEqual(out[-1], "add(a=2, b=3) -> 5")
+
+
+class PermissionUITest(LeakCheckingTestCase):
+    def test_remembered_answers_and_a_dismissed_question(self) -> None:
+        out = run_example("permission_ui.py").splitlines()
+        self.assertEqual(out, [
+            "  [ui] 'What is your name?' -> {'name': 'Ada'}",
+            "greet: Hello, Ada!",
+            "  [ui] 'What is your name?' answered from memory",
+            "greet: Hello, Ada!",
+            "  [ui] 'Really deploy prod?' -> {'ok': True}",
+            "confirm: state='pending:deploy prod' action=accept content={'ok': True}",
+            "  [ui] 'Really drop the database?' -> None",
+            "confirm: state='pending:drop the database' action=cancel content={}",
+        ])
