@@ -126,6 +126,7 @@ class Client(TypedAPI):
         self._probe_attempts = 0
         self._probe_error: MCPClientError | None = None
         self._discover_tried = False
+        self._envelope: tuple[EraInfo, str, dict[str, Any]] | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._workers: ThreadPoolExecutor | None = None
         hooks = {ELICIT: self._opts["on_elicit"], SAMPLE: self._opts["on_sample"],
@@ -331,12 +332,21 @@ class Client(TypedAPI):
         return info
 
     def _meta(self, info: EraInfo, progress_token: str | int | None) -> dict[str, Any] | None:
-        if info.era == "modern":
-            return protocol.envelope(info.version, client_info=self._client_info,
-                                     capabilities=self._declared,
-                                     log_level=self._opts["log_level"],
-                                     progress_token=progress_token)
-        return {"progressToken": progress_token} if progress_token is not None else None
+        """A request's ``_meta``: the modern envelope, or a legacy progress token."""
+        if info.era != "modern":
+            return {"progressToken": progress_token} if progress_token is not None else None
+        if progress_token is None:
+            cached = self._envelope
+            if cached is None or cached[0] is not info or cached[1] != info.version:
+                cached = (info, info.version, self._build_envelope(info.version, None))
+                self._envelope = cached
+            return cached[2]   # shared and never mutated: it is only ever serialised
+        return self._build_envelope(info.version, progress_token)
+
+    def _build_envelope(self, version: str, token: str | int | None) -> dict[str, Any]:
+        return protocol.envelope(version, client_info=self._client_info,
+                                 capabilities=self._declared,
+                                 log_level=self._opts["log_level"], progress_token=token)
 
     # -- one request ---------------------------------------------------------------
 

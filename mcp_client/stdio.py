@@ -48,6 +48,10 @@ _POSIX = os.name == "posix"
 _SHIMS = ("npx", "npm", "pnpm", "yarn", "uvx")
 
 
+#: One encoder for every message (json.dumps with options builds a new one per call).
+_encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
 def _has_nul(value: str) -> bool:
     return "\0" in value
 
@@ -303,7 +307,7 @@ class StdioTransport(Transport):
 
     def send(self, message: dict[str, Any], *, headers: Mapping[str, str] | None = None) -> None:
         try:
-            data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+            data = _encode(message).encode() + b"\n"
         except (TypeError, ValueError) as exc:
             raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
         with self._write_lock:
@@ -311,8 +315,10 @@ class StdioTransport(Transport):
             proc = self._proc
             assert proc is not None and proc.stdin is not None
             try:
-                proc.stdin.write(data)
-                proc.stdin.flush()
+                fd = proc.stdin.fileno()
+                view = memoryview(data)
+                while view:   # one syscall in practice; the loop covers partial writes
+                    view = view[os.write(fd, view):]
             except (OSError, ValueError) as exc:
                 self._check_open()
                 raise ServerGone(proc.poll(), self.stderr_tail,
