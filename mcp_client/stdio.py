@@ -3,10 +3,16 @@
 This module owns the child process and its three pipes.  The command is run
 directly with :class:`subprocess.Popen` -- no shell, so no quoting, globbing or
 injection: an argument containing ``; rm -rf /`` is one argument containing
-that text.  Two threads per child, both named after its pid: a reader on
-stdout (one message per line) and a drainer on stderr (a ring of the last
+that text.  Three threads per child, each named after its pid: a reader on
+stdout (one message per line); a drainer on stderr (a ring of the last
 ``stderr_lines`` lines, each also passed to ``on_stderr``), because a child
-whose stderr pipe fills up stops dead.
+whose stderr pipe fills up stops dead; and a watcher that notices the child's
+exit even when a grandchild it left behind holds stdout open (the orphaned
+group is killed, so the death is reported rather than waited out).  Writes
+never block the caller: our end of stdin is non-blocking, and whatever a
+full pipe does not take waits in an outbox that a fourth thread, started only
+then, drains -- so a server that stops reading its stdin cannot stop a call
+from timing out or :meth:`StdioTransport.close` from returning.
 
 When the child dies, the reader finishes the stderr tail *before* reporting
 :class:`~mcp_client.exceptions.ServerGone`, so the diagnosis a dying server
@@ -28,6 +34,7 @@ import collections
 import json
 import logging
 import os
+import select
 import signal
 import subprocess
 import threading
@@ -42,6 +49,8 @@ log = logging.getLogger(__name__)
 
 #: The largest stdout line accepted, in bytes (a bound on memory, not a spec value).
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+#: The most bytes kept for a server that does not read its stdin fast enough.
+_MAX_OUTBOX = 64 * 1024 * 1024
 #: How long a dying child gets to finish writing stderr before the tail is read.
 _DRAIN_WAIT = 2.0
 _POSIX = os.name == "posix"
@@ -95,6 +104,9 @@ class StdioTransport(Transport):
         self._proc: subprocess.Popen[bytes] | None = None
         self._threads: list[threading.Thread] = []
         self._stderr_done = threading.Event()
+        self._reader_done = threading.Event()
+        self._outbox = bytearray()
+        self._writer: threading.Thread | None = None
         self._state = "new"
         self._death: ServerGone | None = None
         self._on_message: MessageCallback | None = None
@@ -189,17 +201,26 @@ class StdioTransport(Transport):
             raise SpawnFailed(self.command, self._os_reason(exc)) from exc
         except (ValueError, TypeError) as exc:
             raise SpawnFailed(self.command, str(exc)) from exc
+        assert proc.stdin is not None
+        if _POSIX:   # our end only: a server that stops reading must not block send()
+            os.set_blocking(proc.stdin.fileno(), False)
         self._proc = proc
         self._stderr_done = threading.Event()
+        self._reader_done = threading.Event()
+        self._outbox = bytearray()
+        self._writer = None
         with self._state_lock:
             self._state = "open"
         reader = threading.Thread(target=self._read_loop, args=(proc,),
                                   name=f"mcp-stdio-reader-{proc.pid}", daemon=True)
         drainer = threading.Thread(target=self._drain_stderr, args=(proc, self._stderr_done),
                                    name=f"mcp-stdio-stderr-{proc.pid}", daemon=True)
-        self._threads = [reader, drainer]
+        watcher = threading.Thread(target=self._watch, args=(proc,),
+                                   name=f"mcp-stdio-watch-{proc.pid}", daemon=True)
+        self._threads = [reader, drainer, watcher]
         drainer.start()
         reader.start()
+        watcher.start()
         log.debug("started %s", self)
 
     def _os_reason(self, exc: OSError) -> str:
@@ -228,6 +249,7 @@ class StdioTransport(Transport):
                 self._handle_line(line)
         except (OSError, ValueError):
             pass  # the pipe was closed under us by close()
+        self._reader_done.set()
         self._on_eof(proc)
 
     def _skip_long_line(self, stream: IO[bytes], dropped: int) -> None:
@@ -278,6 +300,17 @@ class StdioTransport(Transport):
         finally:
             done.set()
 
+    def _watch(self, proc: subprocess.Popen[bytes]) -> None:
+        """Notice the child's exit even when a grandchild keeps our pipes open."""
+        proc.wait()
+        if self._reader_done.wait(_DRAIN_WAIT) or self._state != "open":
+            return
+        # The server is gone but stdout is still held open by what it left
+        # behind: that group is orphaned, and only its end frees the reader.
+        self._warn(f"the server (pid {proc.pid}) exited but its process group holds "
+                   "stdout open; killing the group")
+        self._signal(proc, getattr(signal, "SIGKILL", signal.SIGTERM), group_only=True)
+
     def _on_eof(self, proc: subprocess.Popen[bytes]) -> None:
         with self._state_lock:
             if self._state != "open" or proc is not self._proc:
@@ -314,15 +347,53 @@ class StdioTransport(Transport):
             self._check_open()
             proc = self._proc
             assert proc is not None and proc.stdin is not None
+            if self._outbox:   # a backlog is draining: keep the order
+                self._queue(proc, data)
+                return
             try:
-                fd = proc.stdin.fileno()
-                view = memoryview(data)
-                while view:   # one syscall in practice; the loop covers partial writes
-                    view = view[os.write(fd, view):]
+                written = os.write(proc.stdin.fileno(), data)
+            except BlockingIOError:
+                written = 0
             except (OSError, ValueError) as exc:
                 self._check_open()
                 raise ServerGone(proc.poll(), self.stderr_tail,
                                  "the server stopped reading its stdin") from exc
+            if written < len(data):
+                self._queue(proc, data[written:])
+
+    def _queue(self, proc: subprocess.Popen[bytes], rest: bytes) -> None:
+        """Keep what the full pipe did not take; a writer thread drains it (lock held)."""
+        if len(self._outbox) + len(rest) > _MAX_OUTBOX:
+            raise ServerGone(proc.poll(), self.stderr_tail,
+                             f"the server is not reading its stdin ({len(self._outbox)} "
+                             "bytes are waiting)")
+        self._outbox += rest
+        if self._writer is None or not self._writer.is_alive():
+            self._writer = threading.Thread(target=self._drain_outbox, args=(proc,),
+                                            name=f"mcp-stdio-writer-{proc.pid}", daemon=True)
+            self._threads.append(self._writer)
+            self._writer.start()
+
+    def _drain_outbox(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdin is not None
+        while self._state == "open":
+            try:
+                fd = proc.stdin.fileno()
+                select.select([], [fd], [], 0.2)
+            except (OSError, ValueError):
+                return
+            with self._write_lock:
+                if self._state != "open" or not self._outbox:
+                    return
+                try:
+                    written = os.write(fd, self._outbox)
+                except BlockingIOError:
+                    continue
+                except (OSError, ValueError):
+                    return   # the reader will report the death
+                del self._outbox[:written]
+                if not self._outbox:
+                    return
 
     def _check_open(self) -> None:
         state = self._state

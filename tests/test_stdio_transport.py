@@ -147,6 +147,35 @@ class TransportTest(LeakCheckingTestCase):
             time.sleep(0.05)  # waiting for init to reap the orphan
         self.assertEqual(process_group_members(pgid), [])
 
+    def test_a_server_that_never_reads_stdin(self) -> None:
+        body = """
+            import sys, time
+            print('{"ready": true}', flush=True)
+            time.sleep(60)
+        """
+        transport, harness = self.open(body, kill_grace=0.3)
+        self.assertEqual(harness.next(), {"ready": True})
+        big = {"jsonrpc": "2.0", "method": "x", "params": {"pad": "y" * 100_000}}
+        for _ in range(20):   # far more than a pipe holds: none of these may block
+            transport.send(big)
+        started = time.monotonic()
+        transport.close()
+        self.assertLess(time.monotonic() - started, 5)
+
+    def test_a_grandchild_holding_stdout_does_not_hide_the_death(self) -> None:
+        body = """
+            import subprocess, sys
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+            print("dying", file=sys.stderr, flush=True)
+            sys.exit(5)
+        """
+        _, harness = self.open(body)
+        death = harness.closes.get(timeout=15)
+        assert isinstance(death, ServerGone)
+        self.assertEqual(death.exit_code, 5)
+        self.assertTrue(any("holds stdout open" in w for w in harness.warnings),
+                        harness.warnings)
+
     def test_bad_options(self) -> None:
         with self.assertRaises(MCPClientError):
             StdioTransport(PYTHON, args="-c pass")  # type: ignore[arg-type]
