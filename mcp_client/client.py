@@ -383,38 +383,38 @@ class Client(TypedAPI):
 
     def _await(self, pending: Pending, timeout: float | None, cancelled: Any,
                notify_cancel: bool, ticket: Ticket | None = None) -> dict[str, Any]:
-        future = pending.future
         stretch = ticket is not None and timeout is not None and \
             self._opts["reset_timeout_on_progress"]
-        try:
-            if cancelled is None and not stretch:
-                return future.result(timeout)
-            start = time.monotonic()
-            deadline = None if timeout is None else start + timeout
-            cap = self._opts["max_total_timeout"]
-            hard = None if cap is None else start + cap
-            while True:
-                if cancelled is not None and _is_cancelled(cancelled) and not future.done():
-                    self._abandon(pending, "cancelled by the caller", notify_cancel)
-                    raise Cancelled(pending.method)
-                now = time.monotonic()
-                if deadline is not None and now >= deadline:
-                    deadline = self._stretched(ticket, timeout, hard, now) if stretch else None
-                    if deadline is None:
-                        raise FutureTimeout()
-                wait = None if deadline is None else deadline - now
-                if cancelled is not None:
-                    wait = _CANCEL_POLL if wait is None else min(_CANCEL_POLL, wait)
-                try:
-                    return future.result(wait)
-                except FutureTimeout:
-                    continue
-        except FutureTimeout:
-            seconds = timeout or 0.0
-            self._abandon(pending, f"timed out after {seconds:g}s", notify_cancel)
-            if future.done() and future.exception() is None:
-                return future.result()  # the answer won the race
-            raise Timeout(pending.method, seconds) from None
+        if cancelled is None and not stretch:
+            if pending.wait(timeout):
+                return pending.result()
+            return self._timed_out(pending, timeout, notify_cancel)
+        start = time.monotonic()
+        deadline = None if timeout is None else start + timeout
+        cap = self._opts["max_total_timeout"]
+        hard = None if cap is None else start + cap
+        while True:
+            if cancelled is not None and _is_cancelled(cancelled) and not pending.done():
+                self._abandon(pending, "cancelled by the caller", notify_cancel)
+                raise Cancelled(pending.method)
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                deadline = self._stretched(ticket, timeout, hard, now) if stretch else None
+                if deadline is None:
+                    return self._timed_out(pending, timeout, notify_cancel)
+            wait = None if deadline is None else deadline - now
+            if cancelled is not None:
+                wait = _CANCEL_POLL if wait is None else min(_CANCEL_POLL, wait)
+            if pending.wait(wait):
+                return pending.result()
+
+    def _timed_out(self, pending: Pending, timeout: float | None,
+                   notify_cancel: bool) -> dict[str, Any]:
+        seconds = timeout or 0.0
+        self._abandon(pending, f"timed out after {seconds:g}s", notify_cancel)
+        if pending.done():
+            return pending.result()   # the answer won the race
+        raise Timeout(pending.method, seconds)
 
     @staticmethod
     def _stretched(ticket: Ticket | None, timeout: float | None, hard: float | None,

@@ -19,8 +19,9 @@ class CorrelatorTest(unittest.TestCase):
         self.assertNotEqual(first.ident, second.ident)
         self.assertTrue(self.table.resolve({"id": second.ident, "result": {"x": 2}}))
         self.assertTrue(self.table.resolve({"id": first.ident, "result": {"x": 1}}))
-        self.assertEqual(first.future.result(0), {"id": first.ident, "result": {"x": 1}})
-        self.assertEqual(second.future.result(0)["result"], {"x": 2})
+        self.assertTrue(first.wait(0) and second.wait(0))
+        self.assertEqual(first.result(), {"id": first.ident, "result": {"x": 1}})
+        self.assertEqual(second.result()["result"], {"x": 2})
         self.assertEqual(len(self.table), 0)
 
     def test_late_answer_is_dropped_and_reported(self) -> None:
@@ -28,7 +29,8 @@ class CorrelatorTest(unittest.TestCase):
         self.table.abandon(pending.ident)
         self.assertFalse(self.table.resolve({"id": pending.ident, "result": {}}))
         self.assertIn("late answer to abandoned request", self.warnings[0])
-        self.assertFalse(pending.future.done())
+        self.assertFalse(pending.done())
+        self.assertFalse(pending.wait(0.01))
 
     def test_unknown_and_duplicate_answers(self) -> None:
         pending = self.table.register("m")
@@ -42,7 +44,10 @@ class CorrelatorTest(unittest.TestCase):
         gone = exc.ServerGone(1, "bye")
         self.assertEqual(self.table.fail_all(gone), 3)
         for pending in pendings:
-            self.assertIs(pending.future.exception(0), gone)
+            self.assertTrue(pending.wait(0))
+            with self.assertRaises(exc.ServerGone) as caught:
+                pending.result()
+            self.assertIs(caught.exception, gone)
         self.assertEqual(len(self.table), 0)
 
     def test_sole_pending(self) -> None:
