@@ -8,12 +8,13 @@ state of its own.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from . import protocol
 from ._async import AsyncTwins
 from .cache import Cache
 from .exceptions import MCPClientError, ProtocolError
+from .transport import Transport
 
 __all__ = ["TypedAPI", "MAX_PAGES"]
 
@@ -25,10 +26,15 @@ class TypedAPI(AsyncTwins):
     """Mixin: the blocking typed methods, over ``_request``."""
 
     _cache: Cache
+    _transport: Transport
+    _header_tools: dict[str, dict[str, Any]] | None
+    _header_warned: set[Any]
+    _warn: Callable[[str], None]
 
     def _request(self, method: str, params: Mapping[str, Any], *, timeout: float | None,
                  cancelled: Any, progress_token: str | int | None = None,
-                 tool_call_id: str | None = None, refresh: bool = False) -> dict[str, Any]:
+                 tool_call_id: str | None = None, refresh: bool = False,
+                 headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         raise NotImplementedError
 
     def _list_all(self, method: str, key: str, *, refresh: bool, timeout: float | None,
@@ -78,8 +84,9 @@ class TypedAPI(AsyncTwins):
             ProtocolError: the server refused, or broke the protocol.
             Timeout, Cancelled, ServerGone, TransportClosed.
         """
-        return self._list_all("tools/list", "tools", refresh=refresh, timeout=timeout,
-                              cancelled=cancelled)
+        tools = self._list_all("tools/list", "tools", refresh=refresh, timeout=timeout,
+                               cancelled=cancelled)
+        return self._valid_for_headers(tools) if self._transport.wants_tool_headers else tools
 
     def list_resources(self, *, refresh: bool = False, timeout: float | None = None,
                        cancelled: Any = None) -> list[dict[str, Any]]:
@@ -128,8 +135,8 @@ class TypedAPI(AsyncTwins):
         if progress_token is not None and (isinstance(progress_token, bool) or
                                            not isinstance(progress_token, (str, int))):
             raise MCPClientError("progress_token must be a string or an integer")
-        return self._request("tools/call", params, timeout=timeout, cancelled=cancelled,
-                             progress_token=progress_token)
+        return self._call(params, timeout=timeout, cancelled=cancelled,
+                          progress_token=progress_token)
 
     def _call_tool_for_bridge(self, name: str, arguments: Mapping[str, Any] | None, *,
                               tool_call_id: str | None,
@@ -139,8 +146,58 @@ class TypedAPI(AsyncTwins):
         if not isinstance(name, str) or not name:
             raise MCPClientError(f"a tool name must be a non-empty string, not {name!r}")
         params = {"name": name, "arguments": self._arguments(arguments)}
-        return self._request("tools/call", params, timeout=timeout, cancelled=None,
-                             tool_call_id=tool_call_id)
+        return self._call(params, timeout=timeout, cancelled=None, tool_call_id=tool_call_id)
+
+    # -- x-mcp-header (2026-07-28 Streamable HTTP; PROTOCOL §7.4, S17) ------------------
+
+    def _call(self, params: dict[str, Any], *, timeout: float | None, cancelled: Any,
+              progress_token: str | int | None = None,
+              tool_call_id: str | None = None) -> dict[str, Any]:
+        """``tools/call``, with ``Mcp-Param-*`` headers on wires that want them.
+
+        The catalogue is fetched (or taken from the cache) before the first
+        call; a ``-32020`` answer re-fetches it, bypassing the cache, and the
+        call is retried once with the rebuilt headers.
+        """
+        if not self._transport.wants_tool_headers:
+            return self._request("tools/call", params, timeout=timeout, cancelled=cancelled,
+                                 progress_token=progress_token, tool_call_id=tool_call_id)
+        for refresh in (False, True):
+            headers = self._param_headers(params, refresh=refresh, timeout=timeout)
+            try:
+                return self._request("tools/call", params, timeout=timeout,
+                                     cancelled=cancelled, progress_token=progress_token,
+                                     tool_call_id=tool_call_id, headers=headers)
+            except ProtocolError as exc:
+                if exc.code != protocol.HEADER_MISMATCH or refresh:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _param_headers(self, params: dict[str, Any], *, refresh: bool,
+                       timeout: float | None) -> dict[str, str]:
+        from . import xheaders
+
+        if refresh or self._header_tools is None:
+            self.list_tools(refresh=refresh, timeout=timeout)
+        tool = (self._header_tools or {}).get(params["name"])
+        return xheaders.headers_for_call(tool, params["arguments"]) if tool else {}
+
+    def _valid_for_headers(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Drop tools whose ``x-mcp-header`` annotations are invalid (with a warning)."""
+        from . import xheaders
+
+        kept = []
+        for tool in tools:
+            reason = xheaders.invalid_reason(tool)
+            if reason is None:
+                kept.append(tool)
+                continue
+            name = tool.get("name")
+            if name not in self._header_warned:
+                self._header_warned.add(name)
+                self._warn(f"dropped tool {name!r} from the catalogue: {reason}")
+        self._header_tools = {t["name"]: t for t in kept if isinstance(t.get("name"), str)}
+        return kept
 
     @staticmethod
     def _arguments(arguments: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -44,7 +44,8 @@ CLIENT_OPTIONS: dict[str, Any] = {
 STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines",
                  "inherit_env", "max_line_bytes")
 #: Options that configure an HTTP transport.
-HTTP_OPTIONS = ("headers", "persistent", "connect_timeout", "auth", "max_event_bytes")
+HTTP_OPTIONS = ("headers", "persistent", "connect_timeout", "auth", "max_event_bytes",
+                "max_redirects")
 
 _CALLABLES = ("on_warn", "on_log", "on_progress", "on_elicit", "on_sample", "on_list_roots")
 

@@ -127,6 +127,8 @@ class Client(TypedAPI):
         self._probe_error: MCPClientError | None = None
         self._discover_tried = False
         self._envelope: tuple[EraInfo, str, dict[str, Any]] | None = None
+        self._header_tools: dict[str, dict[str, Any]] | None = None
+        self._header_warned: set[Any] = set()
         self._executor: ThreadPoolExecutor | None = None
         self._workers: ThreadPoolExecutor | None = None
         hooks = {ELICIT: self._opts["on_elicit"], SAMPLE: self._opts["on_sample"],
@@ -161,6 +163,38 @@ class Client(TypedAPI):
                                  "to Client(...) instead")
         check_client_options(rest)
         transport = StdioTransport(command, **stdio_options)
+        try:
+            return cls(transport=transport, **rest)
+        except BaseException:
+            transport.close()
+            raise
+
+    @classmethod
+    def connect_http(cls, url: str, **options: Any) -> Client:
+        """Reach an MCP server over 2026-07-28 Streamable HTTP.
+
+        Modern era only: a server that speaks only the 2025-11-25 handshake over
+        HTTP raises :class:`UnsupportedVersion` on the first call.  ``requests``
+        is imported here, on first use.
+
+        Args:
+            url: the endpoint (``https://tools.example.com/mcp``).
+            **options: client options, plus the HTTP options ``headers``,
+                ``persistent``, ``connect_timeout``, ``auth`` (a
+                ``requests.auth.AuthBase``), ``max_event_bytes`` and
+                ``max_redirects``.
+
+        Raises:
+            MCPClientError: a bad URL, an unknown option or a bad value.
+        """
+        from .http import HTTPTransport
+
+        http_options, rest = split_options(options, HTTP_OPTIONS, STDIO_OPTIONS, "HTTP")
+        if "transport" in rest:
+            raise MCPClientError("connect_http builds its own transport; pass transport= "
+                                 "to Client(...) instead")
+        check_client_options(rest)
+        transport = HTTPTransport(url, **http_options)
         try:
             return cls(transport=transport, **rest)
         except BaseException:
@@ -366,13 +400,14 @@ class Client(TypedAPI):
 
     def _exchange(self, method: str, params: Mapping[str, Any], meta: dict[str, Any] | None,
                   timeout: float | None, *, cancelled: Any = None,
-                  notify_cancel: bool = True, ticket: Ticket | None = None) -> dict[str, Any]:
+                  notify_cancel: bool = True, ticket: Ticket | None = None,
+                  headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         """Send one request and wait for its answer message (result or error)."""
         self._check_usable()
         pending = self._correlator.register(method)
         message = protocol.request(pending.ident, method, params, meta=meta)
         try:
-            self._transport.send(message)
+            self._transport.send(message, headers=headers)
         except BaseException:
             self._correlator.abandon(pending.ident)
             raise
@@ -437,7 +472,8 @@ class Client(TypedAPI):
 
     def _request(self, method: str, params: Mapping[str, Any], *, timeout: float | None,
                  cancelled: Any, progress_token: str | int | None = None,
-                 tool_call_id: str | None = None, refresh: bool = False) -> dict[str, Any]:
+                 tool_call_id: str | None = None, refresh: bool = False,
+                 headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         """Send a request in the negotiated era and return the caller's view of its result.
 
         Completes a multi round-trip request (``input_required``) through the
@@ -460,7 +496,8 @@ class Client(TypedAPI):
             if method == "tools/call" else None
         try:
             meta = self._meta(info, ticket.token if ticket is not None else None)
-            shaped = self._round_trip(info, method, params, meta, budget, cancelled, ticket)
+            shaped = self._round_trip(info, method, params, meta, budget, cancelled, ticket,
+                                      headers)
             rounds = 0
             backoff = _STATE_BACKOFF[0]
             while shaped.result_type == "input_required":
@@ -478,7 +515,8 @@ class Client(TypedAPI):
                     backoff = min(backoff * 2, _STATE_BACKOFF[1])
                 if shaped.request_state is not None:
                     retry["requestState"] = shaped.request_state
-                shaped = self._round_trip(info, method, retry, meta, budget, cancelled, ticket)
+                shaped = self._round_trip(info, method, retry, meta, budget, cancelled, ticket,
+                                          headers)
         finally:
             self._progress.close(ticket)
         if key is not None and rounds == 0:
@@ -487,8 +525,10 @@ class Client(TypedAPI):
 
     def _round_trip(self, info: EraInfo, method: str, params: Mapping[str, Any],
                     meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
-                    ticket: Ticket | None) -> protocol.Shaped:
-        answer = self._exchange(method, params, meta, budget, cancelled=cancelled, ticket=ticket)
+                    ticket: Ticket | None,
+                    headers: Mapping[str, str] | None = None) -> protocol.Shaped:
+        answer = self._exchange(method, params, meta, budget, cancelled=cancelled, ticket=ticket,
+                                headers=headers)
         if "error" in answer:
             error = protocol.error_from(answer)
             if method == "tools/call" and error.code == protocol.INVALID_PARAMS:
