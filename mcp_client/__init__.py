@@ -12,12 +12,13 @@ import logging
 
 from ._version import __version__
 from .client import Client
+from .registry import Registry
 from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, ProtocolError,
                          ServerGone, SpawnFailed, Timeout, TransportClosed, TransportError,
                          UnsupportedVersion)
 
 __all__ = [
-    "__version__", "Client", "MCPClientError", "Timeout", "Cancelled", "ServerGone",
+    "__version__", "Client", "Registry", "MCPClientError", "Timeout", "Cancelled", "ServerGone",
     "TransportClosed", "TransportError", "ProtocolError", "UnsupportedVersion", "InputLoopExceeded",
     "SpawnFailed",
 ]

@@ -8,7 +8,7 @@ state of its own.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from . import protocol
 from ._async import AsyncTwins
@@ -147,6 +147,40 @@ class TypedAPI(AsyncTwins):
             raise MCPClientError(f"a tool name must be a non-empty string, not {name!r}")
         params = {"name": name, "arguments": self._arguments(arguments)}
         return self._call(params, timeout=timeout, cancelled=None, tool_call_id=tool_call_id)
+
+    # -- the LLM bridge (mcp_client.bridge) -------------------------------------------
+
+    def tools_for_llm(self) -> list[dict[str, Any]]:
+        """The server's tools as OpenAI-style function declarations.
+
+        Every name matches ``^[a-zA-Z0-9_-]{1,64}$`` (see :mod:`mcp_client.names`).
+
+        Raises:
+            MCPClientError: the catalogue could not be fetched.
+        """
+        from . import bridge
+
+        return bridge.tools_for_llm(self)  # type: ignore[arg-type]
+
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+        """Run a model's tool calls: one ``{"role": "tool", ...}`` entry per call, in order.
+
+        Never raises for a call (each failure is an ``is_error`` entry); the
+        batch has run when this returns.  See :mod:`mcp_client.bridge` and
+        :mod:`mcp_client.batch`.
+
+        Raises:
+            MCPClientError: ``calls`` is not a list.
+        """
+        from . import bridge
+
+        return bridge.execute_tool_calls(self, calls)  # type: ignore[arg-type]
+
+    def tool_annotations(self, name: str) -> dict[str, Any] | None:
+        """What the server said about one tool (its ``annotations``), or None."""
+        from . import bridge
+
+        return bridge.tool_annotations(self, name)  # type: ignore[arg-type]
 
     # -- x-mcp-header (2026-07-28 Streamable HTTP; PROTOCOL §7.4, S17) ------------------
 

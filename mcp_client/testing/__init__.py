@@ -3,12 +3,21 @@
 * :class:`FakeTransport` -- a scripted server: answers per method or per
   request, notifications and server requests pushed at any moment, and a
   record of everything the client sent.  No subprocess, no network.
+* :class:`InProcessTransport` -- a live official-SDK server object in this
+  process, no wire (what :class:`~mcp_client.local.LocalServer` rests on).
+* :class:`TestKit` and :class:`ProgressKit` -- official-SDK servers with one
+  tool of every shape, and tools that report progress; in this process
+  (``kit.local()``) or as a child process (``TestKit.connect_stdio()``).
 
-Nothing here imports the ``mcp`` SDK.
+Nothing here imports the ``mcp`` SDK: it is imported when a caller hands an
+SDK server object over, or builds a kit.
 """
 
 from __future__ import annotations
 
 from .fake import NO_ANSWER, Die, Error, FakeTransport, Raw
+from .inprocess import InProcessTransport
+from .kits import ProgressKit, TestKit
 
-__all__ = ["FakeTransport", "Error", "Raw", "Die", "NO_ANSWER"]
+__all__ = ["FakeTransport", "Error", "Raw", "Die", "NO_ANSWER", "InProcessTransport",
+           "TestKit", "ProgressKit"]

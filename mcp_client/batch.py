@@ -1,0 +1,149 @@
+"""The batch scheduler every bridge shares (seed "How a batch is executed").
+
+A model asks for several tool calls in one turn.  This module decides whether
+they may overlap, and runs them:
+
+* One call at a time, in model order -- unless every call in the batch names a
+  tool the server annotated ``readOnlyHint: true``.  A write, a command or a
+  question for the user beside a read means the read waits its turn: a model
+  that asked for both in one turn is describing an order, and the annotation
+  is the only evidence there is that a call is not part of one.
+* A widened batch has its distinct calls in flight together, up to
+  ``concurrency`` of them, and identical calls (same tool, same arguments) are
+  sent once, the answer given to every slot that asked for it.
+* Order is not an outcome: result n answers call n, whatever finished first.
+* The batch has run by the time :func:`run_batch` returns: every worker thread
+  it started has been joined.
+
+It owns no connection and knows nothing about MCP messages: callers hand it
+callables and keys.  It must not raise on a caller's behalf (a task that
+raises is the caller's bug, re-raised once the whole batch has finished) and
+must not leave a thread behind.
+
+Decisions:
+
+* **readOnlyHint alone widens.**  The seed demands ``readOnlyHint`` *and*
+  ``idempotentHint``, but the specification says ``idempotentHint`` is
+  "meaningful only when readOnlyHint is false" (2025-11-25 / 2026-07-28
+  schema, ToolAnnotations), so a correctly annotated read-only tool usually
+  leaves it out and the seed's rule would almost never widen (PROTOCOL S21).
+  A tool without side effects is safe to overlap and to deduplicate, which is
+  all the rule is for.
+* Annotations are untrusted hints (PROTOCOL S21).  ``parallel_tools`` and
+  ``serial_tools`` (client options, beyond the seed) let a caller override
+  them by the server's tool name: a name in ``serial_tools`` always keeps its
+  batch serial, a name in ``parallel_tools`` counts as read-only whatever the
+  server said.
+* No catalogue (it could not be fetched) means a serial batch: concurrency is
+  opted into by a server that said its tools were safe, never assumed.
+* A batch of fewer than two calls, or ``concurrency`` 1, runs serially in the
+  caller's thread.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Callable, Collection, Generic, Hashable, Mapping, Sequence, TypeVar
+
+__all__ = ["Task", "may_overlap", "is_parallel_safe", "run_batch"]
+
+T = TypeVar("T")
+
+
+class Task(Generic[T]):
+    """One slot of a batch.
+
+    Args:
+        run: does the work and returns the slot's answer.  It should not raise.
+        key: slots with equal (non-None) keys are one request in a widened
+            batch; ``None`` never shares.
+    """
+
+    __slots__ = ("run", "key")
+
+    def __init__(self, run: Callable[[], T], key: Hashable | None = None) -> None:
+        self.run = run
+        self.key = key
+
+    def __repr__(self) -> str:
+        return f"<Task key={self.key!r}>"
+
+
+def is_parallel_safe(name: str, annotations: Mapping[str, Any] | None, *,
+                     parallel_tools: Collection[str] = (),
+                     serial_tools: Collection[str] = ()) -> bool:
+    """Whether a call to ``name`` may overlap with others.
+
+    Args:
+        name: the server's tool name.
+        annotations: the tool's ``annotations`` from ``tools/list`` (or None).
+        parallel_tools: names the caller vouches for.
+        serial_tools: names the caller forbids to overlap (wins over both).
+    """
+    if name in serial_tools:
+        return False
+    if name in parallel_tools:
+        return True
+    return isinstance(annotations, Mapping) and annotations.get("readOnlyHint") is True
+
+
+def may_overlap(names: Sequence[str], catalogue: Mapping[str, Mapping[str, Any] | None] | None,
+                *, concurrency: int, parallel_tools: Collection[str] = (),
+                serial_tools: Collection[str] = ()) -> bool:
+    """Whether a batch calling ``names`` (server names, in order) may be widened.
+
+    Args:
+        names: the tool of each call that will reach the server.
+        catalogue: tool name -> its annotations (None: the catalogue could not
+            be fetched, so nothing may overlap).
+        concurrency: ``tool_concurrency``; 1 turns widening off.
+        parallel_tools: see :func:`is_parallel_safe`.
+        serial_tools: see :func:`is_parallel_safe`.
+    """
+    if concurrency <= 1 or len(names) < 2 or catalogue is None:
+        return False
+    return all(is_parallel_safe(name, catalogue.get(name), parallel_tools=parallel_tools,
+                                serial_tools=serial_tools) for name in names)
+
+
+def run_batch(tasks: Sequence[Task[T]], *, widen: bool, concurrency: int,
+              thread_name: str = "mcp-batch") -> list[T]:
+    """Run ``tasks`` and return one answer per task, in task order.
+
+    Args:
+        tasks: the slots, in model order.
+        widen: run distinct keys together (see :func:`may_overlap`); False runs
+            the tasks one at a time, in order, in the caller's thread.
+        concurrency: at most this many tasks in flight together.
+        thread_name: prefix of the worker threads' names.
+
+    Returns:
+        the answers; slots that shared a key share the answer object.
+
+    Raises:
+        Exception: whatever a task raised (after every task has finished).
+    """
+    if not widen or concurrency <= 1 or len(tasks) < 2:
+        return [task.run() for task in tasks]
+    groups: dict[Hashable, list[int]] = {}
+    for index, task in enumerate(tasks):
+        key = ("slot", index) if task.key is None else ("key", task.key)
+        groups.setdefault(key, []).append(index)
+    if len(groups) == 1:
+        slots = next(iter(groups.values()))
+        answer = tasks[slots[0]].run()
+        return [answer for _ in tasks]
+    workers = min(concurrency, len(groups))
+    pool = ThreadPoolExecutor(workers, thread_name_prefix=f"{thread_name}-{os.getpid()}")
+    try:
+        futures: list[tuple[list[int], Future[T]]] = [
+            (slots, pool.submit(tasks[slots[0]].run)) for slots in groups.values()]
+    finally:
+        pool.shutdown(wait=True)
+    answers: list[Any] = [None] * len(tasks)
+    for slots, future in futures:
+        answer = future.result()
+        for index in slots:
+            answers[index] = answer
+    return answers

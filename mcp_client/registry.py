@@ -1,0 +1,356 @@
+"""One prefixed tool namespace over many providers (seed "The Registry").
+
+A provider is anything with ``tools_for_llm()`` and
+``execute_tool_calls(calls)``: a :class:`~mcp_client.Client`, a
+:class:`~mcp_client.local.LocalServer`, another :class:`Registry` (so
+registries nest), a policy layer, or an object of your own.  An official-SDK
+server object is wrapped in a ``LocalServer`` on the way in.
+
+The registry owns the prefixes, the names it publishes and the routing back.
+It publishes each provider's tools as ``{prefix}{sep}{name}``, routes each call
+to the provider that owns its name, hands every provider its own calls as one
+batch, and threads the answers back into the model's order.  It must not raise
+out of :meth:`Registry.execute_tool_calls` (a provider that throws fails only
+its own calls), must not look inside a provider (it never reaches two levels
+down), and must not close a provider it was handed: only the ``LocalServer``
+objects it created itself are closed by :meth:`Registry.close`.
+
+Decisions (API.md and the seed are silent):
+
+* Every published name matches ``^[a-zA-Z0-9_-]{1,64}$``: a prefixed name
+  that is too long is shortened with a stable hash (:mod:`mcp_client.names`).
+  When two providers' names collide (``fs`` + ``ext_read`` and ``fs_ext`` +
+  ``read``), the one longest-prefix routing would pick keeps the plain name
+  and the other is hashed -- never merged.
+* A call is routed by the names published at the last :meth:`tools_for_llm`,
+  then by the longest ``{prefix}{sep}`` its name starts with, so prefixes may
+  extend each other and tool names may contain the separator.
+* Prefixes and the separator are made of ``[a-zA-Z0-9_-]``: a model API would
+  refuse anything else.  A prefix added twice is an error.
+* Providers' batches run one provider after another, in the order each first
+  appears in the model's batch; within a provider its own scheduler decides
+  (:mod:`mcp_client.batch`).  The registry cannot know whether two providers'
+  tools are safe to overlap, so it never assumes so.
+* A provider whose ``tools_for_llm()`` throws is left out of the list and
+  reported through ``on_warn`` (or the log): one broken server does not hide
+  every other tool from the model.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import re
+import threading
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
+
+from . import bridge
+from .exceptions import MCPClientError
+from .local import LocalServer, is_sdk_server
+from .names import NameMap
+
+__all__ = ["Registry"]
+
+log = logging.getLogger(__name__)
+
+_PREFIX = re.compile(r"^[a-zA-Z0-9_-]+$")
+_SEP = re.compile(r"^[a-zA-Z0-9_-]*$")
+
+
+class _Entry(NamedTuple):
+    prefix: str
+    provider: Any
+    owned: bool
+
+
+def _is_provider(obj: object) -> bool:
+    return callable(getattr(obj, "tools_for_llm", None)) and \
+        callable(getattr(obj, "execute_tool_calls", None))
+
+
+def _declared_name(declaration: Any) -> str | None:
+    function = declaration.get("function") if isinstance(declaration, Mapping) else None
+    name = function.get("name") if isinstance(function, Mapping) else None
+    return name if isinstance(name, str) and name else None
+
+
+class Registry:
+    """Many providers behind one prefixed namespace; itself a provider.
+
+    Args:
+        sep: what joins a prefix to a tool name (``[a-zA-Z0-9_-]*``).
+        on_warn: told about a provider that could not list its tools or
+            failed a batch (default: the ``mcp_client.registry`` logger).
+
+    Raises:
+        MCPClientError: a separator a model API would refuse.
+    """
+
+    def __init__(self, *, sep: str = "_", on_warn: Callable[[str], None] | None = None) -> None:
+        if not isinstance(sep, str) or not _SEP.match(sep):
+            raise MCPClientError(f"sep must be made of letters, digits, _ and -, not {sep!r}")
+        self._sep = sep
+        self._on_warn = on_warn
+        self._lock = threading.Lock()
+        self._entries: dict[str, _Entry] = {}
+        self._published: NameMap[tuple[str, str]] | None = None
+        self._closed = False
+        #: The servers a configuration named that did not connect
+        #: (:meth:`from_config` fills it; ``mcp_client.config.ConfigFailure`` items).
+        self.failures: list[Any] = []
+
+    @classmethod
+    def from_config(cls, source: Any, *, environ: Mapping[str, str] | None = None,
+                    **options: Any) -> Registry:
+        """A registry over every enabled server of an ``mcpServers`` configuration.
+
+        Delegates to :func:`mcp_client.config.connect_config`: each server is
+        added under its name and owned (closed by :meth:`close`); one that does
+        not connect is listed in :attr:`failures` and the rest still connect.
+
+        Args:
+            source: a file name or the parsed configuration.
+            environ: where ``${VAR}`` is looked up (default: ``os.environ``).
+            **options: client options for every server, plus transport options.
+
+        Raises:
+            ConfigError: the configuration cannot be used (nothing was started).
+        """
+        from .config import connect_config
+
+        return connect_config(source, registry_factory=cls, environ=environ, **options)
+
+    def __repr__(self) -> str:
+        state = " closed" if self._closed else ""
+        return f"<Registry sep={self._sep!r} providers={list(self._entries)}{state}>"
+
+    @property
+    def sep(self) -> str:
+        """The separator between prefix and tool name."""
+        return self._sep
+
+    # -- providers -----------------------------------------------------------------
+
+    def add(self, provider: Any, *, prefix: str, owned: bool = False, **options: Any) -> Any:
+        """Publish a provider's tools under ``prefix``.
+
+        Args:
+            provider: an object with ``tools_for_llm()`` and
+                ``execute_tool_calls(calls)``, or an official-SDK server
+                object (wrapped in a :class:`~mcp_client.local.LocalServer`,
+                which this registry then owns and closes).
+            prefix: letters, digits, ``_`` and ``-``.
+            owned: this registry takes the provider over and closes it in
+                :meth:`close` (an SDK object's ``LocalServer`` always is).
+            **options: client options for the ``LocalServer`` an SDK object
+                is wrapped in (``on_progress``, ``tool_concurrency``, ...);
+                refused for any other provider.
+
+        Returns:
+            the provider as added (the ``LocalServer`` for an SDK object).
+
+        Raises:
+            MCPClientError: not a provider, a bad prefix, a prefix that is
+                already taken, or options for a provider that is not wrapped.
+        """
+        if not isinstance(prefix, str) or not _PREFIX.match(prefix):
+            raise MCPClientError(f"a prefix must be letters, digits, _ and -, not {prefix!r}")
+        with self._lock:
+            if prefix in self._entries:
+                raise MCPClientError(f"prefix {prefix!r} is already registered")
+        created = is_sdk_server(provider)
+        if created:
+            provider, owned = LocalServer(provider, **options), True
+        elif options:
+            raise MCPClientError(f"options ({', '.join(options)}) configure the LocalServer an "
+                                 "SDK server object is wrapped in; this provider is ready-made")
+        elif not _is_provider(provider):
+            raise MCPClientError("a provider needs tools_for_llm() and execute_tool_calls(calls);"
+                                 f" {type(provider).__name__} has not both")
+        with self._lock:
+            taken = prefix in self._entries
+            if not taken:
+                self._entries[prefix] = _Entry(prefix, provider, owned)
+        if taken:
+            if created:
+                provider.close()
+            raise MCPClientError(f"prefix {prefix!r} is already registered")
+        return provider
+
+    def remove(self, prefix: str) -> Any:
+        """Stop publishing ``prefix``; returns its provider (now the caller's), or None."""
+        with self._lock:
+            entry = self._entries.pop(prefix, None)
+        return None if entry is None else entry.provider
+
+    @property
+    def providers(self) -> list[dict[str, Any]]:
+        """``[{"prefix", "provider"}, ...]`` in the order they were added."""
+        with self._lock:
+            return [{"prefix": e.prefix, "provider": e.provider} for e in self._entries.values()]
+
+    def close(self) -> None:
+        """Close the providers this registry owns; idempotent.
+
+        It owns the ``LocalServer`` objects it created and the providers added
+        with ``owned=True``; the others are the caller's and stay open.
+        """
+        with self._lock:
+            self._closed = True
+            owned = [e.provider for e in self._entries.values() if e.owned]
+        for provider in owned:
+            close = getattr(provider, "close", None)
+            if callable(close):
+                try:
+                    close()
+                except Exception as exc:
+                    self._warn(f"closing a provider failed: {type(exc).__name__}: {exc}")
+
+    def __enter__(self) -> Registry:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- the provider pair -----------------------------------------------------------
+
+    def tools_for_llm(self) -> list[dict[str, Any]]:
+        """Every provider's declarations, renamed ``{prefix}{sep}{name}``.
+
+        A provider that throws is left out and reported (see the module docstring).
+        """
+        with self._lock:
+            entries = list(self._entries.values())
+        listed: list[tuple[str, str, Mapping[str, Any]]] = []
+        for entry in entries:
+            for declaration in self._declarations(entry):
+                name = _declared_name(declaration)
+                if name is None:
+                    self._warn(f"provider {entry.prefix!r} declared a tool without a name")
+                    continue
+                listed.append((entry.prefix, name, declaration))
+        by_priority = sorted(listed, key=lambda item: -len(item[0]))
+        names = NameMap(((prefix, name), f"{prefix}{self._sep}{name}",
+                         json.dumps([prefix, name]))
+                        for prefix, name, _ in by_priority)
+        published: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for prefix, name, declaration in listed:
+            public = names.name_for((prefix, name))
+            if public is None or public in seen:
+                continue
+            seen.add(public)
+            renamed = copy.deepcopy(dict(declaration))
+            renamed["function"] = {**renamed["function"], "name": public}
+            published.append(renamed)
+        with self._lock:
+            self._published = names
+        return published
+
+    def _declarations(self, entry: _Entry) -> list[Any]:
+        try:
+            declarations = entry.provider.tools_for_llm()
+        except Exception as exc:
+            self._warn(f"provider {entry.prefix!r} could not list its tools: "
+                       f"{type(exc).__name__}: {exc}")
+            return []
+        if not isinstance(declarations, list):
+            self._warn(f"provider {entry.prefix!r} listed its tools as "
+                       f"{type(declarations).__name__}, not a list")
+            return []
+        return declarations
+
+    def route(self, name: str) -> tuple[str, str] | None:
+        """``(prefix, the provider's name)`` for a published tool name, or None."""
+        with self._lock:
+            published, entries = self._published, dict(self._entries)
+        key = published.key_for(name) if published is not None else None
+        if key is not None and key[0] in entries:
+            return key
+        for prefix in sorted(entries, key=len, reverse=True):
+            head = prefix + self._sep
+            if name.startswith(head) and len(name) > len(head):
+                return prefix, name[len(head):]
+        return None
+
+    def tool_annotations(self, name: str) -> dict[str, Any] | None:
+        """What the owning provider says about one tool (None if it cannot say)."""
+        routed = self.route(name)
+        if routed is None:
+            return None
+        with self._lock:
+            entry = self._entries.get(routed[0])
+        ask = getattr(entry.provider, "tool_annotations", None) if entry else None
+        return ask(routed[1]) if callable(ask) else None
+
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+        """Run a model's calls: one batch per provider, answers in the model's order.
+
+        Never raises for a call: a malformed call, a name no provider owns, or a
+        provider that throws or answers out of shape each become ``is_error``
+        entries for the calls concerned, and only those.
+
+        Raises:
+            MCPClientError: ``calls`` is not a list (a programming error).
+        """
+        parts = [bridge.read_call(call) for call in bridge.as_call_list(calls)]
+        answers: list[dict[str, Any] | None] = [None] * len(parts)
+        batches: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+        for index, part in enumerate(parts):
+            if part.problem is not None or part.name is None:
+                answers[index] = bridge.error_message(part.ident,
+                                                      f"malformed tool call: {part.problem}")
+                continue
+            routed = self.route(part.name)
+            if routed is None:
+                answers[index] = bridge.error_message(part.ident, f"unknown tool: {part.name}")
+                continue
+            forwarded = {"id": part.ident, "type": "function",
+                         "function": {"name": routed[1], "arguments": part.arguments}}
+            batches.setdefault(routed[0], []).append((index, forwarded))
+        for prefix, slots in batches.items():
+            for (index, _), answer in zip(slots, self._run(prefix, slots, parts)):
+                answers[index] = answer
+        return [answer for answer in answers if answer is not None]
+
+    def _run(self, prefix: str, slots: Sequence[tuple[int, dict[str, Any]]],
+             parts: Sequence[bridge.CallParts]) -> list[dict[str, Any]]:
+        """One provider's batch, answers re-addressed to the model's call ids."""
+        with self._lock:
+            entry = self._entries.get(prefix)
+        idents = [parts[index].ident for index, _ in slots]
+        names = [parts[index].name for index, _ in slots]
+        try:
+            if entry is None:
+                raise MCPClientError(f"provider {prefix!r} was removed")
+            answers = entry.provider.execute_tool_calls([call for _, call in slots])
+            if not isinstance(answers, list) or len(answers) != len(slots):
+                count = len(answers) if isinstance(answers, list) else type(answers).__name__
+                raise MCPClientError(f"answered {count} for {len(slots)} calls")
+        except Exception as exc:
+            self._warn(f"provider {prefix!r} failed a batch: {type(exc).__name__}: {exc}")
+            return [bridge.error_message(ident, f"{name} could not run: its provider failed "
+                                                f"({type(exc).__name__}: {exc})")
+                    for ident, name in zip(idents, names)]
+        return [self._readdressed(answer, ident) for answer, ident in zip(answers, idents)]
+
+    @staticmethod
+    def _readdressed(answer: Any, ident: Any) -> dict[str, Any]:
+        if not isinstance(answer, Mapping):
+            return bridge.error_message(ident, "the provider's answer could not be read")
+        entry = dict(answer)
+        entry["role"] = "tool"
+        entry["tool_call_id"] = ident
+        entry.setdefault("content", "")
+        entry["is_error"] = entry.get("is_error") is True
+        return entry
+
+    def _warn(self, text: str) -> None:
+        if self._on_warn is not None:
+            try:
+                self._on_warn(text)
+                return
+            except Exception:
+                pass
+        log.warning("%s", text)

@@ -1,0 +1,106 @@
+"""Arguments nobody declared: the UnknownKeys layer.
+
+A provider wrapping a provider that makes mangled calls visible and does
+nothing else (seed "Arguments nobody declared").  It caches the declared
+properties of every declaration it passes on, compares each call's argument
+keys with them, and calls ``on_warn`` once per (tool, undeclared key) with
+``{"tool", "id", "unknown_keys", "declared_keys"}`` -- then forwards the
+caller's own calls, untouched, and returns the inner provider's results as
+they came.
+
+It is a smoke alarm, not a valve: it never refuses a call, strips a key,
+rewrites arguments or delays a batch, and an inner provider that raises raises
+straight through it.  It is quiet unless it has something to say: a tool it
+never saw declared, a tool that declared no properties, arguments that do not
+parse or are not an object, and the ``""`` a model sends for an argument-free
+call are somebody else's to report.  ``reason`` is always tolerated, so a
+stack with :class:`~mcp_client.reasons.Reasons` produces no false positives.
+A new key on the same tool is a new fact and is reported.  A warning hook that
+raises is logged and otherwise ignored: the audit must not break the batch.
+
+Its seat: ``Policy(UnknownKeys(Reasons(...)))`` -- under the policy, so the
+arguments it reads are the model's own; over the reason layer, so the
+declarations it caches are the augmented ones the model was shown.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable, Iterable
+
+from .bridge import parse_arguments, read_call
+from .reasons import REASON_PARAM
+
+__all__ = ["UnknownKeys"]
+
+log = logging.getLogger(__name__)
+
+
+class UnknownKeys:
+    """Reports argument keys a tool never declared, once per (tool, key).
+
+    Args:
+        provider: the provider underneath.
+        on_warn: called with ``{"tool", "id", "unknown_keys", "declared_keys"}``.
+    """
+
+    def __init__(self, provider: Any, on_warn: Callable[[dict[str, Any]], Any]) -> None:
+        if not callable(on_warn):
+            raise TypeError("on_warn must be callable")
+        self.provider = provider
+        self._on_warn = on_warn
+        self._lock = threading.Lock()
+        self._declared: dict[str, frozenset[str]] = {}
+        self._reported: set[tuple[str, str]] = set()
+
+    def __repr__(self) -> str:
+        return f"<UnknownKeys over {self.provider!r}>"
+
+    def tools_for_llm(self) -> list[dict[str, Any]]:
+        """The inner declarations, unchanged; their properties are remembered."""
+        declarations = list(self.provider.tools_for_llm())
+        declared: dict[str, frozenset[str]] = {}
+        for declaration in declarations:
+            function = declaration.get("function") if isinstance(declaration, dict) else None
+            name = function.get("name") if isinstance(function, dict) else None
+            parameters = function.get("parameters") if isinstance(function, dict) else None
+            properties = parameters.get("properties") if isinstance(parameters, dict) else None
+            if isinstance(name, str) and isinstance(properties, dict) and properties:
+                declared[name] = frozenset(properties)
+        with self._lock:
+            self._declared = declared
+        return declarations
+
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+        """Audit the calls, then forward them untouched."""
+        calls = list(calls)
+        for call in calls:
+            warning = self._audit(call)
+            if warning is not None:
+                try:
+                    self._on_warn(warning)
+                except Exception:
+                    log.exception("the UnknownKeys warning hook raised")
+        return list(self.provider.execute_tool_calls(calls))
+
+    def _audit(self, call: Any) -> dict[str, Any] | None:
+        parts = read_call(call)
+        if parts.problem is not None or parts.name is None:
+            return None
+        with self._lock:
+            declared = self._declared.get(parts.name)
+        if not declared:
+            return None
+        try:
+            arguments = parse_arguments(parts.arguments)
+        except ValueError:
+            return None
+        unknown = sorted(k for k in arguments if k not in declared and k != REASON_PARAM)
+        with self._lock:
+            fresh = [k for k in unknown if (parts.name, k) not in self._reported]
+            self._reported.update((parts.name, k) for k in fresh)
+        if not fresh:
+            return None
+        return {"tool": parts.name, "id": parts.ident, "unknown_keys": fresh,
+                "declared_keys": sorted(declared)}
