@@ -322,7 +322,10 @@ class Client(TypedAPI):
     def _negotiator(self) -> Negotiator:
         def exchange(method: str, params: dict[str, Any], meta: dict[str, Any] | None,
                      timeout: float) -> dict[str, Any]:
-            return self._exchange(method, params, meta, timeout or None, notify_cancel=False)
+            # Never a notifications/cancelled for the probe or initialize; a
+            # hang-up (HTTP) frees the connection and tells the server nothing else.
+            return self._exchange(method, params, meta, timeout or None,
+                                  notify_cancel=self._transport.cancel_is_hangup)
 
         return Negotiator(exchange=exchange, notify=self._notify, restart=self._restart,
                           versions=self._opts["protocol_versions"], mode=self._opts["era"],

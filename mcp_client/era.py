@@ -37,6 +37,8 @@ from .exceptions import ProtocolError, ServerGone, Timeout, TransportError, Unsu
 
 __all__ = ["EraInfo", "Negotiator", "Exchange"]
 
+#: HTTP statuses a legacy-only Streamable HTTP server answers a discover with (S29).
+_LEGACY_STATUSES = (400, 404, 405)
 #: ``exchange(method, params, meta, timeout) -> the answer message`` (result or error).
 Exchange = Callable[[str, dict[str, Any], "dict[str, Any] | None", float], dict[str, Any]]
 
@@ -127,7 +129,12 @@ class Negotiator:
         except Timeout:
             self._why_legacy = f"server/discover was not answered within {self._probe_timeout:g}s"
             return self._handshake()
-        except TransportError as exc:  # HTTP: a status with no JSON-RPC body
+        except TransportError as exc:
+            # HTTP: only a 400/404/405 without a JSON-RPC body is what a legacy
+            # server answers (PROTOCOL S29); an unreachable server, a 401 or a
+            # 500 says nothing about the era and is raised as it is.
+            if exc.status not in _LEGACY_STATUSES:
+                raise
             self._why_legacy = f"server/discover failed: {exc}"
             return self._handshake()
         except ServerGone:
@@ -170,7 +177,9 @@ class Negotiator:
         supported = self._supported_from(error)
         modern = [v for v in supported if protocol.is_modern_version(v)]
         mutual = protocol.pick_version(self._versions, modern)
-        if mutual is not None and mutual != tried and not self._reprobed:
+        # A -32022 may name the very version we tried (a server that changed its
+        # mind, or a test of whether we retry): one more probe, never more.
+        if mutual is not None and not self._reprobed:
             self._reprobed = True
             return self._probe(mutual)
         if tried is not None and any(protocol.legacy_version_ok(v) for v in supported):

@@ -6,8 +6,9 @@ the client and one server.  It knows nothing about eras, ids or results: the
 
 * :meth:`Transport.start` is called once, by the client, before anything is
   sent.  From then on the transport calls ``on_message(message)`` for every
-  inbound JSON object, **on a thread the transport owns** (its reader thread),
-  in the order the server sent them.  A callback must not block for long:
+  inbound JSON object, **on a thread the transport owns**: a stream transport's
+  one reader thread, in the order the server sent them; over HTTP, one worker
+  per request, concurrently, in order within each response.  A callback must not block for long:
   everything behind it on the wire waits.  Input that is not a JSON object is
   reported through ``on_warn`` and skipped, never delivered.
 * When one request fails on the wire without a JSON-RPC answer (an HTTP
@@ -55,6 +56,9 @@ class Transport(abc.ABC):
     #: Whether the 2025-11-25 handshake era can be spoken over this wire
     #: (stdio: yes; this client's Streamable HTTP: 2026-07-28 only).
     supports_handshake: bool = True
+    #: Whether :meth:`cancel` is a hang-up that costs the server nothing to
+    #: receive (HTTP), so even an abandoned probe may use it.
+    cancel_is_hangup: bool = False
     #: Whether ``tools/call`` wants ``x-mcp-header`` values as ``headers``
     #: (2026-07-28 Streamable HTTP, PROTOCOL §7.4).
     wants_tool_headers: bool = False

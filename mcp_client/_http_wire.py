@@ -1,0 +1,223 @@
+"""The requests/urllib3 plumbing under :class:`~mcp_client.http.HTTPTransport`.
+
+This module owns one thing requests cannot do on its own: abort one HTTP
+exchange from another thread, at any moment -- while connecting, while
+waiting for the status line, or while a response stream is being read --
+without touching the other exchanges that share the session's pool.  That is
+what 2026-07-28 cancellation over HTTP needs (PROTOCOL §7.6: closing the
+response *is* the cancellation, and a connection carrying an abandoned
+request must never go back to the pool).
+
+How: the session's connection pools use connection classes that, whenever a
+worker thread uses a connection for a request, attach it to that thread's
+current :class:`Handle`; the pools detach it when it is put back.
+:meth:`Handle.abort` shuts the attached socket down (``SHUT_RDWR``), which
+wakes the worker's blocked ``recv`` and sends the server a FIN; urllib3 then
+discards the broken connection instead of reusing it.
+
+It imports requests and urllib3 at module level, so
+:mod:`mcp_client.http` imports it on first use only.  It must not know about
+MCP: no JSON-RPC, no headers of the protocol, no threads of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from typing import Any, Iterator
+
+import requests
+import urllib3
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.poolmanager import PoolManager
+from urllib3.poolmanager import pool_classes_by_scheme as _DEFAULT_POOLS
+
+__all__ = ["Handle", "active", "new_session", "close_session", "WIRE_ERRORS"]
+
+#: Exceptions that mean "this exchange failed on the wire" once a response
+#: exists (reading its body): urllib3's own and the socket's.
+WIRE_ERRORS: tuple[type[BaseException], ...] = (
+    urllib3.exceptions.HTTPError, requests.RequestException, OSError)
+
+_local = threading.local()
+
+
+def _shutdown(conn: Any) -> None:
+    sock = getattr(conn, "sock", None)
+    if sock is None:
+        return
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass   # already closed or never connected: nothing left to stop
+
+
+class Handle:
+    """The abortable side of one exchange: the connection it uses right now."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conn: Any = None
+        self._aborted = False
+        self._finished = False
+
+    def __repr__(self) -> str:
+        state = "aborted" if self._aborted else "finished" if self._finished else "live"
+        return f"<Handle {state} attached={self._conn is not None}>"
+
+    @property
+    def aborted(self) -> bool:
+        """True once :meth:`abort` was called."""
+        return self._aborted
+
+    def attach(self, conn: Any) -> None:
+        """Record that this exchange now uses ``conn`` (a worker-thread call)."""
+        with self._lock:
+            if self._finished:
+                return
+            self._conn = conn
+            conn._mcp_handle = self
+            if self._aborted:
+                _shutdown(conn)
+
+    def detach(self, conn: Any) -> None:
+        """Forget ``conn``: it goes back to the pool (a worker-thread call)."""
+        with self._lock:
+            if self._conn is conn:
+                self._conn = None
+
+    def abort(self) -> None:
+        """Stop the exchange from any thread: shut its connection down (idempotent).
+
+        The shutdown happens under the lock that :meth:`detach` takes, so a
+        connection already handed back to the pool -- and perhaps to another
+        exchange -- is never touched.
+        """
+        with self._lock:
+            self._aborted = True
+            if self._conn is not None:
+                _shutdown(self._conn)
+
+    def finish(self) -> None:
+        """The exchange is over: later aborts touch nothing."""
+        with self._lock:
+            self._finished = True
+            self._conn = None
+
+
+@contextlib.contextmanager
+def active(handle: Handle) -> Iterator[Handle]:
+    """Make ``handle`` the one the current thread's requests attach to."""
+    _local.handle = handle
+    try:
+        yield handle
+    finally:
+        _local.handle = None
+
+
+def _track(conn: Any) -> None:
+    handle = getattr(_local, "handle", None)
+    if isinstance(handle, Handle):
+        handle.attach(conn)
+
+
+def _untrack(conn: Any) -> None:
+    handle = getattr(conn, "_mcp_handle", None)
+    if isinstance(handle, Handle):
+        handle.detach(conn)
+        conn._mcp_handle = None
+
+
+class _TrackedHTTPConnection(HTTPConnection):
+    def connect(self) -> None:
+        super().connect()
+        _track(self)   # again: an abort that came while connecting takes effect now
+
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        _track(self)
+        super().request(*args, **kwargs)
+
+
+class _TrackedHTTPSConnection(HTTPSConnection):
+    def connect(self) -> None:
+        super().connect()
+        _track(self)
+
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        _track(self)
+        super().request(*args, **kwargs)
+
+
+class _TrackedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _TrackedHTTPConnection
+
+    def _put_conn(self, conn: Any) -> None:
+        if conn is not None:
+            _untrack(conn)
+        super()._put_conn(conn)
+
+
+class _TrackedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _TrackedHTTPSConnection
+
+    def _put_conn(self, conn: Any) -> None:
+        if conn is not None:
+            _untrack(conn)
+        super()._put_conn(conn)
+
+
+def _install(manager: PoolManager) -> None:
+    # Only over urllib3's own pools: a SOCKS manager has pools of its own,
+    # whose exchanges can then be aborted only once their response exists.
+    if manager.pool_classes_by_scheme is _DEFAULT_POOLS:
+        manager.pool_classes_by_scheme = {"http": _TrackedHTTPPool, "https": _TrackedHTTPSPool}
+
+
+class _Adapter(HTTPAdapter):
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        _install(self.poolmanager)
+
+    def proxy_manager_for(self, proxy: str, **kwargs: Any) -> Any:
+        manager = super().proxy_manager_for(proxy, **kwargs)
+        if isinstance(manager, PoolManager):
+            _install(manager)
+        return manager
+
+
+def new_session(*, pool_size: int, user_agent: str) -> requests.Session:
+    """A session whose exchanges can be aborted through :class:`Handle`.
+
+    Args:
+        pool_size: connections kept per host (more may be opened, and are
+            then closed after use instead of pooled).
+        user_agent: the ``User-Agent`` header.
+    """
+    session = requests.Session()
+    adapter = _Adapter(pool_connections=4, pool_maxsize=pool_size, max_retries=0)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    session.headers["User-Agent"] = user_agent
+    return session
+
+
+def close_session(session: requests.Session) -> None:
+    """Close ``session`` and every idle connection it pooled.
+
+    ``Session.close()`` alone leaves them open under urllib3 2: its pool
+    manager forgets its pools without closing them, so their sockets would
+    linger (and keep the server's side busy) until garbage collection.
+    """
+    for adapter in list(session.adapters.values()):
+        managers = [getattr(adapter, "poolmanager", None)]
+        managers += list(getattr(adapter, "proxy_manager", {}).values())
+        for manager in managers:
+            if isinstance(manager, PoolManager):
+                for key in list(manager.pools.keys()):
+                    pool = manager.pools.get(key)
+                    if pool is not None:
+                        pool.close()
+    session.close()

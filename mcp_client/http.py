@@ -1,0 +1,570 @@
+"""The 2026-07-28 Streamable HTTP transport: every message its own POST.
+
+This module owns the HTTP side of the wire (2026-07-28 basic/transports;
+PROTOCOL §7.2-7.6, S17-S19): one ``POST`` per JSON-RPC message to one
+endpoint, the headers that mirror the body for gateways, reading the answer
+as ``application/json`` or as a ``text/event-stream`` (:mod:`mcp_client.sse`),
+status codes and redirects, cancellation by closing the response, and the
+worker threads that do all of it.  It must not know about eras, results or
+the ``x-mcp-header`` catalogue: the client passes ``Mcp-Param-*`` headers per
+message (:mod:`mcp_client.xheaders` computes them).  ``requests`` and
+``urllib3`` are imported when the transport starts, never by
+``import mcp_client``.
+
+Threads: :meth:`HTTPTransport.send` returns at once; each message is posted
+by its own worker thread (``mcp-http-request-<id>``, or ``mcp-http-post-<n>``
+for a message that is not a request), which reads the whole answer and calls
+``on_message`` for each notification on the response stream, then for the
+response -- so notifications reach the client before the answer they belong
+to.  Callbacks therefore run on several threads at once (one per request in
+flight); the messages of one response keep their order.  Workers are tracked
+and joined by :meth:`HTTPTransport.close`.
+
+What HTTP has instead of a wire that dies: nothing.  There is no session and
+no long-lived connection to lose, so ``on_close`` is never called and
+:class:`~mcp_client.exceptions.ServerGone` never raised; every failure
+belongs to one request, reported through ``on_error(id,``
+:class:`~mcp_client.exceptions.TransportError` ``)``, and the next request is
+tried afresh (a restarted server is simply reachable again).  A
+``TransportError`` whose ``status`` is None means no HTTP answer was read
+(the server could not be reached, or the connection broke); one with a
+status carries the start of the body.
+
+Decisions:
+
+* a JSON-RPC error in an ``application/json`` body is delivered as that
+  error whatever the status (PROTOCOL §7.5), with our request id put in when
+  the body's id is null; any other non-2xx answer is a ``TransportError``;
+* on a stream, only ``message`` events are read; a server *request* on a
+  stream is skipped with a warning (2026-07-28 HTTP has none); the answer
+  ends the exchange, and the rest of the stream is not waited for (that
+  connection is then closed rather than pooled); a stream that ends without
+  the answer fails the request, never hangs it (S19: no resumption);
+* redirects: only 307/308 to the same origin (scheme, host, port) are
+  followed, at most ``max_redirects`` times; any other is an error naming
+  where it pointed, because following a POST elsewhere would leak the
+  request and its credentials;
+* :meth:`HTTPTransport.cancel` closes that request's connection -- while
+  connecting, while waiting for the status line, or mid-stream -- and the
+  connection never returns to the pool (PROTOCOL §7.6); answers arriving on
+  it after that are not delivered;
+* ``connect_timeout`` bounds connecting only; the whole exchange is bounded
+  by the client's ``request_timeout``/``timeout=``, which cancels;
+* an ``application/json`` body, like one SSE event, may hold at most
+  ``max_event_bytes`` (16 MiB) bytes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import re
+import threading
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+from urllib.parse import urljoin, urlsplit
+
+from ._version import __version__
+from .exceptions import MCPClientError, TransportClosed, TransportError
+from .protocol import META_PROTOCOL_VERSION
+from .sse import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEParser
+from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
+from .xheaders import encode_value
+
+if TYPE_CHECKING:
+    import requests
+
+    from ._http_wire import Handle
+
+__all__ = ["HTTPTransport", "DEFAULT_CONNECT_TIMEOUT", "OWNED_HEADERS"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds allowed for connecting (a bound on a dead host, not a spec value).
+DEFAULT_CONNECT_TIMEOUT = 10.0
+#: Headers the transport sets itself; a caller may not (lower case).
+OWNED_HEADERS = frozenset({"content-type", "accept", "mcp-protocol-version", "mcp-method",
+                           "mcp-name", "mcp-session-id", "last-event-id", "content-length",
+                           "transfer-encoding", "host", "connection"})
+#: ``params`` member mirrored into ``Mcp-Name`` (2026-07-28 basic/transports).
+_NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_ACCEPT = "application/json, text/event-stream"
+_READ_SIZE = 64 * 1024
+_EXCERPT = 300
+_BAD_HEADER_CHARS = ("\r", "\n", "\0")
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")   # RFC 9110 §5.6.2
+
+
+def _media_type(value: str | None) -> str:
+    return (value or "").split(";", 1)[0].strip().lower()
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    except ValueError:   # a port that is not a number: no origin matches it
+        port = -1
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def _check_header(name: Any, value: Any, *, allow_params: bool) -> None:
+    if not isinstance(name, str) or not isinstance(value, str):
+        raise MCPClientError(f"header {name!r}: names and values must be strings")
+    if not _TOKEN.fullmatch(name):
+        raise MCPClientError(f"header {name!r}: not a valid header name (RFC 9110 token)")
+    if any(c in value for c in _BAD_HEADER_CHARS) or value[:1] in (" ", "\t"):
+        raise MCPClientError(f"header {name}: the value has a line break, a NUL or "
+                             "leading whitespace")
+    lowered = name.lower()
+    if lowered in OWNED_HEADERS or (lowered.startswith("mcp-param-") and not allow_params):
+        raise MCPClientError(f"header {name} is set by the transport "
+                             "(2026-07-28 Streamable HTTP)")
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost readable reason in a requests/urllib3 exception chain."""
+    seen: set[int] = set()
+    node: Any = exc
+    reason = str(exc)
+    while node is not None and id(node) not in seen:
+        seen.add(id(node))
+        if isinstance(node, OSError) and node.strerror:
+            reason = node.strerror
+        inner = getattr(node, "reason", None)
+        if not isinstance(inner, BaseException):
+            args = getattr(node, "args", ())
+            inner = args[0] if args and isinstance(args[0], BaseException) else None
+        node = inner or node.__cause__ or node.__context__
+    return reason
+
+
+class _Exchange:
+    """One message on its way: the POST, the worker reading it, the abort handle."""
+
+    __slots__ = ("serial", "ident", "method", "handle", "thread")
+
+    def __init__(self, serial: int, ident: Any, method: str, handle: Handle) -> None:
+        self.serial = serial
+        self.ident = ident            # None: not a request, nobody awaits an answer
+        self.method = method
+        self.handle = handle
+        self.thread: threading.Thread | None = None
+
+
+class HTTPTransport(Transport):
+    """Talks to one MCP endpoint over 2026-07-28 Streamable HTTP.
+
+    Args:
+        url: the endpoint, e.g. ``https://tools.example.com/mcp``.
+        headers: sent on every POST (``Authorization``, ...); the protocol's
+            own headers (:data:`OWNED_HEADERS`, ``Mcp-Param-*``) are refused.
+        persistent: keep connections alive between requests (a
+            ``requests.Session`` pool); False opens a connection per POST.
+        connect_timeout: seconds allowed for connecting.
+        auth: a ``requests.auth.AuthBase`` (or any callable taking and
+            returning a ``PreparedRequest``, or a ``(user, password)`` pair),
+            applied to every POST -- OAuth and friends plug in here.
+        max_event_bytes: the largest JSON body or SSE event accepted.
+        max_redirects: how many same-origin 307/308 hops one POST may take.
+
+    Raises:
+        MCPClientError: a bad URL, header or value.
+    """
+
+    supports_handshake = False
+    wants_tool_headers = True
+    cancel_is_hangup = True
+
+    def __init__(self, url: str, *, headers: Mapping[str, str] | None = None,
+                 persistent: bool = True, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+                 auth: Any = None, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+                 max_redirects: int = 5) -> None:
+        scheme, host, port = _origin(url) if isinstance(url, str) else ("", "", None)
+        if scheme not in ("http", "https") or not host or port == -1:
+            raise MCPClientError(f"url must be an http:// or https:// URL, not {url!r}")
+        if headers is not None and not isinstance(headers, Mapping):
+            raise MCPClientError("headers must be a dict of strings")
+        for name, value in (headers or {}).items():
+            _check_header(name, value, allow_params=False)
+        if isinstance(connect_timeout, bool) or not isinstance(connect_timeout, (int, float)) \
+                or not connect_timeout > 0:
+            raise MCPClientError(f"connect_timeout must be a number > 0, not {connect_timeout!r}")
+        for name, number, least in (("max_event_bytes", max_event_bytes, 1),
+                                    ("max_redirects", max_redirects, 0)):
+            if isinstance(number, bool) or not isinstance(number, int) or number < least:
+                raise MCPClientError(f"{name} must be an integer >= {least}, not {number!r}")
+        if auth is not None and not callable(auth) and not (
+                isinstance(auth, tuple) and len(auth) == 2):
+            raise MCPClientError("auth must be a requests.auth.AuthBase (or a callable, "
+                                 "or a (user, password) pair)")
+        self.url = url
+        self._headers = dict(headers or {})
+        self._persistent = bool(persistent)
+        self._connect_timeout = float(connect_timeout)
+        self._auth = auth
+        self._max_event = max_event_bytes
+        self._max_redirects = max_redirects
+        self._lock = threading.Lock()
+        self._state = "new"
+        self._serials = itertools.count(1)
+        self._inflight: dict[int, _Exchange] = {}
+        self._by_id: dict[Any, _Exchange] = {}
+        self._session: requests.Session | None = None
+        self._version: str | None = None
+        self._on_message: MessageCallback | None = None
+        self._on_warn: WarnCallback | None = None
+        self._on_error: ErrorCallback | None = None
+
+    # -- state ---------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        return f"<HTTPTransport {self.url} {self._state} in_flight={len(self._inflight)}>"
+
+    @property
+    def closed(self) -> bool:
+        return self._state == "closed"
+
+    @property
+    def in_flight(self) -> int:
+        """How many POSTs are being sent or read right now."""
+        return len(self._inflight)
+
+    def start(self, on_message: MessageCallback, on_close: CloseCallback,
+              on_warn: WarnCallback, on_error: ErrorCallback | None = None) -> None:
+        with self._lock:
+            if self._state != "new":
+                raise MCPClientError(f"cannot start a transport that is {self._state}")
+            self._on_message, self._on_warn, self._on_error = on_message, on_warn, on_error
+            if self._persistent:
+                self._session = self._new_session()
+            self._state = "open"
+
+    @staticmethod
+    def _new_session() -> requests.Session:
+        from . import _http_wire
+
+        import requests.utils
+
+        agent = f"mcp-client/{__version__} {requests.utils.default_user_agent()}"
+        return _http_wire.new_session(pool_size=32, user_agent=agent)
+
+    @staticmethod
+    def _close_session(session: requests.Session) -> None:
+        from . import _http_wire
+
+        _http_wire.close_session(session)
+
+    # -- sending -------------------------------------------------------------------
+
+    def send(self, message: dict[str, Any], *, headers: Mapping[str, str] | None = None) -> None:
+        try:
+            body = json.dumps(message, separators=(",", ":"), allow_nan=False,
+                              ensure_ascii=False).encode("utf-8")
+        except (TypeError, ValueError) as exc:
+            raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
+        wire_headers = self._wire_headers(message, headers)
+        method = message.get("method")
+        is_request = isinstance(method, str) and "id" in message
+        from ._http_wire import Handle
+
+        with self._lock:
+            self._check_open()
+            serial = next(self._serials)
+            exchange = _Exchange(serial, message["id"] if is_request else None,
+                                 method if isinstance(method, str) else "(response)", Handle())
+            name = f"mcp-http-request-{exchange.ident}" if is_request else f"mcp-http-post-{serial}"
+            thread = threading.Thread(target=self._run, args=(exchange, body, wire_headers),
+                                      name=name, daemon=True)
+            exchange.thread = thread
+            self._inflight[serial] = exchange
+            if is_request:
+                self._by_id[exchange.ident] = exchange
+            thread.start()
+
+    def _check_open(self) -> None:
+        if self._state == "closed":
+            raise TransportClosed()
+        if self._state == "new":
+            raise TransportClosed("the transport was never started")
+
+    def _wire_headers(self, message: Mapping[str, Any],
+                      extra: Mapping[str, str] | None) -> dict[str, str]:
+        """The headers of one POST (2026-07-28 basic/transports, PROTOCOL §7.2)."""
+        params = message.get("params")
+        params = params if isinstance(params, Mapping) else {}
+        meta = params.get("_meta")
+        version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, Mapping) else None
+        if isinstance(version, str):
+            self._version = version
+        else:
+            version = self._version   # a notification carries no envelope
+        out = {"Content-Type": "application/json", "Accept": _ACCEPT}
+        if version:
+            out["MCP-Protocol-Version"] = version
+        method = message.get("method")
+        if isinstance(method, str):
+            out["Mcp-Method"] = encode_value(method)
+            name = params.get(_NAME_FIELDS.get(method, ""))
+            if isinstance(name, str):
+                out["Mcp-Name"] = encode_value(name)
+        out.update(self._headers)
+        for key, value in (extra or {}).items():
+            _check_header(key, value, allow_params=True)
+            out[key] = value
+        if not self._persistent:
+            out["Connection"] = "close"
+        return out
+
+    def cancel(self, ident: int | str, reason: str) -> None:
+        """Close request ``ident``'s connection: the 2026-07-28 HTTP cancellation (never raises)."""
+        with self._lock:
+            exchange = self._by_id.get(ident)
+        if exchange is not None:
+            log.debug("cancelling %s request %r: %s", exchange.method, ident, reason)
+            exchange.handle.abort()
+
+    # -- the worker ----------------------------------------------------------------
+
+    def _run(self, exchange: _Exchange, body: bytes, headers: dict[str, str]) -> None:
+        from . import _http_wire
+
+        try:
+            with _http_wire.active(exchange.handle):
+                self._exchange(exchange, body, headers)
+        except TransportError as exc:
+            if not exchange.handle.aborted:
+                self._fail(exchange, exc)
+        except Exception as exc:  # a worker never dies without a word
+            if not exchange.handle.aborted:
+                self._fail(exchange, TransportError(
+                    f"{exchange.method}: the HTTP exchange failed unexpectedly: {exc!r}"))
+        finally:
+            exchange.handle.finish()
+            with self._lock:
+                self._inflight.pop(exchange.serial, None)
+                if self._by_id.get(exchange.ident) is exchange:
+                    del self._by_id[exchange.ident]
+
+    def _exchange(self, exchange: _Exchange, body: bytes, headers: dict[str, str]) -> None:
+        session = self._session or self._new_session()
+        url = self.url
+        try:
+            for _ in range(self._max_redirects + 1):
+                if exchange.handle.aborted:
+                    return
+                response = self._post(session, exchange, url, body, headers)
+                try:
+                    if response.status_code not in (301, 302, 303, 307, 308):
+                        self._read(exchange, response)
+                        return
+                    url = self._redirect(exchange, url, response)
+                finally:
+                    response.close()
+            raise TransportError(f"{exchange.method}: more than {self._max_redirects} "
+                                 f"redirects, the last to {url}")
+        finally:
+            if session is not self._session:
+                self._close_session(session)
+
+    def _post(self, session: requests.Session, exchange: _Exchange, url: str, body: bytes,
+              headers: dict[str, str]) -> requests.Response:
+        import requests
+
+        try:
+            return session.post(url, data=body, headers=headers, auth=self._auth,
+                                timeout=(self._connect_timeout, None), stream=True,
+                                allow_redirects=False)
+        except requests.exceptions.ConnectTimeout as exc:
+            raise TransportError(f"{exchange.method}: could not connect to {url} within "
+                                 f"{self._connect_timeout:g}s") from exc
+        except requests.exceptions.ConnectionError as exc:
+            raise TransportError(f"{exchange.method}: cannot reach {url}: "
+                                 f"{_root_cause(exc)}") from exc
+        except requests.exceptions.RequestException as exc:
+            raise TransportError(f"{exchange.method}: the POST to {url} failed: "
+                                 f"{_root_cause(exc)}") from exc
+
+    def _redirect(self, exchange: _Exchange, url: str, response: requests.Response) -> str:
+        location = response.headers.get("Location")
+        target = urljoin(url, location) if location else None
+        if response.status_code in (307, 308) and target and _origin(target) == _origin(url):
+            log.debug("%s: following HTTP %s to %s", exchange.method, response.status_code, target)
+            return target
+        raise TransportError(f"{exchange.method}: the server redirected to "
+                             f"{target or '(no Location header)'}; only same-origin 307/308 "
+                             "redirects are followed", status=response.status_code)
+
+    # -- reading the answer --------------------------------------------------------
+
+    def _read(self, exchange: _Exchange, response: requests.Response) -> None:
+        status = response.status_code
+        kind = _media_type(response.headers.get("Content-Type"))
+        ok = 200 <= status < 300
+        if exchange.ident is None:
+            if not ok:
+                self._warn(f"the server refused a {exchange.method} message: HTTP {status} "
+                           f"{self._excerpt(response)}")
+            return
+        if kind == "application/json":
+            self._read_json(exchange, response)
+        elif kind == "text/event-stream" and ok:
+            self._read_stream(exchange, response)
+        elif ok:
+            what = f"Content-Type {kind}" if kind else "no Content-Type"
+            raise TransportError(f"{exchange.method}: the server answered with {what}, not "
+                                 "JSON or an event stream", status=status,
+                                 body=self._excerpt(response))
+        else:
+            raise TransportError(f"{exchange.method}: the server refused the request",
+                                 status=status, body=self._excerpt(response))
+
+    def _read_json(self, exchange: _Exchange, response: requests.Response) -> None:
+        from ._http_wire import WIRE_ERRORS
+
+        status = response.status_code
+        try:
+            data = response.raw.read(self._max_event + 1, decode_content=True)
+        except WIRE_ERRORS as exc:
+            raise TransportError(f"{exchange.method}: the response broke off: "
+                                 f"{_root_cause(exc)}", status=status) from exc
+        if len(data) > self._max_event:
+            raise TransportError(f"{exchange.method}: the response body is larger than "
+                                 f"max_event_bytes={self._max_event}", status=status)
+        try:
+            message = json.loads(data)
+        except ValueError:
+            message = None
+        if isinstance(message, dict):
+            is_error = isinstance(message.get("error"), dict) and "result" not in message
+            if is_error or (200 <= status < 300 and "result" in message):
+                self._answer(exchange, message)
+                return
+        what = "the server's answer is not a JSON-RPC response" if 200 <= status < 300 \
+            else "the server refused the request"
+        text = data[:_EXCERPT * 4].decode("utf-8", "replace")
+        raise TransportError(f"{exchange.method}: {what}", status=status,
+                             body=" ".join(text.split())[:_EXCERPT])
+
+    def _read_stream(self, exchange: _Exchange, response: requests.Response) -> None:
+        from ._http_wire import WIRE_ERRORS
+
+        parser = SSEParser(max_event_bytes=self._max_event)
+        raw = response.raw
+        while True:
+            try:
+                chunk = raw.read1(_READ_SIZE, decode_content=True)
+            except WIRE_ERRORS as exc:
+                raise TransportError(f"{exchange.method}: the response stream broke before "
+                                     f"the answer: {_root_cause(exc)}",
+                                     status=response.status_code) from exc
+            if not chunk:
+                break
+            for event in parser.feed(chunk):
+                if self._event(exchange, event):
+                    return
+        where = "in the middle of an event" if parser.pending else "without the answer"
+        raise TransportError(f"{exchange.method}: the response stream ended {where}",
+                             status=response.status_code)
+
+    def _event(self, exchange: _Exchange, event: SSEEvent) -> bool:
+        """Handle one event; True when it was the answer."""
+        if event.event != "message":
+            log.debug("skipped an SSE event of type %r", event.event)
+            return False
+        try:
+            message = json.loads(event.data)
+        except ValueError:
+            self._warn(f"skipped an SSE event that is not JSON: {event.data[:200]!r}")
+            return False
+        if not isinstance(message, dict):
+            self._warn(f"skipped an SSE event that is not a JSON-RPC message: {event.data[:200]!r}")
+            return False
+        if "method" in message:
+            if "id" in message:
+                self._warn(f"skipped a server request on a response stream ({message['method']!r}"
+                           "); 2026-07-28 Streamable HTTP has none")
+            elif not exchange.handle.aborted:
+                self._deliver(message)
+            return False
+        if "result" in message or "error" in message:
+            self._answer(exchange, message)
+            return True
+        self._warn(f"skipped an SSE event that is not a JSON-RPC message: {event.data[:200]!r}")
+        return False
+
+    def _answer(self, exchange: _Exchange, message: dict[str, Any]) -> None:
+        if message.get("id") is None:
+            message = {**message, "id": exchange.ident}   # PROTOCOL §7.5: null id, our request
+        if message["id"] != exchange.ident:
+            raise TransportError(f"{exchange.method}: the server answered request "
+                                 f"{message['id']!r} on the stream of request {exchange.ident!r}")
+        if not exchange.handle.aborted:
+            self._deliver(message)
+
+    def _excerpt(self, response: requests.Response) -> str:
+        from ._http_wire import WIRE_ERRORS
+
+        try:
+            data = response.raw.read(_EXCERPT * 4, decode_content=True)
+        except WIRE_ERRORS:
+            return ""
+        return " ".join(data.decode("utf-8", "replace").split())[:_EXCERPT]
+
+    # -- callbacks -----------------------------------------------------------------
+
+    def _deliver(self, message: dict[str, Any]) -> None:
+        self._call(self._on_message, message, what="message handler")
+
+    def _fail(self, exchange: _Exchange, exc: TransportError) -> None:
+        if exchange.ident is None or self._on_error is None:
+            self._warn(str(exc))
+            return
+        try:
+            self._on_error(exchange.ident, exc)
+        except Exception as problem:
+            self._warn(f"error handler raised {problem!r}")
+
+    def _call(self, callback: Callable[[Any], None] | None, argument: Any, *, what: str) -> None:
+        if callback is None:
+            return
+        try:
+            callback(argument)
+        except Exception as exc:  # never let a callback kill a worker
+            self._warn(f"{what} raised {exc!r}")
+
+    def _warn(self, text: str) -> None:
+        callback = self._on_warn
+        if callback is None:
+            log.warning("%s", text)
+            return
+        try:
+            callback(text)
+        except Exception:
+            log.warning("%s", text)
+
+    # -- shutting down -------------------------------------------------------------
+
+    def close(self) -> None:
+        """Abort every exchange in flight, join the workers, close the session (idempotent).
+
+        ``on_close`` is not called: the client asked for this.
+        """
+        with self._lock:
+            if self._state == "closed":
+                return
+            self._state = "closed"
+            exchanges = list(self._inflight.values())
+        for exchange in exchanges:
+            exchange.handle.abort()
+        current = threading.current_thread()
+        for exchange in exchanges:
+            thread = exchange.thread
+            if thread is not None and thread is not current:
+                thread.join(self._connect_timeout + 5)
+                if thread.is_alive():
+                    log.warning("%s did not finish", thread.name)
+        if self._session is not None:
+            self._close_session(self._session)
+        log.debug("closed %s", self)

@@ -1,0 +1,144 @@
+"""The client under test for the official MCP conformance suite (client scenarios, 2026-07-28).
+
+The suite (``@modelcontextprotocol/conformance``) starts a scenario server, then runs
+``python tests/conformance/client.py <server-url>`` with the scenario's name in
+``MCP_CONFORMANCE_SCENARIO`` and, for some scenarios, test data as JSON in
+``MCP_CONFORMANCE_CONTEXT``.  This program does what each scenario asks of a client, through
+the library's public API only, and exits 0 -- or prints the failure and exits 1.  Whether the
+wire traffic was right is the suite's verdict, not this program's.
+
+Usage: ``MCP_CONFORMANCE_SCENARIO=tools_call python tests/conformance/client.py URL``
+(``.ci/run`` runs it through the suite).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from mcp_client import Client  # noqa: E402
+
+Scenario = Callable[[Client, dict[str, Any]], None]
+SCENARIOS: dict[str, Scenario] = {}
+
+
+def scenario(*names: str) -> Callable[[Scenario], Scenario]:
+    """Register the function that plays ``names``."""
+    def register(function: Scenario) -> Scenario:
+        for name in names:
+            SCENARIOS[name] = function
+        return function
+    return register
+
+
+def connect(url: str, **options: Any) -> Client:
+    """A client for ``url`` over Streamable HTTP."""
+    options.setdefault("on_warn", lambda text: print(f"warning: {text}", file=sys.stderr))
+    options.setdefault("request_timeout", 20)
+    return Client.connect_http(url, **options)
+
+
+def placeholder(schema: Any) -> Any:
+    """A value that satisfies a simple property schema (for tools called blind)."""
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    return {"string": "us-east1", "integer": 1, "number": 1, "boolean": True,
+            "array": [], "object": {}}.get(kind if isinstance(kind, str) else "", "x")
+
+
+def blind_arguments(tool: dict[str, Any]) -> dict[str, Any]:
+    schema = tool.get("inputSchema") or {}
+    props = schema.get("properties") or {}
+    return {name: placeholder(props.get(name)) for name in schema.get("required") or []}
+
+
+@scenario("tools_call", "tools-call")
+def tools_call(client: Client, context: dict[str, Any]) -> None:
+    tools = client.list_tools()
+    if tools:
+        client.call_tool(tools[0]["name"], {"a": 2, "b": 3})
+
+
+@scenario("request-metadata")
+def request_metadata(client: Client, context: dict[str, Any]) -> None:
+    client.era   # the probe: server/discover
+    client.list_tools()
+
+
+@scenario("json-schema-ref-no-deref")
+def list_only(client: Client, context: dict[str, Any]) -> None:
+    client.list_tools()
+
+
+@scenario("json-schema-2020-12-preservation")
+def schema_echo(client: Client, context: dict[str, Any]) -> None:
+    tools = {tool["name"]: tool for tool in client.list_tools()}
+    focal = tools["json_schema_2020_12_tool"]
+    client.call_tool("json_schema_echo", {"schema": focal["inputSchema"]})
+
+
+@scenario("http-standard-headers")
+def standard_headers(client: Client, context: dict[str, Any]) -> None:
+    for tool in client.list_tools():
+        client.call_tool(tool["name"], blind_arguments(tool))
+    for resource in client.list_resources():
+        client.read_resource(resource["uri"])
+    for prompt in client.list_prompts():
+        client.get_prompt(prompt["name"], {})
+
+
+@scenario("http-custom-headers")
+def custom_headers(client: Client, context: dict[str, Any]) -> None:
+    client.list_tools()
+    for call in context.get("toolCalls", []):
+        client.call_tool(call["name"], call.get("arguments") or {})
+
+
+@scenario("http-invalid-tool-headers")
+def invalid_tool_headers(client: Client, context: dict[str, Any]) -> None:
+    for tool in client.list_tools():   # the client has dropped the invalid ones
+        client.call_tool(tool["name"], blind_arguments(tool))
+
+
+def accept_everything(request: Any) -> dict[str, Any]:
+    """An ``on_elicit`` hook that confirms whatever is asked."""
+    return {"action": "accept", "content": {"confirmed": True}}
+
+
+@scenario("sep-2322-client-request-state")
+def request_state(client: Client, context: dict[str, Any]) -> None:
+    client.list_tools()
+    client.call_tool("test_mrtr_unrelated", {})
+    client.call_tool("test_mrtr_echo_state", {})
+    client.call_tool("test_mrtr_no_state", {})
+    client.call_tool("test_mrtr_no_result_type", {})
+
+
+#: Client options a scenario needs.
+OPTIONS: dict[str, dict[str, Any]] = {
+    "sep-2322-client-request-state": {"on_elicit": accept_everything},
+}
+
+
+def main(argv: list[str]) -> int:
+    name = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    if len(argv) < 2 or name not in SCENARIOS:
+        print(f"usage: MCP_CONFORMANCE_SCENARIO=<{'|'.join(sorted(SCENARIOS))}> "
+              f"{argv[0]} <server-url>", file=sys.stderr)
+        return 2
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    try:
+        with connect(argv[-1], **OPTIONS.get(name, {})) as client:
+            SCENARIOS[name](client, context)
+    except Exception as exc:
+        print(f"{name}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

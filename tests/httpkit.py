@@ -1,0 +1,309 @@
+"""HTTP servers for the transport tests: the live SDK server, and scripted stdlib ones.
+
+:class:`LiveServer` runs ``tests/servers/http_server.py`` (the demo server over the official
+SDK's Streamable HTTP app) as a child process.  :class:`ScriptedServer` is a stdlib
+``http.server`` in a thread whose every POST is answered by a function the test gives -- the
+way to build the misbehaving servers (HTML 500s, streams cut mid-event, redirects,
+legacy-only endpoints) that no real SDK would be.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import selectors
+import socket
+import subprocess
+import threading
+import time
+import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+from mcp_client import Client, MCPClientError, protocol
+from mcp_client.http import HTTPTransport
+
+from .base import PYTHON, LeakCheckingTestCase, server
+
+#: seconds a live server gets to print its port
+START_TIMEOUT = 30.0
+#: seconds any one wait in a test may take before it counts as a hang
+WAIT = 10.0
+
+
+def connect(url: str, **options: Any) -> Client:
+    """A client over HTTP (client options and HTTP options alike)."""
+    return Client.connect_http(url, **options)
+
+
+class LiveServer:
+    """The demo server over Streamable HTTP, in a child process on 127.0.0.1."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen([PYTHON, *server("http_server.py"), *args],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        try:
+            self.port = self._read_port()
+        except BaseException:
+            self.stop()
+            raise
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+
+    def _read_port(self) -> int:
+        assert self.proc.stdout is not None
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.proc.stdout, selectors.EVENT_READ)
+            if not selector.select(START_TIMEOUT):
+                raise RuntimeError("the HTTP server did not print its port")
+        line = self.proc.stdout.readline().decode()
+        if not line.startswith("PORT="):
+            raise RuntimeError(f"the HTTP server said {line!r}")
+        return int(line[5:])
+
+    def stop(self) -> str:
+        """Stop the server (stdin EOF, then SIGTERM, then SIGKILL); returns its stderr."""
+        err = b""
+        for escalate in (None, self.proc.terminate, self.proc.kill):
+            if escalate is not None:
+                escalate()
+            try:
+                err = self.proc.communicate(timeout=10)[1] or b""   # closes stdin first
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        return err.decode("utf-8", "replace")
+
+
+class Seen:
+    """One request a :class:`ScriptedServer` received."""
+
+    def __init__(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        self.method = handler.command
+        self.path = handler.path
+        self.headers = {k.lower(): v for k, v in handler.headers.items()}
+        self.raw_headers = list(handler.headers.items())
+        self.body = body
+        self.port = handler.client_address[1]
+        try:
+            self.json: Any = json.loads(body) if body else None
+        except ValueError:
+            self.json = None
+
+    @property
+    def rpc_method(self) -> str | None:
+        return self.json.get("method") if isinstance(self.json, dict) else None
+
+    @property
+    def rpc_id(self) -> Any:
+        return self.json.get("id") if isinstance(self.json, dict) else None
+
+
+Respond = Callable[["Reply", Seen], None]
+
+
+class Reply:
+    """What a scripted handler writes back; each method sends one whole answer."""
+
+    def __init__(self, handler: BaseHTTPRequestHandler) -> None:
+        self.handler = handler
+
+    def send(self, status: int, body: bytes = b"", content_type: str | None = None,
+             headers: dict[str, str] | None = None) -> None:
+        self.handler.send_response(status)
+        if content_type:
+            self.handler.send_header("Content-Type", content_type)
+        for name, value in (headers or {}).items():
+            self.handler.send_header(name, value)
+        self.handler.send_header("Content-Length", str(len(body)))
+        self.handler.end_headers()
+        self.handler.wfile.write(body)
+        self.handler.wfile.flush()
+
+    def json(self, message: Any, status: int = 200) -> None:
+        self.send(status, json.dumps(message).encode(), "application/json")
+
+    def result(self, seen: Seen, result: dict[str, Any]) -> None:
+        self.json({"jsonrpc": "2.0", "id": seen.rpc_id, "result": result})
+
+    def stream_head(self, *, chunked: bool = True) -> None:
+        """Start an event stream: chunked, or ended by closing the connection."""
+        self.handler.send_response(200)
+        self.handler.send_header("Content-Type", "text/event-stream")
+        if chunked:
+            self.handler.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.handler.send_header("Connection", "close")
+            self.handler.close_connection = True
+        self.handler.end_headers()
+        self.handler.wfile.flush()
+
+    def stream_write(self, data: bytes, *, chunked: bool = True) -> None:
+        if chunked:
+            data = f"{len(data):x}\r\n".encode() + data + b"\r\n"
+        self.handler.wfile.write(data)
+        self.handler.wfile.flush()
+
+    def stream_end(self) -> None:
+        self.handler.wfile.write(b"0\r\n\r\n")
+        self.handler.wfile.flush()
+
+    def hang_up(self) -> None:
+        """Drop the connection now, whatever was written."""
+        self.handler.close_connection = True
+        try:
+            self.handler.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def wait_for_hang_up(self, timeout: float) -> bool:
+        """Block until the client closes the connection; True if it did in time."""
+        sock = self.handler.connection
+        sock.settimeout(timeout)
+        try:
+            return sock.recv(1) == b""
+        except OSError:
+            return False
+
+
+def event(message: Any, *, crlf: bool = True) -> bytes:
+    """One SSE event carrying ``message`` as the SDK frames it."""
+    end = b"\r\n" if crlf else b"\n"
+    return b"event: message" + end + b"data: " + json.dumps(message).encode() + end + end
+
+
+DISCOVER = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {
+    "tools": {}, "resources": {}, "prompts": {}}, "ttlMs": 0, "cacheScope": "private",
+    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "scripted", "version": "1"}}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = 10   # an idle keep-alive connection ends after this
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        seen = Seen(self, self.rfile.read(length))
+        owner: ScriptedServer = self.server.owner   # type: ignore[attr-defined]
+        owner.record(seen)
+        owner.respond(Reply(self), seen)
+
+    def do_GET(self) -> None:
+        Reply(self).send(405, b"Method Not Allowed", "text/plain", {"Allow": "POST"})
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = False   # joined by server_close(), so tests can check for leaks
+    block_on_close = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass   # a client that hung up mid-answer is what several tests are about
+
+
+class ScriptedServer:
+    """A stdlib HTTP server on 127.0.0.1 whose POSTs ``respond(reply, seen)`` answers.
+
+    The default answers ``server/discover`` with a DiscoverResult and everything
+    else with the result ``{}``; pass ``respond`` to script more.
+    """
+
+    def __init__(self, respond: Respond | None = None) -> None:
+        self.requests: list[Seen] = []
+        self._lock = threading.Lock()
+        self._respond = respond or self.default
+        self.httpd = _Server(("127.0.0.1", 0), _Handler)
+        self.httpd.owner = self   # type: ignore[attr-defined]
+        self.port = self.httpd.server_address[1]
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.url = self.origin + "/mcp"
+        self._thread = threading.Thread(target=self.httpd.serve_forever,
+                                        kwargs={"poll_interval": 0.05},
+                                        name=f"scripted-http-{self.port}")
+        self._thread.start()
+
+    def record(self, seen: Seen) -> None:
+        with self._lock:
+            self.requests.append(seen)
+
+    def respond(self, reply: Reply, seen: Seen) -> None:
+        self._respond(reply, seen)
+
+    @staticmethod
+    def default(reply: Reply, seen: Seen) -> None:
+        if seen.rpc_method == "server/discover":
+            reply.result(seen, DISCOVER)
+        elif seen.rpc_id is None:
+            reply.send(202)
+        else:
+            reply.result(seen, {"resultType": "complete"})
+
+    def seen(self, method: str) -> list[Seen]:
+        with self._lock:
+            return [s for s in self.requests if s.rpc_method == method]
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self._thread.join(10)
+
+
+def elapsed(since: float) -> float:
+    return time.monotonic() - since
+
+
+class Wire:
+    """An :class:`HTTPTransport` driven by hand: raw messages in, callbacks recorded."""
+
+    def __init__(self, test: unittest.TestCase, url: str, **options: Any) -> None:
+        self.transport = HTTPTransport(url, **options)
+        self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.errors: queue.Queue[tuple[Any, MCPClientError]] = queue.Queue()
+        self.warnings: list[str] = []
+        self.closes: list[MCPClientError] = []
+        self.transport.start(self.messages.put, self.closes.append, self.warnings.append,
+                             lambda ident, exc: self.errors.put((ident, exc)))
+        test.addCleanup(self.transport.close)
+
+    def request(self, ident: int, method: str, params: dict[str, Any] | None = None,
+                headers: dict[str, str] | None = None) -> None:
+        meta = protocol.envelope("2026-07-28", client_info={"name": "t", "version": "1"},
+                                 capabilities={})
+        self.transport.send(protocol.request(ident, method, params or {}, meta=meta),
+                            headers=headers)
+
+    def answer(self) -> dict[str, Any]:
+        while True:
+            message = self.messages.get(timeout=WAIT)
+            if "id" in message:
+                return message
+
+    def error(self) -> tuple[Any, MCPClientError]:
+        return self.errors.get(timeout=WAIT)
+
+
+class ScriptedCase(LeakCheckingTestCase):
+    """A test case that builds scripted servers and clients of them, closed in order."""
+
+    def serve(self, respond: Any = None) -> ScriptedServer:
+        srv = ScriptedServer(respond)
+        self.addCleanup(srv.stop)
+        return srv
+
+    def client(self, srv: ScriptedServer, **options: Any) -> Client:
+        self.warnings: list[str] = []
+        options.setdefault("on_warn", self.warnings.append)
+        client = connect(options.pop("url", srv.url), **options)
+        self.addCleanup(client.close)
+        return client
+
+    def on_call(self, answer: Any) -> Any:
+        """A responder: ``answer(reply, seen)`` for tools/call, the defaults for the rest."""
+        def respond(reply: Reply, seen: Seen) -> None:
+            if seen.rpc_method == "tools/call":
+                answer(reply, seen)
+            else:
+                ScriptedServer.default(reply, seen)
+        return respond

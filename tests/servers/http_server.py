@@ -1,0 +1,106 @@
+"""The demo server over Streamable HTTP (official SDK app, uvicorn) on 127.0.0.1, random port.
+
+Prints ``PORT=<n>`` on stdout once it listens; the endpoint is ``/mcp``.  The SDK app is
+dual-era and routes each POST by its ``MCP-Protocol-Version`` header (PROTOCOL §7.9).
+``--json`` makes every answer ``application/json`` (the SDK then drops progress and log
+notifications).  Exits on SIGTERM or when its stdin reaches EOF (PROTOCOL §12).
+
+Beyond ``demo_server.build_server()`` it has three tools for watching cancellation from the
+server's side: ``watched(tag, seconds)`` reports progress once (so the answer becomes an
+event stream), then sleeps, noting whether it was cancelled; ``wait_started(tag, wait)`` and
+``outcome(tag, wait)`` wait up to ``wait`` seconds for ``watched`` to start or to end and say
+how it stands (``running``, ``cancelled``, ``finished`` or ``never started``).
+
+Usage: ``python tests/servers/http_server.py [--json]``
+"""
+
+import argparse
+import os
+import socket
+import sys
+import threading
+from typing import Any
+
+import anyio
+import uvicorn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from demo_server import build_server  # noqa: E402
+from mcp.server.mcpserver import Context  # noqa: E402
+
+OUTCOMES: dict[str, str] = {}
+STARTED: dict[str, anyio.Event] = {}
+ENDED: dict[str, anyio.Event] = {}
+
+
+def _started(tag: str) -> anyio.Event:
+    return STARTED.setdefault(tag, anyio.Event())
+
+
+def _ended(tag: str) -> anyio.Event:
+    return ENDED.setdefault(tag, anyio.Event())
+
+
+async def watched(tag: str, seconds: float, ctx: Context) -> str:
+    """Report progress once, then sleep ``seconds``; remember whether it was cancelled."""
+    OUTCOMES[tag] = "running"
+    _started(tag).set()
+    try:
+        await ctx.report_progress(0, 1, "started")
+        await anyio.sleep(seconds)
+        OUTCOMES[tag] = "finished"
+        return "slept"
+    except BaseException:
+        OUTCOMES[tag] = "cancelled"
+        raise
+    finally:
+        _ended(tag).set()
+
+
+async def wait_started(tag: str, wait: float) -> str:
+    """Wait up to ``wait`` seconds for ``watched(tag)`` to start; say how it stands."""
+    with anyio.move_on_after(wait):
+        await _started(tag).wait()
+    return OUTCOMES.get(tag, "never started")
+
+
+async def outcome(tag: str, wait: float) -> str:
+    """Wait up to ``wait`` seconds for ``watched(tag)`` to end; say how it ended."""
+    with anyio.move_on_after(wait):
+        await _ended(tag).wait()
+    return OUTCOMES.get(tag, "never started")
+
+
+def main(argv: "list[str] | None" = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="answer every request with JSON")
+    args = parser.parse_args(argv)
+    server = build_server()
+    server.add_tool(watched)
+    server.add_tool(wait_started)
+    server.add_tool(outcome)
+    app = server.streamable_http_app(json_response=args.json, host="127.0.0.1")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)   # connections queue from here on, before uvicorn accepts them
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
+    web = uvicorn.Server(config)
+
+    def watch_stdin() -> None:
+        while sys.stdin.buffer.read(4096):
+            pass
+        web.should_exit = True
+
+    threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
+    print(f"PORT={sock.getsockname()[1]}", flush=True)
+    anyio.run(_serve, web, sock)
+
+
+async def _serve(web: Any, sock: socket.socket) -> None:
+    await web.serve(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main()
