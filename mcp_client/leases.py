@@ -1,0 +1,434 @@
+"""File leases: an in-process, advisory, bounded-wait lock table with two tools.
+
+Two agents editing one checkout will, eventually, edit one file: read it,
+think, write it back -- and the second agent's write throws the first one's
+away (seed "File leases").  This module closes that window.
+
+* :class:`LeaseTable` -- one per workspace, shared by every agent's stack,
+  thread-safe.  A lease is a path held by one agent until it is released or
+  its TTL runs out (``default_ttl``, 300 s).  Leases are *hierarchical*: a
+  lease on a directory covers everything below it, so two leases conflict
+  when either path contains the other (segment-wise, as
+  :mod:`mcp_client.paths` compares; paths that differ only in case are taken
+  to conflict, failing closed).
+* :class:`Leases` -- one per agent, a provider wrapping a provider.  It
+  publishes ``lock_acquire(paths, ttl?, wait?)`` and ``lock_release(paths?)``
+  without any prefix, routes those names ahead of everything else, and
+  enforces leases on the tools that change things (``fs_write``, ``fs_edit``,
+  ``fs_move``, ``fs_delete`` by default).
+
+Acquisition is all or nothing.  It tries at once and, when somebody else holds
+a path, waits -- woken by every release, and looking again about once a
+second -- for up to ``wait`` seconds (90 by default, capped at the table's
+``default_ttl``), holding nothing while it waits, so no cycle of waiters can
+form.  ``wait: 0`` never blocks.  There is no queue and no fairness.  The
+refusal at the end is a *value*, not an error: it names the holder and how long
+it has held the path, so a model can work on something else and come back.
+Re-acquiring a path this agent holds refreshes its TTL.
+
+``on_wait_begin``/``on_wait_end`` fire around a wait that really begins (never
+for an immediate grant, never for ``wait: 0``); ``on_wait_end`` fires on every
+exit.  Both are shielded: a host whose bookkeeping raises does not turn a
+granted lock into an error.  ``cancelled()`` is asked on every poll and ends a
+wait early; it fails *open* (a raise counts as "not cancelled"), because
+over-waiting costs seconds and a falsely abandoned acquire costs correctness.
+
+Enforcement: another holder's lease on a location a mutating call names always
+refuses it.  Strict mode -- a mutation must be covered by a lease *this* agent
+holds, or it is refused with an error that teaches ``lock_acquire`` -- is on
+whenever ``concurrent()`` reports more than one live agent.  ``concurrent``
+fails *closed*: a raise, or an answer that is not a count, means strict.  A
+mutating call whose location cannot be read (no root, ``..``, not a string;
+see :mod:`mcp_client.paths`) is refused in strict mode, and outside it whenever
+another agent holds anything at all -- it cannot be shown not to collide.
+
+Decisions beyond the seed: a lock call's paths are resolved against the root
+of the name ``lock_acquire`` in ``roots`` (so ``{"lock": "/srv/work"}`` or a
+catch-all ``""`` key), the same lexical rules the policy uses; the successful
+answer and the refusal are JSON objects (``{"acquired": true, ...}``); calls
+around a lock call are forwarded to the inner provider in separate batches, so
+a ``lock_release`` never overtakes the write before it.
+
+None of this reaches outside the process: a lease is advisory and dies with
+it.  The server's own sandbox stays the filesystem's truth.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from . import paths
+from .bridge import parse_arguments, read_call
+
+__all__ = ["LeaseTable", "Leases", "Lease", "ACQUIRE", "RELEASE", "ENFORCED_TOOLS"]
+
+log = logging.getLogger(__name__)
+
+ACQUIRE = "lock_acquire"
+RELEASE = "lock_release"
+#: The tools that change things, by the filesystem toolkit's names (seed).
+ENFORCED_TOOLS = ("fs_write", "fs_edit", "fs_move", "fs_delete")
+#: The default wait of ``lock_acquire``, seconds (seed).
+DEFAULT_WAIT = 90.0
+#: How often a waiting acquire looks again, at the least (seed: "about once a second").
+POLL_SECONDS = 1.0
+
+_DECLARATIONS: list[dict[str, Any]] = [
+    {"type": "function", "function": {
+        "name": ACQUIRE,
+        "description": "Claim files or directories before changing them, so that other "
+                       "agents working in the same place do not overwrite your work. All or "
+                       "nothing; waits up to `wait` seconds for paths another agent holds.",
+        "parameters": {"type": "object", "properties": {
+            "paths": {"type": "array", "items": {"type": "string"},
+                      "description": "The paths to claim (a directory covers everything "
+                                     "below it)."},
+            "ttl": {"type": "number", "description": "Seconds the claim lasts unless "
+                                                     "renewed (default 300)."},
+            "wait": {"type": "number", "description": "Seconds to wait for paths another "
+                                                      "agent holds (default 90; 0: never)."}},
+            "required": ["paths"]}}},
+    {"type": "function", "function": {
+        "name": RELEASE,
+        "description": "Give back claimed paths (all of yours when `paths` is left out).",
+        "parameters": {"type": "object", "properties": {
+            "paths": {"type": "array", "items": {"type": "string"}}}}}},
+]
+
+
+@dataclass
+class Lease:
+    """One held path."""
+
+    path: str
+    holder: str
+    since: float
+    expires: float
+
+
+def _overlap(a: str, b: str) -> bool:
+    """Whether two normalised paths conflict (either contains the other; case fails closed)."""
+    return paths.contains(a, b) is not paths.Tri.NO or paths.contains(b, a) is not paths.Tri.NO
+
+
+class LeaseTable:
+    """The workspace's leases, shared by every agent's :class:`Leases`.
+
+    Args:
+        default_ttl: seconds a lease lasts unless a call says otherwise.
+        clock: monotonic seconds (a test may pass its own).
+    """
+
+    def __init__(self, default_ttl: float = 300, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if isinstance(default_ttl, bool) or not isinstance(default_ttl, (int, float)) or \
+                not default_ttl > 0:
+            raise ValueError(f"default_ttl must be a positive number, not {default_ttl!r}")
+        self.default_ttl = float(default_ttl)
+        self._clock = clock
+        self._cond = threading.Condition()
+        self._leases: dict[str, Lease] = {}
+
+    def __repr__(self) -> str:
+        return f"<LeaseTable leases={len(self._leases)} default_ttl={self.default_ttl:g}>"
+
+    def _purge(self, now: float) -> None:
+        for path in [p for p, lease in self._leases.items() if lease.expires <= now]:
+            del self._leases[path]
+
+    def snapshot(self) -> list[Lease]:
+        """The live leases (copies)."""
+        with self._cond:
+            self._purge(self._clock())
+            return [Lease(**vars(lease)) for lease in self._leases.values()]
+
+    def try_acquire(self, holder: str, wanted: Sequence[str], ttl: float) -> Lease | None:
+        """Claim every path or none.
+
+        Returns:
+            None when granted; otherwise a lease of another holder that is in
+            the way.
+        """
+        with self._cond:
+            now = self._clock()
+            self._purge(now)
+            for path in wanted:
+                for lease in self._leases.values():
+                    if lease.holder != holder and _overlap(lease.path, path):
+                        return Lease(**vars(lease))
+            for path in wanted:
+                held = self._leases.get(path)
+                since = held.since if held is not None and held.holder == holder else now
+                self._leases[path] = Lease(path, holder, since, now + ttl)
+            return None
+
+    def release(self, holder: str, released: Iterable[str] | None = None) -> list[str]:
+        """Give back ``released`` (all of ``holder``'s when None); returns what was freed."""
+        with self._cond:
+            wanted = None if released is None else set(released)
+            freed = [p for p, lease in self._leases.items()
+                     if lease.holder == holder and (wanted is None or p in wanted)]
+            for path in freed:
+                del self._leases[path]
+            self._cond.notify_all()
+        return freed
+
+    def release_holder(self, agent_id: str) -> list[str]:
+        """Give back everything ``agent_id`` holds (its run has drained)."""
+        return self.release(agent_id, None)
+
+    def release_all(self) -> None:
+        """Empty the table (at shutdown)."""
+        with self._cond:
+            self._leases.clear()
+            self._cond.notify_all()
+
+    def blocking(self, holder: str, path: str | None) -> Lease | None:
+        """Another holder's lease over ``path`` (any of theirs when ``path`` is unknown)."""
+        with self._cond:
+            self._purge(self._clock())
+            for lease in self._leases.values():
+                if lease.holder != holder and (path is None or _overlap(lease.path, path)):
+                    return Lease(**vars(lease))
+        return None
+
+    def covers(self, holder: str, path: str) -> bool:
+        """Whether ``holder`` holds a lease on ``path`` or a directory above it."""
+        with self._cond:
+            self._purge(self._clock())
+            return any(lease.holder == holder and
+                       paths.contains(lease.path, path) is paths.Tri.YES
+                       for lease in self._leases.values())
+
+    def wait_for_change(self, timeout: float) -> None:
+        """Block until a release, or ``timeout`` seconds."""
+        with self._cond:
+            self._cond.wait(timeout)
+
+    def held_for(self, lease: Lease) -> float:
+        """Seconds since ``lease`` was first taken."""
+        return max(0.0, self._clock() - lease.since)
+
+
+def _tool_message(ident: Any, payload: Any, *, is_error: bool) -> dict[str, Any]:
+    content = payload if isinstance(payload, str) else json.dumps(payload)
+    return {"role": "tool", "tool_call_id": ident, "content": content, "is_error": is_error}
+
+
+def _shielded(hook: Callable[[], Any] | None, what: str) -> None:
+    if hook is None:
+        return
+    try:
+        hook()
+    except Exception:
+        log.exception("%s raised; ignored", what)
+
+
+class Leases:
+    """One agent's view of the workspace's leases, as a provider layer.
+
+    Args:
+        inner: the provider underneath.
+        table: the workspace's :class:`LeaseTable`.
+        agent_id: this agent's id (the holder name others are told).
+        roots: tool-name prefix -> the server's directory (as for the policy).
+        concurrent: how many agents are live now; more than one turns strict
+            mode on.
+        enforced_tools: the mutating tools (default :data:`ENFORCED_TOOLS`).
+        on_wait_begin: told when an acquire really starts waiting.
+        on_wait_end: told when that wait ends, however it ends.
+        cancelled: asked on every poll; True ends a wait early.
+    """
+
+    def __init__(self, inner: Any, table: LeaseTable, agent_id: str, *,
+                 roots: Mapping[str, str] | None = None,
+                 concurrent: Callable[[], Any] | None = None,
+                 enforced_tools: Iterable[str] | None = None,
+                 on_wait_begin: Callable[[], Any] | None = None,
+                 on_wait_end: Callable[[], Any] | None = None,
+                 cancelled: Callable[[], Any] | None = None) -> None:
+        if not isinstance(table, LeaseTable):
+            raise TypeError("table must be a LeaseTable")
+        if not isinstance(agent_id, str) or not agent_id:
+            raise ValueError("agent_id must be a non-empty string")
+        self.inner = inner
+        self.table = table
+        self.agent_id = agent_id
+        self.roots = {prefix: paths.check_root(root) for prefix, root in (roots or {}).items()}
+        self._concurrent = concurrent
+        self.enforced_tools = frozenset(ENFORCED_TOOLS if enforced_tools is None
+                                        else enforced_tools)
+        self._on_wait_begin = on_wait_begin
+        self._on_wait_end = on_wait_end
+        self._cancelled = cancelled
+
+    def __repr__(self) -> str:
+        return f"<Leases agent={self.agent_id!r} over {self.inner!r}>"
+
+    # -- the provider pair -----------------------------------------------------------
+
+    def tools_for_llm(self) -> list[dict[str, Any]]:
+        """``lock_acquire`` and ``lock_release``, then the inner provider's tools."""
+        mine: list[dict[str, Any]] = json.loads(json.dumps(_DECLARATIONS))
+        return mine + [d for d in self.inner.tools_for_llm()
+                       if not (isinstance(d, dict) and d.get("function", {}).get("name")
+                               in (ACQUIRE, RELEASE))]
+
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+        """Lock calls here, refused mutations in place, the rest to the inner provider.
+
+        Consecutive calls that go to the inner provider go as one batch; a lock
+        call between them is a barrier, so order is kept.
+        """
+        calls = list(calls)
+        results: list[dict[str, Any] | None] = [None] * len(calls)
+        batch: list[int] = []
+
+        def flush() -> None:
+            if batch:
+                answers = list(self.inner.execute_tool_calls([calls[i] for i in batch]))
+                for index, answer in zip(batch, answers):
+                    results[index] = answer
+                batch.clear()
+
+        for index, call in enumerate(calls):
+            parts = read_call(call)
+            if parts.name in (ACQUIRE, RELEASE):
+                flush()
+                results[index] = self._lock_call(parts.ident, parts.name, parts.arguments)
+                continue
+            refusal = self._enforce(parts.name, parts.arguments) \
+                if parts.name in self.enforced_tools else None
+            if refusal is not None:
+                results[index] = _tool_message(parts.ident, refusal, is_error=True)
+            else:
+                batch.append(index)
+        flush()
+        return [r if r is not None else _tool_message(None, "no result", is_error=True)
+                for r in results]
+
+    # -- lock calls ------------------------------------------------------------------
+
+    def _resolve(self, tool: str, wanted: Any) -> list[str] | str:
+        """The normalised paths of a lock call, or why they cannot be read."""
+        if isinstance(wanted, str):
+            wanted = [wanted]
+        if not isinstance(wanted, list) or not wanted:
+            return "paths must be a non-empty list of strings"
+        root = paths.root_for(self.roots, tool)
+        resolved = []
+        for item in wanted:
+            path = paths.resolve(item, root)
+            if path is None:
+                return (f"cannot lock {item!r}: it is not a plain path under a known root "
+                        "(relative paths need a root; '..', '~', escapes and the like are "
+                        "refused)")
+            resolved.append(path)
+        return resolved
+
+    def _lock_call(self, ident: Any, name: str, raw: Any) -> dict[str, Any]:
+        try:
+            arguments = parse_arguments(raw)
+        except ValueError as exc:
+            return _tool_message(ident, f"{name}: {exc}", is_error=True)
+        if name == RELEASE:
+            wanted = None
+            if arguments.get("paths") is not None:
+                resolved = self._resolve(name, arguments["paths"])
+                if isinstance(resolved, str):
+                    return _tool_message(ident, f"{name}: {resolved}", is_error=True)
+                wanted = resolved
+            freed = self.table.release(self.agent_id, wanted)
+            return _tool_message(ident, {"released": freed}, is_error=False)
+        resolved = self._resolve(ACQUIRE, arguments.get("paths"))
+        if isinstance(resolved, str):
+            return _tool_message(ident, f"{name}: {resolved}", is_error=True)
+        ttl = arguments.get("ttl", self.table.default_ttl)
+        wait = arguments.get("wait", DEFAULT_WAIT)
+        for label, value in (("ttl", ttl), ("wait", wait)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                    value != value or value < 0 or (label == "ttl" and value == 0):
+                return _tool_message(ident, f"{name}: {label} must be a positive number",
+                                     is_error=True)
+        return _tool_message(ident, self._acquire(resolved, float(ttl),
+                                                  min(float(wait), self.table.default_ttl)),
+                             is_error=False)
+
+    def _acquire(self, wanted: list[str], ttl: float, wait: float) -> dict[str, Any]:
+        blocker = self.table.try_acquire(self.agent_id, wanted, ttl)
+        if blocker is None:
+            return {"acquired": True, "paths": wanted, "ttl": ttl}
+        if wait > 0:
+            deadline = time.monotonic() + wait
+            _shielded(self._on_wait_begin, "on_wait_begin")
+            try:
+                while blocker is not None and not self._is_cancelled():
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    self.table.wait_for_change(min(POLL_SECONDS, remaining))
+                    blocker = self.table.try_acquire(self.agent_id, wanted, ttl)
+            finally:
+                _shielded(self._on_wait_end, "on_wait_end")
+            if blocker is None:
+                return {"acquired": True, "paths": wanted, "ttl": ttl}
+        return {"acquired": False, "path": blocker.path, "holder": blocker.holder,
+                "held_for_seconds": round(self.table.held_for(blocker), 1),
+                "hint": "another agent holds this; work on something else and try again "
+                        "later, or wait longer"}
+
+    def _is_cancelled(self) -> bool:
+        if self._cancelled is None:
+            return False
+        try:
+            return bool(self._cancelled())
+        except Exception:   # fails open: keep waiting
+            log.exception("cancelled() raised; treated as not cancelled")
+            return False
+
+    # -- enforcement ---------------------------------------------------------------
+
+    def _strict(self) -> bool:
+        if self._concurrent is None:
+            return False
+        try:
+            live = self._concurrent()
+        except Exception:   # fails closed
+            return True
+        if isinstance(live, bool) or not isinstance(live, int):
+            return True
+        return live > 1
+
+    def _enforce(self, tool: str | None, raw: Any) -> str | None:
+        """Why this mutating call is refused, or None to let it through."""
+        assert tool is not None
+        try:
+            arguments = parse_arguments(raw)
+        except ValueError:
+            return None   # the inner provider reports malformed arguments
+        found = paths.locate(arguments, paths.root_for(self.roots, tool)) or []
+        strict = self._strict()
+        for location in found:
+            blocker = self.table.blocking(self.agent_id, location.resolved)
+            if blocker is not None:
+                return (f"{tool}: {blocker.path} is leased by {blocker.holder} (held for "
+                        f"{self.table.held_for(blocker):.0f}s); call {ACQUIRE} with a wait, "
+                        "or work on something else")
+            if strict and (location.resolved is None or
+                           not self.table.covers(self.agent_id, location.resolved)):
+                return self._teach(tool, location.value)
+        if strict and not found:
+            return self._teach(tool, None)
+        return None
+
+    @staticmethod
+    def _teach(tool: str, where: Any) -> str:
+        what = f" {where!r}" if where is not None else ""
+        return (f"{tool}: other agents are working in this workspace, so changes need a "
+                f"lease. Call {ACQUIRE} with the path{what} first (and {RELEASE} when "
+                "done), then repeat this call.")
