@@ -272,6 +272,13 @@ class Leases:
 
     # -- the provider pair -----------------------------------------------------------
 
+    def tool_annotations(self, name: str) -> Any:
+        """The inner provider's annotations for ``name`` (None when it cannot say)."""
+        if name in (ACQUIRE, RELEASE):
+            return None
+        lookup = getattr(self.inner, "tool_annotations", None)
+        return lookup(name) if callable(lookup) else None
+
     def tools_for_llm(self) -> list[dict[str, Any]]:
         """``lock_acquire`` and ``lock_release``, then the inner provider's tools."""
         mine: list[dict[str, Any]] = json.loads(json.dumps(_DECLARATIONS))

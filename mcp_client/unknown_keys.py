@@ -57,6 +57,11 @@ class UnknownKeys:
     def __repr__(self) -> str:
         return f"<UnknownKeys over {self.provider!r}>"
 
+    def tool_annotations(self, name: str) -> Any:
+        """The inner provider's annotations for ``name`` (None when it cannot say)."""
+        lookup = getattr(self.provider, "tool_annotations", None)
+        return lookup(name) if callable(lookup) else None
+
     def tools_for_llm(self) -> list[dict[str, Any]]:
         """The inner declarations, unchanged; their properties are remembered."""
         declarations = list(self.provider.tools_for_llm())

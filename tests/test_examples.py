@@ -43,3 +43,35 @@ class PermissionUITest(LeakCheckingTestCase):
             "  [ui] 'Really drop the database?' -> None",
             "confirm: state='pending:drop the database' action=cancel content={}",
         ])
+
+
+AGENTS = [
+    'tools: fs_delete fs_edit fs_list fs_read fs_write lock_acquire lock_release',
+    'fs_write declares: path content reason',
+    'agent-1: claim notes.md and write it',
+    '  [human] fs_write {"path": "notes.md"}',
+    '          reason given: Record the first finding, as asked',
+    '          -> always allow writes in the workspace',
+    '  agent-1 <- a1: {"acquired": true, "paths": ["<workspace>/notes.md"], "ttl": 300.0}',
+    '  agent-1 <- a2: wrote 23 characters to notes.md',
+    'agent-2: claim notes.md',
+    '  agent-2 waits for notes.md',
+    'agent-1: finish the edit and let go',
+    '  agent-1 <- a3: edited notes.md',
+    '  agent-1 <- a4: {"released": ["<workspace>/notes.md"]}',
+    '  agent-2 <- b1: {"acquired": true, "paths": ["<workspace>/notes.md"], "ttl": 300.0}',
+    'agent-2: write under its lease, then let go',
+    '  [audit] fs_edit (b2) carried undeclared create_backup; it declares new, old, path, reason',
+    '  agent-2 <- b2: edited notes.md',
+    '  agent-2 <- b3: {"released": ["<workspace>/notes.md"]}',
+    'questions asked: 1; grants in the shared book: 1',
+    'notes.md now reads:',
+    '  | # Notes',
+    '  | - from agent-1 (checked)',
+    '  | - from agent-2',
+]
+
+
+class AgentsTest(LeakCheckingTestCase):
+    def test_two_agents_share_leases_and_grants(self) -> None:
+        self.assertEqual(run_example("agents.py").splitlines(), AGENTS)

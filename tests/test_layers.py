@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import copy
 import json
+import tempfile
+import threading
+from pathlib import Path
 from typing import Any
 
+from mcp_client import Client, Registry
+from mcp_client.leases import LeaseTable, Leases
+from mcp_client.policy import Policy
 from mcp_client.reasons import REASON_PARAM, Reasons
 from mcp_client.unknown_keys import UnknownKeys
 
-from .base import LeakCheckingTestCase
+from .base import PYTHON, LeakCheckingTestCase
+
+FILES = Path(__file__).resolve().parent.parent / "examples" / "servers" / "files_server.py"
 
 
 def declaration(name: str, properties: dict[str, Any] | None) -> dict[str, Any]:
@@ -158,3 +166,49 @@ class UnknownKeysTest(LeakCheckingTestCase):
         layer = UnknownKeys(Broken(), self.warnings.append)
         with self.assertRaises(RuntimeError):
             layer.execute_tool_calls([call("1", "fs_write", {})])
+
+
+class RealStackTest(LeakCheckingTestCase):
+    """The seed's layer order over a real filesystem server, as a model would drive it."""
+
+    def test_reasons_reach_the_prompt_and_never_the_server(self) -> None:
+        workspace = tempfile.mkdtemp()
+        self.addCleanup(__import__("shutil").rmtree, workspace)
+        client = Client.connect_stdio(PYTHON, args=[str(FILES), workspace])
+        self.addCleanup(client.close)
+        wire: list[dict[str, Any]] = []
+        lock = threading.Lock()
+        send = client.transport.send
+
+        def recording(message: dict[str, Any], **kwargs: Any) -> None:
+            with lock:
+                wire.append(message)
+            send(message, **kwargs)
+
+        client.transport.send = recording  # type: ignore[method-assign]
+        registry = Registry()
+        self.addCleanup(registry.close)
+        registry.add(client, prefix="fs")
+        questions: list[dict[str, Any]] = []
+        warnings: list[dict[str, Any]] = []
+        roots = {"fs": workspace, "lock": workspace}
+        policy = Policy(UnknownKeys(Reasons(Leases(registry, LeaseTable(), "a", roots=roots)),
+                                    warnings.append),
+                        rules=Policy.default_rules(), roots=roots,
+                        on_ask=lambda q: questions.append(q) or "allow-once")
+        declared = {d["function"]["name"]: d for d in policy.tools_for_llm()}
+        self.assertIn(REASON_PARAM, declared["fs_write"]["function"]["parameters"]["properties"])
+        results = policy.execute_tool_calls([
+            call("1", "fs_write", json.dumps({"path": "a.txt", "content": "hi",
+                                              "reason": "the user asked for a.txt"})),
+            call("2", "fs_read", {"path": "a.txt", "reason": "check the write"})])
+        self.assertEqual([r["is_error"] for r in results], [False, False])
+        self.assertEqual(results[1]["content"], "hi")
+        self.assertEqual(len(questions), 1)            # the read went through unasked
+        self.assertEqual(questions[0]["arguments"]["reason"], "the user asked for a.txt")
+        self.assertEqual(warnings, [])                  # no false positive for reason
+        calls = [m for m in wire if m.get("method") == "tools/call"]
+        self.assertEqual([m["params"]["name"] for m in calls], ["write", "read"])
+        for message in calls:
+            self.assertNotIn(REASON_PARAM, message["params"]["arguments"])
+        self.assertEqual(Path(workspace, "a.txt").read_text(), "hi")
