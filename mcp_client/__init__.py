@@ -9,10 +9,10 @@ heavier than the standard library (no ``requests``, ``jsonschema`` or ``mcp``).
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .client import Client
-from .registry import Registry
 from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, ProtocolError,
                          ServerGone, SpawnFailed, Timeout, TransportClosed, TransportError,
                          UnsupportedVersion)
@@ -24,3 +24,15 @@ __all__ = [
 ]
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+if TYPE_CHECKING:
+    from .registry import Registry
+
+
+def __getattr__(name: str) -> Any:
+    # Registry (and the bridge behind it) is loaded on first use, so that a
+    # program that only talks to one server does not pay for it at import.
+    if name == "Registry":
+        from .registry import Registry
+        return Registry
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,8 +8,10 @@ so the client module keeps to the connection itself.
 
 from __future__ import annotations
 
-from concurrent.futures import Future
-from typing import Any, Callable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 __all__ = ["AsyncTwins"]
 

@@ -7,7 +7,6 @@ ignored typo in a hook name is a client that quietly never elicits.
 
 from __future__ import annotations
 
-import difflib
 import numbers
 from typing import Any, Callable, Iterable, Mapping
 
@@ -52,6 +51,8 @@ _CALLABLES = ("on_warn", "on_log", "on_progress", "on_elicit", "on_sample", "on_
 
 def unknown_option(name: str, known: Iterable[str]) -> MCPClientError:
     """The error for an option nobody recognises, with a suggestion."""
+    import difflib   # only on the error path
+
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]}?)" if close else ""
     return MCPClientError(f"unknown option: {name}{hint}")

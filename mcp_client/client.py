@@ -30,11 +30,10 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, Callable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 from . import protocol
 from ._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_options
@@ -49,6 +48,9 @@ from .progress import ProgressBook, Ticket
 from .protocol import Kind
 from .stream import Stream
 from .transport import Transport
+
+if TYPE_CHECKING:  # concurrent.futures is imported on first use: it is not free
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 __all__ = ["Client"]
 
@@ -74,8 +76,13 @@ def _is_cancelled(signal: Any) -> bool:
     return bool(signal.is_set()) if isinstance(signal, threading.Event) else bool(signal.done())
 
 
+def _is_future(value: Any) -> bool:
+    futures = sys.modules.get("concurrent.futures")   # no Future exists before it is imported
+    return futures is not None and isinstance(value, futures.Future)
+
+
 def _check_cancel_signal(signal: Any) -> None:
-    if signal is not None and not isinstance(signal, (threading.Event, Future)):
+    if signal is not None and not isinstance(signal, threading.Event) and not _is_future(signal):
         raise MCPClientError("cancelled must be a threading.Event or a concurrent.futures.Future,"
                              f" not {type(signal).__name__}")
 
@@ -546,12 +553,10 @@ class Client(TypedAPI):
     def _pause(seconds: float, cancelled: Any, method: str) -> None:
         if isinstance(cancelled, threading.Event):
             stopped = cancelled.wait(seconds)
-        elif isinstance(cancelled, Future):
+        elif _is_future(cancelled):
             try:
                 cancelled.result(seconds)
-            except FutureTimeout:
-                pass
-            except BaseException:
+            except BaseException:   # a timeout, or the future's own failure: both mean "look"
                 pass
             stopped = cancelled.done()
         else:
@@ -567,6 +572,7 @@ class Client(TypedAPI):
             if self._state == "closed":
                 raise TransportClosed()
             if self._executor is None:
+                from concurrent.futures import ThreadPoolExecutor
                 self._executor = ThreadPoolExecutor(
                     ASYNC_WORKERS, thread_name_prefix=f"mcp-client-{os.getpid()}")
             return self._executor.submit(fn, *args, **kwargs)
@@ -621,6 +627,7 @@ class Client(TypedAPI):
             if self._state == "closed":
                 return
             if self._workers is None:
+                from concurrent.futures import ThreadPoolExecutor
                 self._workers = ThreadPoolExecutor(
                     4, thread_name_prefix=f"mcp-client-hooks-{os.getpid()}")
             self._workers.submit(self._answer_server_request, message)

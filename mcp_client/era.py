@@ -29,7 +29,6 @@ itself: it drives the callables it is given.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from . import protocol
@@ -43,17 +42,26 @@ _LEGACY_STATUSES = (400, 404, 405)
 Exchange = Callable[[str, dict[str, Any], "dict[str, Any] | None", float], dict[str, Any]]
 
 
-@dataclass
 class EraInfo:
-    """What negotiation found out."""
+    """What negotiation found out (a plain class: ``dataclasses`` costs an import)."""
 
-    era: str                                  # "modern" | "legacy"
-    version: str
-    supported: tuple[str, ...] = ()
-    server_info: dict[str, Any] = field(default_factory=dict)
-    capabilities: dict[str, Any] = field(default_factory=dict)
-    instructions: str | None = None
-    discovered: bool = False                  # a DiscoverResult filled the fields
+    __slots__ = ("era", "version", "supported", "server_info", "capabilities",
+                 "instructions", "discovered")
+
+    def __init__(self, era: str, version: str, supported: tuple[str, ...] = (),
+                 server_info: dict[str, Any] | None = None,
+                 capabilities: dict[str, Any] | None = None,
+                 instructions: str | None = None, discovered: bool = False) -> None:
+        self.era = era                         # "modern" | "legacy"
+        self.version = version
+        self.supported = supported
+        self.server_info = server_info if server_info is not None else {}
+        self.capabilities = capabilities if capabilities is not None else {}
+        self.instructions = instructions
+        self.discovered = discovered           # a DiscoverResult filled the fields
+
+    def __repr__(self) -> str:
+        return f"<EraInfo {self.era} {self.version}>"
 
 
 def _info_from_discover(version: str, result: dict[str, Any],
