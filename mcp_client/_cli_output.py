@@ -1,0 +1,199 @@
+"""What ``python -m mcp_client`` prints for people: tables and readable results.
+
+This module owns the human-readable rendering of each verb's answer.  Every
+function is pure -- the data a verb got from the server in, text out -- so
+the command line's output can be checked without a server or a terminal.
+``--json`` output does not come through here: it is the data as the client
+returned it.
+
+Decisions:
+
+* Tools are a table of name, hints, arguments and description.  The hints
+  column has one position per annotation -- ``r`` readOnlyHint, ``d``
+  destructiveHint, ``i`` idempotentHint, ``o`` openWorldHint -- showing the
+  letter when the server declared it true, ``-`` when it declared it false
+  and ``.`` when it said nothing (the spec's default then applies); a legend
+  follows the table.  Arguments are the input schema's properties, an
+  optional one marked with a trailing ``?``.
+* Descriptions show their first line; on a terminal the last column is cut
+  to the terminal's width (with ``...``), never when output is piped.
+* Results are text; images, audio and blob resources are named with their
+  MIME type and decoded size (``[image: image/png, 67 bytes]``), never
+  dumped (the LLM bridge's rendering, :func:`mcp_client.bridge.flatten_content`).
+  A result with no content but ``structuredContent`` prints that JSON.
+* A resource read with one text content prints the text alone, like ``cat``;
+  with several, each is introduced by a ``[resource: uri]`` line.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Sequence
+
+from .bridge import flatten_content
+
+__all__ = ["table", "tools_table", "resources_table", "templates_table", "prompts_table",
+           "info_text", "result_text", "contents_text", "prompt_text", "HINTS_LEGEND"]
+
+#: (annotation, letter) in the order of the hints column.
+_HINTS = (("readOnlyHint", "r"), ("destructiveHint", "d"), ("idempotentHint", "i"),
+          ("openWorldHint", "o"))
+HINTS_LEGEND = ("hints: r read-only, d destructive, i idempotent, o open-world "
+                "(letter: declared true, -: declared false, .: not declared)")
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *,
+          width: int | None = None) -> str:
+    """Rows in aligned columns under ``headers``; the last column cut to ``width``."""
+    widths = [max(len(row[n]) for row in [headers, *rows]) for n in range(len(headers) - 1)]
+    lines = []
+    for row in [headers, *rows]:
+        head = "  ".join(cell.ljust(w) for cell, w in zip(row, widths))
+        line = f"{head}  {row[-1]}" if widths else row[-1]
+        if width is not None and len(line) > width:
+            line = line[:max(width - 3, len(head) + 2)].rstrip() + "..."
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def _first_line(text: Any) -> str:
+    if not isinstance(text, str):
+        return ""
+    lines = text.strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
+def _hints(tool: Mapping[str, Any]) -> str:
+    annotations = tool.get("annotations")
+    annotations = annotations if isinstance(annotations, Mapping) else {}
+    marks = []
+    for key, letter in _HINTS:
+        value = annotations.get(key)
+        marks.append(letter if value is True else "-" if value is False else ".")
+    return "".join(marks)
+
+
+def _arguments(schema: Any) -> str:
+    if not isinstance(schema, Mapping) or not isinstance(schema.get("properties"), Mapping):
+        return ""
+    required = schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
+    return ", ".join(name if name in required else f"{name}?" for name in schema["properties"])
+
+
+def _description(item: Mapping[str, Any]) -> str:
+    annotations = item.get("annotations")
+    title = annotations.get("title") if isinstance(annotations, Mapping) else None
+    return _first_line(item.get("description")) or _first_line(item.get("title")) or \
+        _first_line(title)
+
+
+def tools_table(tools: Sequence[Mapping[str, Any]], *, width: int | None = None) -> str:
+    """The ``tools`` verb's table, with the hints legend below it."""
+    if not tools:
+        return "no tools"
+    rows = [[str(t.get("name", "")), _hints(t), _arguments(t.get("inputSchema")),
+             _description(t)] for t in tools]
+    return table(["NAME", "HINTS", "ARGUMENTS", "DESCRIPTION"], rows, width=width) + \
+        "\n\n" + HINTS_LEGEND
+
+
+def resources_table(resources: Sequence[Mapping[str, Any]], *, width: int | None = None) -> str:
+    """The ``resources`` verb's table."""
+    if not resources:
+        return "no resources"
+    rows = [[str(r.get("uri", "")), str(r.get("name", "")), str(r.get("mimeType") or ""),
+             _description(r)] for r in resources]
+    return table(["URI", "NAME", "MIME TYPE", "DESCRIPTION"], rows, width=width)
+
+
+def templates_table(templates: Sequence[Mapping[str, Any]], *, width: int | None = None) -> str:
+    """The ``templates`` verb's table."""
+    if not templates:
+        return "no resource templates"
+    rows = [[str(t.get("uriTemplate", "")), str(t.get("name", "")),
+             str(t.get("mimeType") or ""), _description(t)] for t in templates]
+    return table(["URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"], rows, width=width)
+
+
+def prompts_table(prompts: Sequence[Mapping[str, Any]], *, width: int | None = None) -> str:
+    """The ``prompts`` verb's table."""
+    if not prompts:
+        return "no prompts"
+    rows = []
+    for prompt in prompts:
+        arguments = prompt.get("arguments")
+        names = [f"{a.get('name')}" if a.get("required") else f"{a.get('name')}?"
+                 for a in arguments if isinstance(a, Mapping)] \
+            if isinstance(arguments, list) else []
+        rows.append([str(prompt.get("name", "")), ", ".join(names), _description(prompt)])
+    return table(["NAME", "ARGUMENTS", "DESCRIPTION"], rows, width=width)
+
+
+def info_text(info: Mapping[str, Any]) -> str:
+    """The ``info`` verb: who the server is and what it speaks."""
+    server = info.get("serverInfo") or {}
+    name = " ".join(str(server[k]) for k in ("name", "version") if server.get(k))
+    lines = [f"server:        {name or '(unnamed)'}"]
+    if server.get("title"):
+        lines.append(f"title:         {server['title']}")
+    lines.append(f"era:           {info['era']} (protocol {info['protocolVersion']})")
+    if info.get("supportedVersions"):
+        lines.append(f"versions:      {', '.join(info['supportedVersions'])}")
+    caps = info.get("capabilities") or {}
+    lines.append(f"capabilities:  {', '.join(sorted(caps)) or 'none'}")
+    instructions = info.get("instructions")
+    if instructions:
+        text = "\n               ".join(str(instructions).strip().splitlines())
+        lines.append(f"instructions:  {text}")
+    return "\n".join(lines)
+
+
+def result_text(result: Mapping[str, Any]) -> str:
+    """A tool result as text (binary payloads named, not dumped)."""
+    text = flatten_content(result.get("content"))
+    if not text and "structuredContent" in result:
+        return json.dumps(result["structuredContent"], indent=2, ensure_ascii=False)
+    return text
+
+
+def _size(data: Any) -> str:
+    if not isinstance(data, str):
+        return "unknown size"
+    compact = "".join(data.split())
+    padding = len(compact) - len(compact.rstrip("="))
+    return f"{max(0, len(compact) * 3 // 4 - padding)} bytes"
+
+
+def contents_text(result: Mapping[str, Any]) -> str:
+    """A ``resources/read`` result: the text itself, blobs named."""
+    contents = result.get("contents")
+    if not isinstance(contents, list) or not contents:
+        return "(the resource is empty)"
+    parts = []
+    for item in contents:
+        if not isinstance(item, Mapping):
+            parts.append("[unreadable content]")
+            continue
+        mime = item.get("mimeType") or "unknown type"
+        if isinstance(item.get("text"), str):
+            head = "" if len(contents) == 1 else f"[resource: {item.get('uri')}]\n"
+            parts.append(head + item["text"])
+        else:
+            parts.append(f"[blob: {item.get('uri')}, {mime}, {_size(item.get('blob'))}]")
+    return "\n".join(parts)
+
+
+def prompt_text(result: Mapping[str, Any]) -> str:
+    """A rendered prompt: its description, then each message under its role."""
+    lines = []
+    if result.get("description"):
+        lines.append(f"# {result['description']}")
+    for message in result.get("messages") or []:
+        if not isinstance(message, Mapping):
+            continue
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [content]
+        lines.append(f"[{message.get('role', '?')}]")
+        lines.append(flatten_content(blocks))
+    return "\n".join(lines)

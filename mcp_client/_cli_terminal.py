@@ -1,0 +1,318 @@
+"""The command line's conversation with a person at a terminal.
+
+This module owns the two things ``python -m mcp_client`` does on a terminal
+rather than on stdout: a progress bar on stderr while a tool call reports
+progress, and an elicitation form that asks the server's questions one field
+at a time.  Both write to stderr only, so stdout stays the command's output
+(pipe it, and what arrives is the answer alone).  Nothing here decides
+*whether* to be interactive: :mod:`mcp_client.cli` checks that stdin and
+stderr are terminals and hands in the streams.
+
+Decisions about the form (the 2025-11-25 / 2026-07-28 elicitation
+``requestedSchema`` is a flat object of primitive fields):
+
+* Each property is asked for in schema order, with its title, description,
+  type, whether it is required and its default.  Types: ``string`` (with
+  ``format``, ``minLength``, ``maxLength``, ``pattern``), ``number``,
+  ``integer`` (with ``minimum``/``maximum``), ``boolean`` (``y``/``n``,
+  ``yes``/``no``, ``true``/``false``), single-choice enums (``enum``, with
+  ``enumNames``, or ``oneOf``/``anyOf`` of ``const`` + ``title``) chosen by
+  number or by value, and multiple-choice arrays (comma-separated).  Any
+  other property type is read as JSON.
+* An empty answer takes the default when there is one, skips an optional
+  field, and is refused for a required field.  An answer that does not parse
+  or does not satisfy the property's schema (checked with ``jsonschema``,
+  formats included) is explained and asked again.
+* End of input (Ctrl-D) at any prompt **declines** the request
+  (``{"action": "decline"}``).  Ctrl-C is not an answer: it interrupts the
+  whole command (exit 130), which abandons the call.  The form never answers
+  ``cancel``.
+* A ``url``-mode elicitation is declined: this client declares form mode only.
+* Input is read a line at a time with ``select`` between lines, so a form
+  left open when the command is interrupted from another thread can be told
+  to stop (:meth:`Form.stop`) and never holds the process open.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import threading
+from typing import IO, Any, Mapping
+
+__all__ = ["ProgressBar", "Form", "Declined"]
+
+#: Characters in the progress bar's bar.
+BAR_WIDTH = 24
+#: Seconds between checks for :meth:`Form.stop` while waiting for a line.
+_POLL = 0.2
+_YES = ("y", "yes", "true", "1")
+_NO = ("n", "no", "false", "0")
+
+
+class Declined(Exception):
+    """The person ended the form (end of input)."""
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal, fed by ``on_progress``.
+
+    Reports arrive on the client's reader thread, so drawing never waits for
+    anything but a short lock; while a :class:`Form` is open the bar is
+    paused (reports are dropped, the next one redraws it).
+
+    Args:
+        stream: the terminal (stderr).
+    """
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+        self._drawn = False
+        self._paused = False
+
+    def __call__(self, report: Mapping[str, Any]) -> None:
+        progress, total = report.get("progress"), report.get("total")
+        message = report.get("message") or ""
+        if isinstance(total, (int, float)) and total > 0 and isinstance(progress, (int, float)):
+            filled = max(0, min(BAR_WIDTH, int(BAR_WIDTH * progress / total)))
+            line = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {progress:g}/{total:g}"
+        else:
+            line = f"[progress {progress}]"
+        line = f"{line} {message}".rstrip()
+        with self._lock:
+            if self._paused:
+                return
+            self._stream.write("\r\x1b[K" + line[:200])
+            self._stream.flush()
+            self._drawn = True
+
+    def clear(self) -> None:
+        """Erase the bar (before anything else is written)."""
+        with self._lock:
+            self._erase()
+
+    def pause(self, paused: bool) -> None:
+        """Erase the bar and stop drawing it (True), or start again (False)."""
+        with self._lock:
+            self._erase()
+            self._paused = paused
+
+    def _erase(self) -> None:
+        if self._drawn:
+            self._stream.write("\r\x1b[K")
+            self._stream.flush()
+            self._drawn = False
+
+
+class Form:
+    """Answers ``elicitation/create`` by asking a person, field by field.
+
+    Args:
+        stdin: the terminal to read answers from.
+        stderr: the terminal to ask on.
+        progress: the bar to pause while the form is open (or None).
+    """
+
+    def __init__(self, stdin: IO[str], stderr: IO[str],
+                 progress: ProgressBar | None = None) -> None:
+        self._in, self._out = stdin, stderr
+        self._turn = threading.Lock()
+        self._progress = progress
+        self._stopped = threading.Event()
+
+    def stop(self) -> None:
+        """Make a waiting prompt give up (the command is ending)."""
+        self._stopped.set()
+
+    def __call__(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        params = request.get("params") or {}
+        with self._turn:   # one form at a time, even when a round asks several questions
+            if self._progress is not None:
+                self._progress.pause(True)
+            try:
+                return self._ask(params)
+            finally:
+                if self._progress is not None:
+                    self._progress.pause(False)
+
+    def _ask(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        self._say(f"\nThe server asks: {params.get('message', '(no message)')}")
+        if params.get("mode", "form") != "form":
+            self._say("(this is not a form; declined)")
+            return {"action": "decline"}
+        schema = params.get("requestedSchema")
+        properties = schema.get("properties") if isinstance(schema, Mapping) else None
+        properties = properties if isinstance(properties, Mapping) else {}
+        required = schema.get("required") if isinstance(schema, Mapping) else None
+        required = set(required) if isinstance(required, list) else set()
+        self._say("(Enter takes the default or skips an optional field; Ctrl-D declines.)")
+        content: dict[str, Any] = {}
+        try:
+            for name, prop in properties.items():
+                prop = prop if isinstance(prop, Mapping) else {}
+                value = self._field(name, prop, name in required)
+                if value is not _SKIP:
+                    content[name] = value
+        except Declined:
+            if not self._stopped.is_set():
+                self._say("declined")
+            return {"action": "decline"}
+        return {"action": "accept", "content": content}
+
+    def _field(self, name: str, prop: Mapping[str, Any], required: bool) -> Any:
+        choices = _choices(prop)
+        label = str(prop.get("title") or name)
+        if isinstance(prop.get("description"), str) and prop["description"]:
+            self._say(f"  {label}: {prop['description']}")
+        if choices:
+            for index, (value, title) in enumerate(choices, 1):
+                shown = f"{title} ({value})" if title != str(value) else title
+                self._say(f"    {index}. {shown}")
+        prompt = f"  {label}{_describe(prop, required)}: "
+        while True:
+            text = self._line(prompt)
+            if text == "":
+                if "default" in prop:
+                    return prop["default"]
+                if not required:
+                    return _SKIP
+                self._say("    a value is required")
+                continue
+            try:
+                value = _parse(text, prop, choices)
+            except ValueError as exc:
+                self._say(f"    {exc}")
+                continue
+            problem = _check(prop, value)
+            if problem is None:
+                return value
+            self._say(f"    {problem}")
+
+    def _say(self, text: str) -> None:
+        self._out.write(text + "\n")
+        self._out.flush()
+
+    def _line(self, prompt: str) -> str:
+        """One answer, without its newline; raises :class:`Declined` at end of input."""
+        self._out.write(prompt)
+        self._out.flush()
+        while not self._stopped.is_set():
+            try:
+                ready, _, _ = select.select([self._in], [], [], _POLL)
+            except (ValueError, OSError):   # not a selectable stream: just read
+                ready = [self._in]
+            if ready:
+                line = self._in.readline()
+                if not line:
+                    self._out.write("\n")
+                    raise Declined()
+                return line.rstrip("\r\n").strip()
+        raise Declined()
+
+
+class _Skip:
+    def __repr__(self) -> str:
+        return "<skip>"
+
+
+_SKIP = _Skip()
+
+
+def _choices(prop: Mapping[str, Any]) -> list[tuple[Any, str]]:
+    """``(value, title)`` for an enum property (or the items of a multi-select)."""
+    source = prop.get("items") if prop.get("type") == "array" else prop
+    if not isinstance(source, Mapping):
+        return []
+    if isinstance(source.get("enum"), list):
+        names = source.get("enumNames")
+        names = names if isinstance(names, list) and len(names) == len(source["enum"]) else None
+        return [(v, str(names[n]) if names else str(v)) for n, v in enumerate(source["enum"])]
+    for key in ("oneOf", "anyOf"):
+        options = source.get(key)
+        if isinstance(options, list) and options and \
+                all(isinstance(o, Mapping) and "const" in o for o in options):
+            return [(o["const"], str(o.get("title", o["const"]))) for o in options]
+    return []
+
+
+def _describe(prop: Mapping[str, Any], required: bool) -> str:
+    kind = prop.get("type")
+    bits = []
+    if kind == "boolean":
+        default = prop.get("default")
+        bits.append("[Y/n]" if default is True else "[y/N]" if default is False else "[y/n]")
+    elif kind == "array":
+        bits.append("(numbers or values, comma-separated)")
+    elif _choices(prop):
+        bits.append("(number or value)")
+    elif kind in ("number", "integer"):
+        bits.append(f"({kind})")
+    elif isinstance(prop.get("format"), str):
+        bits.append(f"({prop['format']})")
+    elif kind not in (None, "string"):
+        bits.append("(JSON)")
+    if required:
+        bits.append("(required)")
+    if "default" in prop and kind != "boolean":
+        bits.append(f"[default: {_shown(prop['default'])}]")
+    return (" " + " ".join(bits)) if bits else ""
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _parse(text: str, prop: Mapping[str, Any], choices: list[tuple[Any, str]]) -> Any:
+    kind = prop.get("type")
+    if kind == "array":
+        return [_choose(part.strip(), choices) for part in text.split(",") if part.strip()]
+    if choices:
+        return _choose(text, choices)
+    if kind == "boolean":
+        if text.lower() in _YES:
+            return True
+        if text.lower() in _NO:
+            return False
+        raise ValueError("answer y or n")
+    if kind == "integer":
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError("not an integer") from None
+    if kind == "number":
+        try:
+            number = float(text)
+        except ValueError:
+            raise ValueError("not a number") from None
+        plain = number.is_integer() and not any(c in text.lower() for c in ".e")
+        return int(number) if plain else number
+    if kind in (None, "string"):
+        return text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc.msg}") from None
+
+
+def _choose(text: str, choices: list[tuple[Any, str]]) -> Any:
+    if text.isdigit() and 1 <= int(text) <= len(choices):
+        return choices[int(text) - 1][0]
+    for value, title in choices:
+        if text == str(value) or text == title:
+            return value
+    raise ValueError(f"choose a number from 1 to {len(choices)}, or one of the values")
+
+
+def _check(prop: Mapping[str, Any], value: Any) -> str | None:
+    """Why ``value`` does not satisfy the property's schema, or None."""
+    import jsonschema  # on first use, like mcp_client.inputs
+
+    schema = {"type": "object", "properties": {"value": dict(prop)}}
+    try:
+        validator = jsonschema.Draft202012Validator(schema,
+                                                    format_checker=jsonschema.FormatChecker())
+        error = jsonschema.exceptions.best_match(validator.iter_errors({"value": value}))
+    except jsonschema.exceptions.SchemaError:
+        return None   # the client validates the whole answer before it is sent
+    return None if error is None else error.message

@@ -1,0 +1,501 @@
+"""``python -m mcp_client`` (and ``mcp-client``): try an MCP server from a terminal.
+
+Usage::
+
+    mcp-client VERB [ARGS] (--stdio "COMMAND ARGS..." | --http URL [--header K:V]...
+                            | --config FILE [--server NAME])
+               [--json] [--timeout S] [--era ERA] [--log-level LEVEL] [-v]
+
+Verbs: ``info``, ``tools``, ``call TOOL [JSON]``, ``resources``, ``read URI``,
+``templates``, ``prompts``, ``prompt NAME [JSON]``.  Options may come before
+or after the verb.
+
+This module owns the command line: parsing it, connecting, running one verb,
+printing the answer and choosing the exit code.  Rendering lives in
+:mod:`mcp_client._cli_output`, the terminal conversation (progress bar,
+elicitation form) in :mod:`mcp_client._cli_terminal`.  It must never print a
+Python traceback for an expected failure: every :class:`MCPClientError` and
+every bad input becomes one line on stderr and an exit code.
+
+Exit codes:
+
+* ``0`` -- success.
+* ``1`` -- the tool ran and reported ``isError`` (its result is still printed).
+* ``2`` -- usage: a bad command line (a URL or header the transport
+  refuses included), arguments that are not a JSON object, a configuration
+  file that cannot be used, an unknown or disabled server.
+* ``3`` -- protocol: the server answered with a JSON-RPC error or broke the
+  protocol (``ProtocolError``, ``UnsupportedVersion``, ``InputLoopExceeded``).
+* ``4`` -- connection: the server could not be started or reached, died, or
+  did not answer in time (``SpawnFailed``, ``ServerGone``,
+  ``TransportClosed``, ``TransportError``, ``Timeout``).
+* ``5`` -- any other client error.
+* ``130`` -- interrupted (Ctrl-C).
+
+Decisions:
+
+* ``--stdio`` is split with :func:`shlex.split` and run without a shell.
+  ``--header`` is ``Name: value`` (split at the first colon) and only goes
+  with ``--http``.  ``--config`` without ``--server`` picks the file's only
+  enabled server, and is a usage error when there are several.  Only the
+  chosen entry has to be usable: another entry naming an unset variable does
+  not stop this one.  ``--era`` wins over the entry's ``era``.
+* Output: stdout carries the answer only -- tables and text, or with
+  ``--json`` one JSON document (the client's data as returned: a list for the
+  list verbs, the result object for ``call``/``read``/``prompt``, and for
+  ``info`` an object with ``serverInfo``, ``era``, ``protocolVersion``,
+  ``supportedVersions``, ``capabilities`` and ``instructions``).  On failure
+  stdout is empty (except a tool's ``isError`` result, which is a result);
+  the error goes to stderr.
+* The server's stderr (the last lines the stdio transport keeps) is printed
+  to stderr, under a ``--- server stderr ---`` line, when the command fails
+  -- after the client is closed, so a server that dies at once has had its
+  last words read; ``-v`` shows it as it arrives, with the client's own
+  warnings.  ``--log-level``
+  asks the server for log messages and prints them to stderr as
+  ``[server LEVEL logger] message``.
+* A progress bar is drawn on stderr for ``call`` when stderr is a terminal.
+* Elicitation is answered through a form on the terminal when stdin and
+  stderr are both terminals (see :mod:`mcp_client._cli_terminal`: Ctrl-D
+  declines), and declined otherwise, with a note on stderr.  Sampling and
+  roots are not offered.
+* ``JSON`` arguments may be ``-`` to read them from stdin.  Prompt arguments
+  are passed as given (the protocol wants strings).
+* ``--timeout`` is the budget of the verb's own requests (seconds, ``0`` for
+  none; each page of a list counts as one); connecting keeps the client's
+  defaults (``probe_timeout`` 5 s, then the handshake under
+  ``request_timeout`` 60 s), so a short budget for a call does not fail a
+  slow-starting server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import difflib
+import json
+import os
+import shlex
+import shutil
+import sys
+from typing import IO, Any, Callable, Sequence
+
+from . import protocol
+from ._version import __version__
+from .exceptions import (InputLoopExceeded, MCPClientError, ProtocolError, ServerGone,
+                         SpawnFailed, Timeout, TransportClosed, TransportError,
+                         UnsupportedVersion)
+
+__all__ = ["main", "build_parser", "exit_code_for", "EXIT_OK", "EXIT_TOOL_ERROR", "EXIT_USAGE",
+           "EXIT_PROTOCOL", "EXIT_CONNECTION", "EXIT_CLIENT", "EXIT_INTERRUPTED"]
+
+EXIT_OK = 0
+EXIT_TOOL_ERROR = 1
+EXIT_USAGE = 2          # argparse's own code for a bad command line
+EXIT_PROTOCOL = 3
+EXIT_CONNECTION = 4
+EXIT_CLIENT = 5
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports
+#: Lines of the server's stderr kept for the failure report.
+STDERR_LINES = 50
+
+_PROG = "mcp-client"
+_VERBS = {
+    "info": "who the server is, its era and capabilities",
+    "tools": "list the tools, with their annotations",
+    "call": "call a tool: call TOOL [JSON-ARGUMENTS]",
+    "resources": "list the resources",
+    "read": "read a resource: read URI",
+    "templates": "list the resource templates",
+    "prompts": "list the prompts",
+    "prompt": "render a prompt: prompt NAME [JSON-ARGUMENTS]",
+}
+
+
+class UsageError(Exception):
+    """A mistake on the command line, found after argparse was done."""
+
+
+# -- the command line ------------------------------------------------------------------
+
+def _common_options() -> argparse.ArgumentParser:
+    """The options every verb takes (given before or after it)."""
+    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
+    server = common.add_argument_group("the server (one of)")
+    server.add_argument("--stdio", metavar="COMMAND",
+                        help='start a server: "COMMAND ARGS..." (split like a shell, no shell)')
+    server.add_argument("--http", metavar="URL", help="reach a Streamable HTTP server")
+    server.add_argument("--header", metavar="NAME:VALUE", action="append",
+                        help="an HTTP header for --http (repeatable)")
+    server.add_argument("--config", metavar="FILE", help="an mcpServers configuration file")
+    server.add_argument("--server", metavar="NAME", help="the server in --config to use")
+    out = common.add_argument_group("behaviour")
+    out.add_argument("--json", action="store_true", help="print JSON for scripts")
+    out.add_argument("--timeout", metavar="SECONDS", type=float,
+                     help="budget for the verb's request (default 60; 0: none)")
+    out.add_argument("--era", metavar="ERA",
+                     help="auto (default), legacy, or a modern protocol version")
+    out.add_argument("--log-level", metavar="LEVEL", choices=protocol.LOG_LEVELS,
+                     help=f"ask for the server's logs on stderr ({', '.join(protocol.LOG_LEVELS)})")
+    out.add_argument("-v", "--verbose", action="store_true",
+                     help="show the server's stderr and the client's warnings as they come")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m mcp_client``."""
+    common = _common_options()
+    parser = argparse.ArgumentParser(
+        prog=_PROG, parents=[common],
+        description="Talk to an MCP server: list its tools, call them, read its resources.",
+        epilog="exit codes: 0 ok, 1 the tool reported isError, 2 usage, 3 protocol error, "
+               "4 connection failure (could not start, died, timed out), 5 other client "
+               "error, 130 interrupted")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+    for verb, summary in _VERBS.items():
+        sub = verbs.add_parser(verb, parents=[common], help=summary, description=summary)
+        if verb in ("call", "prompt"):
+            sub.add_argument("name", metavar="TOOL" if verb == "call" else "NAME")
+            sub.add_argument("arguments", metavar="JSON", nargs="?", default=None,
+                             help="the arguments as a JSON object ('-': read from stdin)")
+        elif verb == "read":
+            sub.add_argument("uri", metavar="URI")
+    return parser
+
+
+def _option(args: argparse.Namespace, name: str, default: Any = None) -> Any:
+    return getattr(args, name, default)
+
+
+def _arguments(text: str | None, stdin: IO[str]) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    if text == "-":
+        text = stdin.read()
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"the arguments are not JSON ({exc.msg} at column {exc.colno}): "
+                         f"{text!r}") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"the arguments must be a JSON object, like '{{\"text\": \"hi\"}}', "
+                         f"not {text!r}")
+    return value
+
+
+def _headers(values: Sequence[str]) -> dict[str, str]:
+    headers = {}
+    for value in values:
+        name, sep, rest = value.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f"--header wants NAME:VALUE, not {value!r}")
+        headers[name.strip()] = rest.strip()
+    return headers
+
+
+def _check_server_options(args: argparse.Namespace) -> None:
+    chosen = [f"--{name}" for name in ("stdio", "http", "config") if _option(args, name)]
+    if not chosen:
+        raise UsageError("say which server: --stdio \"COMMAND ARGS...\", --http URL, or "
+                         "--config FILE --server NAME")
+    if len(chosen) > 1:
+        raise UsageError(f"{' and '.join(chosen)} cannot be used together; choose one")
+    if _option(args, "header") and not _option(args, "http"):
+        raise UsageError("--header goes with --http")
+    if _option(args, "server") and not _option(args, "config"):
+        raise UsageError("--server goes with --config")
+    era = _option(args, "era")
+    if era is not None and era not in ("auto", "legacy") and not protocol.is_modern_version(era):
+        raise UsageError(f"--era must be auto, legacy or a modern protocol version such as "
+                         f"{protocol.MODERN_VERSIONS[0]}, not {era!r}")
+    timeout = _option(args, "timeout")
+    if timeout is not None and not timeout >= 0:
+        raise UsageError(f"--timeout must be a number of seconds >= 0, not {timeout:g}")
+
+
+# -- one run ---------------------------------------------------------------------------
+
+class _Run:
+    """One invocation: the streams, the options, the connection and the report."""
+
+    def __init__(self, args: argparse.Namespace, stdin: IO[str], stdout: IO[str],
+                 stderr: IO[str]) -> None:
+        self.args = args
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+        self.json = bool(_option(args, "json", False))
+        self.arguments: dict[str, Any] | None = None
+        self.verbose = bool(_option(args, "verbose", False))
+        self.server_stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self.terminal = _isatty(stderr)
+        self.interactive = self.terminal and _isatty(stdin)
+        from ._cli_terminal import Form, ProgressBar
+
+        self.progress = ProgressBar(stderr) if self.terminal and args.verb == "call" else None
+        self.form = Form(stdin, stderr, self.progress) if self.interactive else None
+
+    # -- the client's hooks --------------------------------------------------------
+
+    def client_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {"on_warn": self._on_warn, "on_elicit": self._on_elicit}
+        if _option(self.args, "era") is not None:
+            options["era"] = self.args.era
+        if _option(self.args, "log_level") is not None:
+            options["log_level"] = self.args.log_level
+            options["on_log"] = self._on_log
+        if self.progress is not None:
+            options["on_progress"] = self.progress
+        return options
+
+    def note(self, text: str) -> None:
+        if self.progress is not None:
+            self.progress.clear()
+        self.stderr.write(f"{_PROG}: {text}\n")
+        self.stderr.flush()
+
+    def _on_warn(self, text: str) -> None:
+        if self.verbose:
+            self.note(f"warning: {text}")
+
+    def _on_stderr(self, line: str) -> None:
+        self.server_stderr.append(line)
+        if self.verbose:
+            self.note(f"[server stderr] {line}")
+
+    def _on_log(self, params: dict[str, Any]) -> None:
+        data = params.get("data")
+        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        where = " ".join(str(p) for p in (params.get("level"), params.get("logger")) if p)
+        self.note(f"[server {where}] {text}")
+
+    def _on_elicit(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.form is not None:
+            return self.form(request)
+        message = (request.get("params") or {}).get("message", "")
+        self.note(f"the server asked {message!r}; declined (stdin is not a terminal)")
+        return {"action": "decline"}
+
+    # -- connecting ----------------------------------------------------------------
+
+    def connect(self) -> Any:
+        from .client import Client
+
+        options = self.client_options()
+        if _option(self.args, "stdio"):
+            try:
+                argv = shlex.split(self.args.stdio)
+            except ValueError as exc:
+                raise UsageError(f"--stdio: {exc}") from None
+            if not argv:
+                raise UsageError("--stdio needs a command")
+            return Client.connect_stdio(argv[0], args=argv[1:], on_stderr=self._on_stderr,
+                                        **options)
+        if _option(self.args, "http"):
+            headers = _headers(_option(self.args, "header", []))
+            return Client.connect_http(self.args.http, headers=headers or None, **options)
+        entry = self._config_entry()
+        if _option(self.args, "era") is not None:
+            entry = dataclasses.replace(entry, era=self.args.era)
+        if entry.kind == "stdio":
+            options["on_stderr"] = self._on_stderr
+        return entry.connect(**options)
+
+    def _config_entry(self) -> Any:
+        from .config import ConfigError, load_config
+
+        broken: dict[str | None, ConfigError] = {}
+
+        def note(exc: ConfigError) -> None:
+            broken.setdefault(exc.server, exc)
+
+        try:   # only the chosen entry has to be usable
+            entries = load_config(self.args.config, on_error=note)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+        by_name = {entry.name: entry for entry in entries}
+        name = _option(self.args, "server")
+        if name is None:
+            enabled = [entry.name for entry in entries if not entry.disabled]
+            if len(enabled) != 1 or broken:
+                listed = ", ".join(enabled + [str(n) for n in broken]) or "none"
+                raise UsageError(f"--config needs --server NAME (servers: {listed})")
+            name = enabled[0]
+        if name in broken:
+            raise UsageError(str(broken[name]))
+        if name not in by_name:
+            known = list(by_name) + [str(n) for n in broken]
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise UsageError(f"no server {name!r} in {self.args.config}{hint}; it has: "
+                             f"{', '.join(known) or 'none'}")
+        if by_name[name].disabled:
+            raise UsageError(f"server {name!r} is disabled in {self.args.config}")
+        return by_name[name]
+
+    # -- the verbs -----------------------------------------------------------------
+
+    def perform(self, client: Any) -> tuple[Any, Callable[[Any], str], int]:
+        """Run the verb: (its data, how to render it for people, exit code)."""
+        from . import _cli_output as out
+
+        verb, args = self.args.verb, self.args
+        width = shutil.get_terminal_size().columns if _isatty(self.stdout) else None
+        budget = {"timeout": _option(args, "timeout")}
+        if verb == "info":
+            return _info(client), out.info_text, EXIT_OK
+        if verb == "tools":
+            return client.list_tools(**budget), lambda d: out.tools_table(d, width=width), \
+                EXIT_OK
+        if verb == "resources":
+            return client.list_resources(**budget), \
+                lambda d: out.resources_table(d, width=width), EXIT_OK
+        if verb == "templates":
+            return client.list_resource_templates(**budget), \
+                lambda d: out.templates_table(d, width=width), EXIT_OK
+        if verb == "prompts":
+            return client.list_prompts(**budget), lambda d: out.prompts_table(d, width=width), \
+                EXIT_OK
+        if verb == "read":
+            return client.read_resource(args.uri, **budget), out.contents_text, EXIT_OK
+        if verb == "prompt":
+            return client.get_prompt(args.name, self.arguments, **budget), out.prompt_text, \
+                EXIT_OK
+        result = client.call_tool(args.name, self.arguments, **budget)
+        code = EXIT_TOOL_ERROR if result.get("isError") is True else EXIT_OK
+        return result, out.result_text, code
+
+    def show(self, data: Any, render: Callable[[Any], str]) -> None:
+        if self.progress is not None:
+            self.progress.clear()
+        text = json.dumps(data, indent=2, ensure_ascii=False) if self.json else render(data)
+        self.stdout.write(text if text.endswith("\n") else text + "\n")
+        self.stdout.flush()
+
+    def fail(self, exc: BaseException, client: Any = None) -> int:
+        """Report a failure on stderr, with the server's last words; the exit code.
+
+        Called once the client is closed, so every line the server wrote to
+        stderr has been read: a server that dies at once may be reported
+        before its last words are in (``ServerGone.stderr_tail`` empty), and
+        the transport knows its exit status by now even if the error did not.
+        """
+        code = exit_code_for(exc)
+        transport = getattr(client, "transport", None)
+        # The transport's own tail is complete once it is closed, and holds only the
+        # last run of a server restarted for the handshake; the lines we were handed
+        # are the fallback when there is no client (it failed while being built).
+        kept = getattr(transport, "stderr_tail", "")
+        tail = kept.splitlines() if isinstance(kept, str) else []
+        if isinstance(exc, ServerGone):
+            text = exc.detail or "the server went away"
+            status = exc.exit_code
+            if status is None:
+                status = getattr(transport, "returncode", None)
+            if status is not None:
+                text += f" (exit code {status})"
+            tail = tail or exc.stderr_tail.splitlines()
+        else:
+            text = str(exc)
+        tail = tail or list(self.server_stderr)
+        kind = "" if isinstance(exc, UsageError) else f"{type(exc).__name__}: "
+        self.note(f"error: {kind}{text}")
+        if tail and not self.verbose:
+            self.stderr.write("--- server stderr ---\n" + "\n".join(tail) + "\n")
+            self.stderr.flush()
+        return code
+
+    def close(self) -> None:
+        if self.form is not None:
+            self.form.stop()
+        if self.progress is not None:
+            self.progress.clear()
+
+
+def _info(client: Any) -> dict[str, Any]:
+    return {"serverInfo": client.server_info, "era": client.era,
+            "protocolVersion": client.protocol_version,
+            "supportedVersions": list(client.supported_versions),
+            "capabilities": client.capabilities, "instructions": client.instructions}
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """The exit code of a failure (see the module docstring)."""
+    if isinstance(exc, (UsageError, argparse.ArgumentError)):
+        return EXIT_USAGE
+    if isinstance(exc, (ProtocolError, UnsupportedVersion, InputLoopExceeded)):
+        return EXIT_PROTOCOL
+    if isinstance(exc, (SpawnFailed, ServerGone, TransportClosed, TransportError, Timeout)):
+        return EXIT_CONNECTION
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    return EXIT_CLIENT
+
+
+def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
+         stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
+    """Run the command line.
+
+    Args:
+        argv: the arguments (default: ``sys.argv[1:]``).
+        stdin, stdout, stderr: the streams (default: the process's).
+
+    Returns:
+        the exit code (see the module docstring).
+    """
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+    stderr = sys.stderr if stderr is None else stderr
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:   # --help, --version, or argparse's usage error
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    run = _Run(args, stdin, stdout, stderr)
+    client = None
+    failure: UsageError | MCPClientError | None = None
+    try:
+        _check_server_options(args)
+        run.arguments = _arguments(_option(args, "arguments"), stdin)
+        try:
+            client = run.connect()
+        except MCPClientError as exc:
+            if type(exc) is MCPClientError:   # a bad URL, header or value: the command line's
+                raise UsageError(str(exc)) from None
+            raise
+        data, render, code = run.perform(client)
+        run.show(data, render)
+        if code == EXIT_TOOL_ERROR:
+            run.note("the tool reported an error (isError)")
+        return code
+    except (UsageError, MCPClientError) as exc:
+        failure = exc
+    except KeyboardInterrupt:
+        if run.terminal:
+            stderr.write("\n")   # the cursor may be on a prompt or a progress bar
+        run.note("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:   # stdout closed early (| head): not worth a word
+        _silence(stdout)
+        return EXIT_OK
+    finally:
+        run.close()   # first: a form waiting for a line must let the client close
+        if client is not None:
+            client.close()
+    return run.fail(failure, client)
+
+
+def _silence(stream: IO[str]) -> None:
+    """Point ``stream``'s descriptor at /dev/null so the exit flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass

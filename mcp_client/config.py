@@ -1,0 +1,610 @@
+"""The ``mcpServers`` configuration format: reading it, and connecting what it names.
+
+Claude Desktop, Cursor, VS Code and most agents describe their MCP servers in
+one JSON shape::
+
+    {"mcpServers": {
+        "git":   {"command": "uvx", "args": ["mcp-server-git"], "env": {"GIT_DIR": "${HOME}/p"}},
+        "tools": {"type": "http", "url": "https://tools.example.com/mcp",
+                  "headers": {"Authorization": "Bearer ${TOOLS_TOKEN}"}}}}
+
+This module owns that format: :func:`load_config` turns a file or a dict into
+validated :class:`ServerConfig` entries with every ``${VAR}`` expanded, and
+:func:`connect_config` starts every enabled server in parallel and adds each
+to a registry (``Registry.from_config`` delegates here).  It must not let a
+mistake surface as a traceback from deep inside: every problem with the file
+is a :class:`ConfigError` naming the server and the key, and a server that
+fails to start fails only its own entry.
+
+Decisions (the issue leaves these open):
+
+* **Top-level key.**  ``mcpServers`` (Claude Desktop, Cursor, Claude Code), or
+  ``servers`` (VS Code's ``.vscode/mcp.json``, common enough to accept);
+  both at once is an error.  Other top-level keys (VS Code's ``inputs``) are
+  ignored.
+* **The file** is read as UTF-8 (a byte-order mark is tolerated) and parsed
+  as JSON with the two extensions VS Code's files use: ``//`` and ``/* */``
+  comments and trailing commas.  They are blanked in place, so the line and
+  column of a syntax error are those of the file.  A ``str`` or path-like
+  source is a file name; a mapping is the parsed configuration itself.
+* **Kind.**  ``type`` may be ``stdio``, ``http`` or ``streamable-http``
+  (also spelt ``streamableHttp``/``streamable_http``); without it an entry
+  with ``command`` is stdio and one with ``url`` is HTTP.  ``sse`` -- the
+  2024-11-05 HTTP+SSE transport -- is refused: this client speaks only
+  Streamable HTTP.  Windsurf's ``serverUrl`` is read as ``url``.  A key that
+  belongs to the other kind (``headers`` on a stdio entry) is an error.
+* **Expansion.**  ``${VAR}`` and ``${VAR:-default}`` (the default is used
+  when ``VAR`` is unset *or empty*, as in a POSIX shell) are expanded from the
+  environment of this process -- never from the entry's own ``env`` -- in
+  ``command``, ``args``, ``env`` values, ``cwd``, ``url`` and ``headers``
+  values.  VS Code's ``${env:VAR}`` means ``${VAR}``.  ``$${`` is a literal
+  ``${``; a ``$`` not followed by ``{`` is left alone.  An unset variable
+  without a default is an error naming the server, the key and the variable;
+  any other ``${...}`` form (``${input:token}``, ``${workspaceFolder}`` when
+  unset) is an error too, rather than a server started with a hole in its
+  arguments.
+* **Disabled entries** (``"disabled": true``) are returned (so a host can
+  list them) but never started, and are never an error: variables they name
+  may be unset (the reference is kept as written), and an entry that would
+  not be valid (an ``sse`` server kept for later) comes back with no
+  command or url and every key in :attr:`ServerConfig.extra`.
+* **Paths.**  ``~`` is expanded in ``command`` and ``cwd``; a relative
+  ``cwd`` is relative to the configuration file's folder (to the current
+  folder for a dict).  ``args`` are passed exactly as written (after
+  expansion): they are the server's business.
+* **Values.**  ``args`` is a list of strings and ``env``/``headers`` map
+  strings to strings; a number is refused rather than converted (quote it).
+  ``era`` is ``auto``, ``legacy`` or a modern protocol version and wins over
+  an ``era`` given as a client option.  ``envFile`` is refused (it is not
+  read here, and silently starting a server without its variables is worse).
+  Any other key (``autoApprove``, ``timeout``, ``description``...) is kept in
+  :attr:`ServerConfig.extra` for the host to read, and otherwise ignored.
+* **Prefixes.**  Each server is added under its name, made acceptable to a
+  model API by :class:`mcp_client.names.NameMap` (characters outside
+  ``[a-zA-Z0-9_-]`` become ``_``; a name too long, or two names that clean to
+  the same prefix, get a stable hash suffix -- a name that was already valid
+  keeps it).  Prefixes are computed over every entry, disabled ones
+  included, so enabling a server never renames another.
+* **Connecting.**  Every enabled server is started on its own thread
+  (``mcp-config-<name>``), and its era is probed there (``client.era``), so a
+  server that starts and dies at once fails now, in its own entry, rather
+  than at the first model turn.  Transport options given to
+  :func:`connect_config` reach only servers of their kind (``on_stderr``
+  goes to stdio servers); ``args``, ``env``, ``cwd`` and ``headers`` come
+  from the file, and ``auth`` is refused (one credential for every host in
+  the file would leak it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, TypeVar, Union
+
+from . import _config_text as _text
+from . import protocol
+from ._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options
+from .exceptions import MCPClientError
+from .names import NameMap
+
+if TYPE_CHECKING:
+    from .client import Client
+
+__all__ = ["ConfigError", "ServerConfig", "ConfigFailure", "ConfigRegistry", "load_config",
+           "parse_config", "expand", "connect_entries", "connect_config"]
+
+log = logging.getLogger(__name__)
+
+Source = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+R = TypeVar("R", bound="ConfigRegistry")
+
+#: Keys every entry may have; anything else lands in ``ServerConfig.extra``.
+_STDIO_KEYS = ("command", "args", "env", "cwd")
+_HTTP_KEYS = ("url", "serverUrl", "headers")
+_COMMON_KEYS = ("type", "era", "disabled")
+#: ``type`` values, normalised (lower case, ``-``/``_`` removed), and the kind they mean.
+_TYPES = {"stdio": "stdio", "http": "http", "streamablehttp": "http"}
+#: Options :func:`connect_config` refuses: the file supplies them, or they must not be shared.
+_ENTRY_OPTIONS = ("args", "env", "cwd", "headers", "auth", "transport")
+
+
+class ConfigError(MCPClientError):
+    """A configuration that cannot be used, with where the problem is.
+
+    Attributes:
+        server: the entry's name (None for a problem with the file as a whole).
+        key: the key inside the entry, as a path (``args[2]``, ``env.API_KEY``),
+            or the top-level key; None when no single key is at fault.
+        path: the file, when the configuration came from one.
+        line, column: where a JSON syntax error is (1-based), else None.
+    """
+
+    def __init__(self, message: str, *, server: str | None = None, key: str | None = None,
+                 path: str | None = None, line: int | None = None,
+                 column: int | None = None) -> None:
+        self.server, self.key, self.path = server, key, path
+        self.line, self.column = line, column
+        self.reason = message
+        where = [] if path is None else [path if line is None else f"{path}:{line}:{column}"]
+        if server is not None:
+            where.append(f"server {server!r}")
+        if key is not None:
+            where.append(f"key {key!r}")
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+
+    def __reduce__(self) -> Any:
+        return (_rebuild_config_error, (self.reason, self.server, self.key, self.path,
+                                        self.line, self.column))
+
+
+def _rebuild_config_error(message: str, server: str | None, key: str | None, path: str | None,
+                          line: int | None, column: int | None) -> ConfigError:
+    return ConfigError(message, server=server, key=key, path=path, line=line, column=column)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One server of a configuration, validated and expanded.
+
+    Attributes:
+        name: the entry's name in the file.
+        kind: ``"stdio"`` or ``"http"``.
+        prefix: the name made acceptable as a registry prefix (see the module docstring).
+        command, args, env, cwd: how to start a stdio server.
+        url, headers: where an HTTP server is.
+        era: ``"auto"``, ``"legacy"``, a modern version, or None (the client's default).
+        disabled: True if the entry says ``"disabled": true``.
+        extra: every key this module does not read, verbatim.
+    """
+
+    name: str
+    kind: Literal["stdio", "http"]
+    prefix: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    era: str | None = None
+    disabled: bool = False
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def connect(self, **options: Any) -> Client:
+        """Start (stdio) or reach (HTTP) this server.
+
+        The connection is lazy: the era is probed by the first call that
+        needs it (read ``client.era`` to force it).
+
+        Args:
+            **options: client options, plus transport options of this entry's
+                kind; options of the other kind are dropped (see the module
+                docstring).  The entry's ``era`` wins over ``era=``.
+
+        Returns:
+            the :class:`~mcp_client.Client`.
+
+        Raises:
+            ConfigError: the entry is disabled.
+            MCPClientError: an option the file supplies, or a bad value.
+            SpawnFailed: a stdio server that could not be started.
+        """
+        from .client import Client
+
+        if self.disabled:
+            raise ConfigError("the server is disabled", server=self.name, key="disabled")
+        given = sorted(set(options) & set(_ENTRY_OPTIONS) - {"auth"})
+        if given:
+            raise MCPClientError(f"option {given[0]} comes from the configuration entry")
+        dropped = HTTP_OPTIONS if self.kind == "stdio" else STDIO_OPTIONS
+        options = {k: v for k, v in options.items() if k not in dropped}
+        if self.era is not None:
+            options["era"] = self.era
+        if self.kind == "stdio":
+            assert self.command is not None
+            return Client.connect_stdio(self.command, args=list(self.args),
+                                        env=dict(self.env) or None, cwd=self.cwd, **options)
+        assert self.url is not None
+        return Client.connect_http(self.url, headers=dict(self.headers) or None, **options)
+
+
+@dataclass(frozen=True)
+class ConfigFailure:
+    """A server that did not connect.
+
+    Attributes:
+        name: the entry's name.
+        error: what went wrong (``SpawnFailed``, ``ServerGone`` with the
+            server's last words, ``Timeout``, a ``ConfigError``...).
+    """
+
+    name: str
+    error: BaseException
+
+    def __str__(self) -> str:
+        return f"{self.name}: {type(self.error).__name__}: {self.error}"
+
+
+class ConfigRegistry(Protocol):
+    """What :func:`connect_config` needs of the registry it fills.
+
+    ``add`` takes ownership of a provider when ``owned`` is true (the registry
+    closes it in its own ``close``); ``failures`` is a list the servers that
+    did not connect are appended to.  :class:`mcp_client.registry.Registry`
+    is one.
+    """
+
+    @property
+    def failures(self) -> list[ConfigFailure]: ...
+
+    def add(self, provider: Any, *, prefix: str, owned: bool = ...) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+# -- reading ---------------------------------------------------------------------------
+
+def load_config(source: Source, *, environ: Mapping[str, str] | None = None,
+                on_error: Callable[[ConfigError], None] | None = None) -> list[ServerConfig]:
+    """Read an ``mcpServers`` configuration.
+
+    Args:
+        source: a file name (``str`` or path-like) or the parsed configuration.
+        environ: where ``${VAR}`` is looked up (default: ``os.environ``).
+        on_error: if given, an entry that cannot be used is reported to it
+            and left out, instead of raising (the command line uses this to
+            reach one server of a file whose other entries need variables
+            that are not set).  Problems with the file as a whole still raise.
+
+    Returns:
+        every entry, in file order, disabled ones included.
+
+    Raises:
+        ConfigError: an unreadable file, a syntax error (with ``line`` and
+            ``column``), or an entry that cannot be used (with ``server`` and ``key``).
+    """
+    if not isinstance(source, (str, os.PathLike)):
+        return parse_config(source, environ=environ, on_error=on_error)
+    path = os.fspath(source)
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the file: {exc}", path=path) from None
+    try:
+        data = json.loads(_text.blank_jsonc(text))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno,
+                          column=exc.colno) from None
+
+    def located(exc: ConfigError) -> ConfigError:
+        return ConfigError(exc.reason, server=exc.server, key=exc.key, path=path)
+
+    report = None if on_error is None else (lambda exc: on_error(located(exc)))
+    try:
+        return parse_config(data, environ=environ, base=Path(path).resolve().parent,
+                            on_error=report)
+    except ConfigError as exc:
+        raise located(exc) from None
+
+
+def parse_config(data: Any, *, environ: Mapping[str, str] | None = None,
+                 base: Path | None = None,
+                 on_error: Callable[[ConfigError], None] | None = None) -> list[ServerConfig]:
+    """Validate and expand an already parsed configuration; see :func:`load_config`.
+
+    Args:
+        data: the parsed JSON.
+        environ: where ``${VAR}`` is looked up (default: ``os.environ``).
+        base: the folder a relative ``cwd`` is taken from (default: the current one).
+        on_error: told about each entry that cannot be used, instead of raising.
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError("the configuration must be a JSON object with an \"mcpServers\" "
+                          f"object, not {_json_kind(data)}")
+    keys = [key for key in ("mcpServers", "servers") if key in data]
+    if len(keys) == 2:
+        raise ConfigError("both \"mcpServers\" and \"servers\" are present; keep one",
+                          key="servers")
+    if not keys:
+        raise ConfigError("no \"mcpServers\" object (or VS Code's \"servers\")", key="mcpServers")
+    servers = data[keys[0]]
+    if not isinstance(servers, Mapping):
+        raise ConfigError(f"must be an object of servers, not {_json_kind(servers)}",
+                          key=keys[0])
+    env = os.environ if environ is None else environ
+    names = [name for name in servers]
+    prefixes: NameMap[str] = NameMap((name, name, name) for name in names if isinstance(name, str))
+    entries = []
+    for name in names:
+        try:
+            entries.append(_entry(name, servers[name], prefixes.name_for(name) or "", env, base))
+        except ConfigError as exc:
+            if on_error is None:
+                raise
+            on_error(exc)
+    return entries
+
+
+def _entry(name: Any, raw: Any, prefix: str, environ: Mapping[str, str],
+           base: Path | None) -> ServerConfig:
+    if not isinstance(name, str) or not name:
+        raise ConfigError("a server needs a non-empty name", server=str(name))
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"the entry must be an object, not {_json_kind(raw)}", server=name)
+    reader = _Reader(name, raw, environ)
+    try:
+        return _read_entry(reader, name, raw, prefix, base)
+    except ConfigError:
+        if not reader.disabled:
+            raise
+    # A disabled entry is never an error: it is kept, empty, with its keys in ``extra``.
+    kind: Literal["stdio", "http"] = "http" if "url" in raw or "serverUrl" in raw else "stdio"
+    return ServerConfig(name=name, kind=kind, prefix=prefix, disabled=True,
+                        extra={k: v for k, v in raw.items() if k != "disabled"})
+
+
+def _read_entry(reader: _Reader, name: str, raw: Mapping[str, Any], prefix: str,
+                base: Path | None) -> ServerConfig:
+    kind = reader.kind()
+    if "envFile" in raw:
+        raise ConfigError("envFile is not read by this client; list the variables under "
+                          "\"env\" instead", server=name, key="envFile")
+    known = _STDIO_KEYS + _HTTP_KEYS + _COMMON_KEYS
+    extra = {k: v for k, v in raw.items() if k not in known}
+    if kind == "stdio":
+        return ServerConfig(name=name, kind=kind, prefix=prefix, command=reader.command(),
+                            args=reader.strings("args"), env=reader.mapping("env"),
+                            cwd=reader.cwd(base), era=reader.era(), disabled=reader.disabled,
+                            extra=extra)
+    return ServerConfig(name=name, kind=kind, prefix=prefix, url=reader.url(),
+                        headers=reader.mapping("headers"), era=reader.era(),
+                        disabled=reader.disabled, extra=extra)
+
+
+class _Reader:
+    """Reads one entry's keys, naming the server and the key in every error."""
+
+    def __init__(self, name: str, raw: Mapping[str, Any], environ: Mapping[str, str]) -> None:
+        self.name, self.raw, self.environ = name, raw, environ
+        disabled = raw.get("disabled", False)
+        if not isinstance(disabled, bool):
+            raise self.error("disabled", f"must be true or false, not {_json_kind(disabled)}")
+        self.disabled = disabled
+
+    def error(self, key: str, message: str) -> ConfigError:
+        return ConfigError(message, server=self.name, key=key)
+
+    def kind(self) -> Literal["stdio", "http"]:
+        raw = self.raw
+        if "url" in raw and "serverUrl" in raw:
+            raise self.error("serverUrl", "both \"url\" and \"serverUrl\"; keep one")
+        has_url = "url" in raw or "serverUrl" in raw
+        declared = raw.get("type")
+        if declared is None:
+            if "command" in raw and has_url:
+                raise self.error("type", "both \"command\" and \"url\": say which with "
+                                 "\"type\": \"stdio\" or \"http\"")
+            if not has_url and "command" not in raw:
+                raise self.error("command", "neither \"command\" (a stdio server) nor \"url\" "
+                                 "(an HTTP server)")
+            kind: Literal["stdio", "http"] = "http" if has_url else "stdio"
+        else:
+            kind = self._declared_kind(declared)
+        wrong = _HTTP_KEYS if kind == "stdio" else _STDIO_KEYS
+        for key in wrong:
+            if key in raw:
+                raise self.error(key, f"\"{key}\" does not belong in a {kind} server's entry")
+        return kind
+
+    def _declared_kind(self, declared: Any) -> Literal["stdio", "http"]:
+        if not isinstance(declared, str):
+            raise self.error("type", f"must be a string, not {_json_kind(declared)}")
+        normal = declared.lower().replace("-", "").replace("_", "")
+        if normal == "sse":
+            raise self.error("type", "\"sse\" is the 2024-11-05 HTTP+SSE transport, which this "
+                             "client does not speak; point \"url\" at the server's Streamable "
+                             "HTTP endpoint and use \"type\": \"http\"")
+        if normal not in _TYPES:
+            raise self.error("type", f"unknown transport {declared!r} (use \"stdio\", \"http\" "
+                             "or \"streamable-http\")")
+        return "stdio" if _TYPES[normal] == "stdio" else "http"
+
+    def string(self, key: str, value: Any) -> str:
+        if not isinstance(value, str):
+            raise self.error(key, f"must be a string, not {_json_kind(value)}")
+        return expand(value, self.environ, server=self.name, key=key, strict=not self.disabled)
+
+    def command(self) -> str:
+        command = os.path.expanduser(self.string("command", self.raw.get("command")))
+        if not command.strip():
+            raise self.error("command", "must not be empty")
+        return command
+
+    def strings(self, key: str) -> tuple[str, ...]:
+        values = self.raw.get(key, [])
+        if not isinstance(values, list):
+            raise self.error(key, f"must be a list of strings, not {_json_kind(values)}")
+        return tuple(self.string(f"{key}[{n}]", value) for n, value in enumerate(values))
+
+    def mapping(self, key: str) -> dict[str, str]:
+        values = self.raw.get(key, {})
+        if not isinstance(values, Mapping):
+            raise self.error(key, f"must be an object of strings, not {_json_kind(values)}")
+        return {name: self.string(f"{key}.{name}", value) for name, value in values.items()}
+
+    def cwd(self, base: Path | None) -> str | None:
+        if "cwd" not in self.raw:
+            return None
+        cwd = os.path.expanduser(self.string("cwd", self.raw["cwd"]))
+        if not cwd:
+            raise self.error("cwd", "must not be empty")
+        return str(base / cwd) if base is not None and not os.path.isabs(cwd) else cwd
+
+    def url(self) -> str:
+        key = "serverUrl" if "serverUrl" in self.raw else "url"
+        url = self.string(key, self.raw.get(key)).strip()
+        if not self.disabled and not re.match(r"^https?://[^/\s]+", url, re.IGNORECASE):
+            raise self.error(key, f"must be an http:// or https:// URL, not {url!r}")
+        return url
+
+    def era(self) -> str | None:
+        era = self.raw.get("era")
+        if era is None:
+            return None
+        if era not in ("auto", "legacy") and not protocol.is_modern_version(era):
+            raise self.error("era", f"must be \"auto\", \"legacy\" or a modern protocol version "
+                             f"such as {protocol.MODERN_VERSIONS[0]}, not {era!r}")
+        return str(era)
+
+
+def expand(text: str, environ: Mapping[str, str] | None = None, *, server: str | None = None,
+           key: str | None = None, strict: bool = True) -> str:
+    """Expand ``${VAR}``, ``${VAR:-default}`` and ``${env:VAR}`` in ``text``.
+
+    Args:
+        text: the value from the file.
+        environ: where variables are looked up (default: ``os.environ``).
+        server, key: named in the error.
+        strict: False keeps an unset variable's reference as written.
+
+    Raises:
+        ConfigError: an unset variable without a default, an unclosed
+            ``${``, or a reference of another form.
+    """
+    try:
+        return _text.expand(text, os.environ if environ is None else environ, strict=strict)
+    except _text.Unexpandable as exc:
+        raise ConfigError(str(exc), server=server, key=key) from None
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, Mapping) else type(value).__name__
+
+
+# -- connecting -------------------------------------------------------------------------
+
+def _checked_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    for name in _ENTRY_OPTIONS:
+        if name in options:
+            why = ("one credential for every server in the file would leak it; put headers in "
+                   "each entry" if name == "auth" else "it comes from each server's entry")
+            raise MCPClientError(f"option {name} cannot be given here: {why}")
+    check_client_options({k: v for k, v in options.items()
+                          if k not in STDIO_OPTIONS and k not in HTTP_OPTIONS})
+    return dict(options)
+
+
+def connect_entries(entries: list[ServerConfig], **options: Any) -> tuple[
+        list[tuple[ServerConfig, Client]], list[ConfigFailure]]:
+    """Connect every enabled entry in parallel, and probe its era.
+
+    Args:
+        entries: from :func:`load_config`; disabled entries are skipped.
+        **options: client options and transport options (see the module docstring).
+
+    Returns:
+        ``(connected, failures)``: ``(entry, client)`` pairs in file order, and
+        one :class:`ConfigFailure` per entry that did not connect.  The
+        clients are the caller's to close.
+
+    Raises:
+        MCPClientError: a bad option (before anything is started).
+    """
+    options = _checked_options(options)
+    enabled = [entry for entry in entries if not entry.disabled]
+    outcomes: list[Client | BaseException | None] = [None] * len(enabled)
+
+    def run(index: int, entry: ServerConfig) -> None:
+        client = None
+        try:
+            client = entry.connect(**options)
+            client.era   # forces the probe: a server that dies at once fails here
+            outcomes[index] = client
+        except Exception as exc:
+            if client is not None:
+                client.close()
+            outcomes[index] = exc
+
+    threads = [threading.Thread(target=run, args=(index, entry), name=f"mcp-config-{entry.name}")
+               for index, entry in enumerate(enabled)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    except BaseException:   # an interrupt: wait for every connection, then close it
+        for thread in threads:
+            if thread.ident is not None:
+                thread.join()
+        for outcome in outcomes:
+            if outcome is not None and not isinstance(outcome, BaseException):
+                outcome.close()
+        raise
+    connected, failures = [], []
+    for entry, outcome in zip(enabled, outcomes):
+        if outcome is None or isinstance(outcome, BaseException):
+            error = outcome or MCPClientError("the connecting thread ended without an outcome")
+            log.info("server %r did not connect: %s", entry.name, error)
+            failures.append(ConfigFailure(entry.name, error))
+        else:
+            connected.append((entry, outcome))
+    return connected, failures
+
+
+def connect_config(source: Source, *, registry_factory: Callable[[], R],
+                   environ: Mapping[str, str] | None = None, **options: Any) -> R:
+    """Connect every enabled server of a configuration into a new registry.
+
+    Each server is added with ``registry.add(client, prefix=entry.prefix,
+    owned=True)``; a server that fails to start, to answer the probe, or to
+    be added is closed and appended to ``registry.failures`` -- the others
+    still connect.
+
+    Args:
+        source: a file name or the parsed configuration (see :func:`load_config`).
+        registry_factory: makes the registry (``Registry.from_config`` passes its class).
+        environ: where ``${VAR}`` is looked up (default: ``os.environ``).
+        **options: client options for every server, plus transport options
+            that apply to the servers of their kind.
+
+    Returns:
+        the registry, holding every server that connected.
+
+    Raises:
+        ConfigError: the configuration cannot be used (nothing was started).
+        MCPClientError: a bad option (nothing was started).
+    """
+    entries = load_config(source, environ=environ)
+    options = _checked_options(options)
+    registry = registry_factory()   # before anything starts: a bad factory starts nothing
+    connected, failures = connect_entries(entries, **options)
+    for index, (entry, client) in enumerate(connected):
+        try:
+            registry.add(client, prefix=entry.prefix, owned=True)
+        except Exception as exc:
+            client.close()
+            failures.append(ConfigFailure(entry.name, exc))
+        except BaseException:   # an interrupt: nobody will ever see this registry
+            client.close()
+            for _, rest in connected[index + 1:]:
+                rest.close()
+            registry.close()
+            raise
+    order = {entry.name: index for index, entry in enumerate(entries)}
+    registry.failures.extend(sorted(failures, key=lambda failure: order[failure.name]))
+    return registry
