@@ -135,6 +135,7 @@ class Client(TypedAPI):
         self._discover_tried = False
         self._envelope: tuple[EraInfo, str, dict[str, Any]] | None = None
         self._header_tools: dict[str, dict[str, Any]] | None = None
+        self._default_budget = self._budget(None)
         self._header_warned: set[Any] = set()
         self._executor: ThreadPoolExecutor | None = None
         self._workers: ThreadPoolExecutor | None = None
@@ -490,9 +491,10 @@ class Client(TypedAPI):
         hooks, serves and fills the result cache, and tracks progress.
         ``timeout`` bounds each round trip, not the time hooks spend.
         """
-        _check_cancel_signal(cancelled)
-        budget = self._budget(timeout)
-        info = self._ensure_era()
+        if cancelled is not None:
+            _check_cancel_signal(cancelled)
+        budget = self._default_budget if timeout is None else self._budget(timeout)
+        info = self._era_info or self._ensure_era()
         key = None
         if info.era == "modern" and method in protocol.CACHEABLE_METHODS:
             key = Cache.key(method, dict(params))
@@ -580,6 +582,11 @@ class Client(TypedAPI):
     # -- inbound messages (the transport's reader thread) --------------------------
 
     def _on_message(self, message: dict[str, Any]) -> None:
+        result = message.get("result")
+        if result is not None and "method" not in message and "error" not in message and \
+                message.get("jsonrpc") == "2.0" and type(message.get("id")) in (int, str):
+            self._correlator.resolve(message)   # the common case, kept short: a response
+            return
         kind = protocol.classify(message)
         if kind is Kind.RESPONSE or kind is Kind.ERROR:
             if message.get("id") is None:
