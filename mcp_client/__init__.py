@@ -8,7 +8,6 @@ heavier than the standard library (no ``requests``, ``jsonschema`` or ``mcp``).
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
@@ -23,10 +22,16 @@ __all__ = [
     "SpawnFailed",
 ]
 
-logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
     from .registry import Registry
+
+# The package logger's NullHandler is installed by mcp_client._log the first
+# time anything logs (importing logging costs a third of the import budget);
+# if the host has already imported logging, install it now.
+if "logging" in __import__("sys").modules:
+    from ._log import install_null_handler
+    install_null_handler()
 
 
 def __getattr__(name: str) -> Any:

@@ -7,7 +7,6 @@ ignored typo in a hook name is a client that quietly never elicits.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, Callable, Iterable, Mapping
 
 from . import protocol
@@ -83,7 +82,7 @@ def _number(name: str, value: Any, *, minimum: float = 0.0, allow_none: bool = F
             strictly: bool = False) -> float | None:
     if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise MCPClientError(f"option {name} must be a number, not {value!r}")
     if value < minimum or (strictly and value == minimum):
         relation = ">" if strictly else ">="

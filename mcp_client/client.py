@@ -28,7 +28,6 @@ Decisions beyond the seed (see also API.md):
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import threading
@@ -36,6 +35,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 from . import protocol
+from ._log import get_logger
 from ._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_options
 from ._version import __version__
 from ._api import TypedAPI
@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # concurrent.futures is imported on first use: it is not free
 
 __all__ = ["Client"]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 #: How often a call waiting with ``cancelled=`` looks at it, in seconds.
 _CANCEL_POLL = 0.02

@@ -32,11 +32,11 @@ worker thread for legacy requests -- never the transport's reader thread.
 
 from __future__ import annotations
 
-import copy
 import threading
 from typing import Any, Callable, Mapping
 
 from . import protocol
+from .cache import copy_json
 from .exceptions import ProtocolError
 
 __all__ = ["Inputs", "SAMPLING_DECLINED", "ELICIT", "SAMPLE", "ROOTS"]
@@ -150,7 +150,7 @@ class Inputs:
         if hook is None:
             raise _Declined("no hook is set")
         try:
-            answer = hook({"method": kind, "params": copy.deepcopy(params)})
+            answer = hook({"method": kind, "params": copy_json(params)})
         except Exception as exc:
             self._warn(f"the {kind} hook raised {exc!r}; declining")
             raise _Declined(f"the hook raised {exc!r}") from None
@@ -196,7 +196,7 @@ def fill_defaults(schema: Mapping[str, Any], content: dict[str, Any]) -> None:
         return
     for name, prop in properties.items():
         if name not in content and isinstance(prop, dict) and "default" in prop:
-            content[name] = copy.deepcopy(prop["default"])
+            content[name] = copy_json(prop["default"])
 
 
 def validation_error(schema: Mapping[str, Any], content: Any) -> str | None:
