@@ -8,13 +8,16 @@ heavier than the standard library (no ``requests``, ``jsonschema`` or ``mcp``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .client import Client
 from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, ProtocolError,
                          ServerGone, SpawnFailed, Timeout, TransportClosed, TransportError,
                          UnsupportedVersion)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "__version__", "Client", "Registry", "MCPClientError", "Timeout", "Cancelled", "ServerGone",

@@ -8,13 +8,18 @@ state of its own.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping
+
+from collections.abc import Iterable, Mapping
 
 from . import protocol
 from ._async import AsyncTwins
 from .cache import Cache
 from .exceptions import MCPClientError, ProtocolError
 from .transport import Transport
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 __all__ = ["TypedAPI", "MAX_PAGES"]
 

@@ -8,14 +8,13 @@ so the client module keeps to the connection itself.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from concurrent.futures import Future
+    from typing import Any, Callable, Mapping, TypeVar
+    R = TypeVar("R")
 
 __all__ = ["AsyncTwins"]
-
-R = TypeVar("R")
 
 
 class AsyncTwins:

@@ -12,10 +12,11 @@ never configures logging.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
+    from typing import Any
 
 __all__ = ["get_logger", "install_null_handler"]
 

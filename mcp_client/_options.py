@@ -7,10 +7,15 @@ ignored typo in a hook name is a client that quietly never elicits.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping
+
+from collections.abc import Iterable, Mapping
 
 from . import protocol
 from .exceptions import MCPClientError, UnsupportedVersion
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 __all__ = ["CLIENT_OPTIONS", "STDIO_OPTIONS", "HTTP_OPTIONS", "unknown_option",
            "check_client_options", "split_options"]

@@ -32,7 +32,11 @@ from __future__ import annotations
 import collections
 import threading
 import time
-from typing import Any, Callable, Hashable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Hashable
+    Key = tuple[str, Hashable]
 
 __all__ = ["Cache", "MAX_TTL_MS", "DEFAULT_MAX_ENTRIES", "copy_json"]
 
@@ -40,8 +44,6 @@ __all__ = ["Cache", "MAX_TTL_MS", "DEFAULT_MAX_ENTRIES", "copy_json"]
 MAX_TTL_MS = 24 * 60 * 60 * 1000
 #: How many entries are kept (the SDK client holds 1024).
 DEFAULT_MAX_ENTRIES = 1024
-
-Key = tuple[str, Hashable]
 
 
 def copy_json(value: Any) -> Any:

@@ -32,7 +32,6 @@ import os
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 from . import protocol
 from ._log import get_logger
@@ -49,7 +48,11 @@ from .protocol import Kind
 from .stream import Stream
 from .transport import Transport
 
-if TYPE_CHECKING:  # concurrent.futures is imported on first use: it is not free
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping, TypeVar
+    R = TypeVar("R")
+    # concurrent.futures is imported on first use: it is not free
     from concurrent.futures import Future, ThreadPoolExecutor
 
 __all__ = ["Client"]
@@ -68,8 +71,6 @@ _EVICTS = {
 }
 #: Worker threads for ``*_async`` calls (created on demand).
 ASYNC_WORKERS = 64
-
-R = TypeVar("R")
 
 
 def _is_cancelled(signal: Any) -> bool:
@@ -124,7 +125,7 @@ class Client(TypedAPI):
                              "version": self._opts["client_version"] or __version__}
         self._declared = self._derive_capabilities()
         self._correlator = Correlator(on_warn=self._warn)
-        self._notifications: Stream[dict[str, Any]] = Stream(on_warn=self._warn)
+        self._notifications: Stream = Stream(on_warn=self._warn)
         self._state_lock = threading.Lock()
         self._probe_lock = threading.Lock()
         self._state = "open"
@@ -287,7 +288,7 @@ class Client(TypedAPI):
         return dict(self._declared)
 
     @property
-    def notifications(self) -> Stream[dict[str, Any]]:
+    def notifications(self) -> Stream:
         """Every notification the server sends, from subscription on."""
         return self._notifications
 

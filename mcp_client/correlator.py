@@ -22,7 +22,10 @@ import _thread
 import collections
 import itertools
 import threading
-from typing import Any, Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 __all__ = ["Correlator", "Pending"]
 

@@ -29,17 +29,20 @@ itself: it drives the callables it is given.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
 
 from . import protocol
 from .exceptions import ProtocolError, ServerGone, Timeout, TransportError, UnsupportedVersion
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping, Sequence
+    Exchange = Callable[[str, dict[str, Any], "dict[str, Any] | None", float], dict[str, Any]]
 
 __all__ = ["EraInfo", "Negotiator", "Exchange"]
 
 #: HTTP statuses a legacy-only Streamable HTTP server answers a discover with (S29).
 _LEGACY_STATUSES = (400, 404, 405)
 #: ``exchange(method, params, meta, timeout) -> the answer message`` (result or error).
-Exchange = Callable[[str, dict[str, Any], "dict[str, Any] | None", float], dict[str, Any]]
 
 
 class EraInfo:

@@ -11,7 +11,10 @@ imports nothing but the standard library.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
+
 
 __all__ = [
     "MCPClientError",

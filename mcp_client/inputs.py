@@ -33,11 +33,15 @@ worker thread for legacy requests -- never the transport's reader thread.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Mapping
 
 from . import protocol
 from .cache import copy_json
 from .exceptions import ProtocolError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
+    Hook = Callable[[dict[str, Any]], Any]
 
 __all__ = ["Inputs", "SAMPLING_DECLINED", "ELICIT", "SAMPLE", "ROOTS"]
 
@@ -46,8 +50,6 @@ SAMPLE = "sampling/createMessage"
 ROOTS = "roots/list"
 #: The legacy decline of a sampling request (2025-11-25 client/sampling).
 SAMPLING_DECLINED = (-1, "User rejected sampling request")
-
-Hook = Callable[[dict[str, Any]], Any]
 
 
 class _Declined(Exception):

@@ -19,7 +19,10 @@ import itertools
 import os
 import threading
 import time
-from typing import Any, Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 __all__ = ["ProgressBook", "Ticket"]
 

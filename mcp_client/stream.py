@@ -11,19 +11,20 @@ publisher.  :meth:`Stream.finish` tells every ``on_done`` listener, once.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Generic, TypeVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 __all__ = ["Stream", "Subscription"]
 
-T = TypeVar("T")
 
-
-class Subscription(Generic[T]):
+class Subscription:
     """A handle on one subscriber; :meth:`unsubscribe` ends it."""
 
     __slots__ = ("_stream", "callback", "on_done", "active")
 
-    def __init__(self, stream: Stream[T], callback: Callable[[T], Any],
+    def __init__(self, stream: Stream, callback: Callable[[Any], Any],
                  on_done: Callable[[], Any] | None) -> None:
         self._stream = stream
         self.callback = callback
@@ -35,7 +36,7 @@ class Subscription(Generic[T]):
         self._stream._remove(self)
 
 
-class Stream(Generic[T]):
+class Stream:
     """Fan-out of items to subscribers.
 
     Args:
@@ -44,7 +45,7 @@ class Stream(Generic[T]):
 
     def __init__(self, *, on_warn: Callable[[str], None] | None = None) -> None:
         self._lock = threading.Lock()
-        self._subscribers: tuple[Subscription[T], ...] = ()
+        self._subscribers: tuple[Subscription, ...] = ()
         self._done = False
         self._on_warn = on_warn
 
@@ -57,8 +58,8 @@ class Stream(Generic[T]):
         state = "done" if self._done else "live"
         return f"<Stream {state} subscribers={len(self._subscribers)}>"
 
-    def subscribe(self, callback: Callable[[T], Any], *,
-                  on_done: Callable[[], Any] | None = None) -> Subscription[T]:
+    def subscribe(self, callback: Callable[[Any], Any], *,
+                  on_done: Callable[[], Any] | None = None) -> Subscription:
         """Call ``callback(item)`` for every item published from now on.
 
         Args:
@@ -75,7 +76,7 @@ class Stream(Generic[T]):
             self._call(on_done)
         return subscription
 
-    def publish(self, item: T) -> None:
+    def publish(self, item: Any) -> None:
         """Hand ``item`` to every current subscriber, on this thread."""
         for subscription in self._subscribers:  # an immutable snapshot
             try:
@@ -94,7 +95,7 @@ class Stream(Generic[T]):
             subscription.active = False
             self._call(subscription.on_done)
 
-    def _remove(self, subscription: Subscription[T]) -> None:
+    def _remove(self, subscription: Subscription) -> None:
         with self._lock:
             subscription.active = False
             self._subscribers = tuple(s for s in self._subscribers if s is not subscription)

@@ -38,16 +38,20 @@ the client and one server.  It knows nothing about eras, ids or results: the
 from __future__ import annotations
 
 import abc
-from typing import Any, Callable, Mapping
 
 from .exceptions import MCPClientError
 
-__all__ = ["Transport", "MessageCallback", "CloseCallback", "WarnCallback", "ErrorCallback"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
+    MessageCallback = Callable[[dict[str, Any]], None]
+    ErrorCallback = Callable[[Any, MCPClientError], None]
+    CloseCallback = Callable[[MCPClientError], None]
+    WarnCallback = Callable[[str], None]
+else:   # names for importers' annotations; ``typing`` is not imported at run time
+    MessageCallback = ErrorCallback = CloseCallback = WarnCallback = object
 
-MessageCallback = Callable[[dict[str, Any]], None]
-ErrorCallback = Callable[[Any, MCPClientError], None]
-CloseCallback = Callable[[MCPClientError], None]
-WarnCallback = Callable[[str], None]
+__all__ = ["Transport", "MessageCallback", "CloseCallback", "WarnCallback", "ErrorCallback"]
 
 
 class Transport(abc.ABC):
