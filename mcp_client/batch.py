@@ -43,7 +43,7 @@ Decisions:
 from __future__ import annotations
 
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Collection, Generic, Hashable, Mapping, Sequence, TypeVar
 
 __all__ = ["Task", "may_overlap", "is_parallel_safe", "run_batch"]
@@ -107,8 +107,22 @@ def may_overlap(names: Sequence[str], catalogue: Mapping[str, Mapping[str, Any] 
                                 serial_tools=serial_tools) for name in names)
 
 
+def _on_executor(executor: Executor, tasks: Sequence[Task[T]], workers: int) -> list[Future[T]]:
+    """Run ``tasks`` on a caller's executor, never more than ``workers`` at once."""
+    futures: list[Future[T]] = []
+    running: set[Future[T]] = set()
+    for task in tasks:
+        if len(running) >= workers:
+            _, running = wait(running, return_when=FIRST_COMPLETED)
+        future = executor.submit(task.run)
+        futures.append(future)
+        running.add(future)
+    wait(running)
+    return futures
+
+
 def run_batch(tasks: Sequence[Task[T]], *, widen: bool, concurrency: int,
-              thread_name: str = "mcp-batch") -> list[T]:
+              thread_name: str = "mcp-batch", executor: Executor | None = None) -> list[T]:
     """Run ``tasks`` and return one answer per task, in task order.
 
     Args:
@@ -117,6 +131,8 @@ def run_batch(tasks: Sequence[Task[T]], *, widen: bool, concurrency: int,
             the tasks one at a time, in order, in the caller's thread.
         concurrency: at most this many tasks in flight together.
         thread_name: prefix of the worker threads' names.
+        executor: run the tasks there (a client's own pool, whose threads
+            outlive the batch) instead of on threads started for this batch.
 
     Returns:
         the answers; slots that shared a key share the answer object.
@@ -135,12 +151,16 @@ def run_batch(tasks: Sequence[Task[T]], *, widen: bool, concurrency: int,
         answer = tasks[slots[0]].run()
         return [answer for _ in tasks]
     workers = min(concurrency, len(groups))
-    pool = ThreadPoolExecutor(workers, thread_name_prefix=f"{thread_name}-{os.getpid()}")
-    try:
-        futures: list[tuple[list[int], Future[T]]] = [
-            (slots, pool.submit(tasks[slots[0]].run)) for slots in groups.values()]
-    finally:
-        pool.shutdown(wait=True)
+    firsts = [slots[0] for slots in groups.values()]
+    if executor is not None:
+        done = _on_executor(executor, [tasks[i] for i in firsts], workers)
+    else:
+        pool = ThreadPoolExecutor(workers, thread_name_prefix=f"{thread_name}-{os.getpid()}")
+        try:
+            done = [pool.submit(tasks[i].run) for i in firsts]
+        finally:
+            pool.shutdown(wait=True)
+    futures = list(zip(groups.values(), done))
     answers: list[Any] = [None] * len(tasks)
     for slots, future in futures:
         answer = future.result()

@@ -188,8 +188,18 @@ def read_call(call: Any) -> CallParts:
 
     Accepts ``{"id", "type"?: "function", "function": {"name", "arguments"}}``
     and any object with ``.id`` and ``.function.name``/``.function.arguments``
-    (the ``openai`` package's ``ChatCompletionMessageToolCall``).
+    (the ``openai`` package's ``ChatCompletionMessageToolCall``).  Never
+    raises: a call that cannot be read -- an object whose attributes raise --
+    is malformed.
     """
+    try:
+        return _read_call(call)
+    except Exception as exc:   # a model's call is data; its oddities are the call's problem
+        return CallParts(None, None, None, f"the call cannot be read ({type(exc).__name__}: "
+                         f"{exc})")
+
+
+def _read_call(call: Any) -> CallParts:
     if call is None or isinstance(call, _NOT_CALLS):
         return CallParts(None, None, None, "a tool call must be an object with an id and a "
                          f"function, not {type(call).__name__}")
@@ -221,7 +231,10 @@ def parse_arguments(arguments: Any) -> dict[str, Any]:
     if arguments is None:
         return {}
     if isinstance(arguments, Mapping):
-        return dict(arguments)
+        try:
+            return dict(arguments)
+        except Exception as exc:   # a Mapping of our caller's whose items raise
+            raise ValueError(f"arguments cannot be read ({type(exc).__name__}: {exc})") from None
     if not isinstance(arguments, str):
         raise ValueError("arguments must be a JSON object or a string holding one, "
                          f"not {type(arguments).__name__}")
@@ -233,6 +246,8 @@ def parse_arguments(arguments: Any) -> dict[str, Any]:
         detail = f"{exc.msg} at position {exc.pos}" \
             if isinstance(exc, json.JSONDecodeError) else str(exc)
         raise ValueError(f"arguments are not valid JSON ({detail})") from None
+    except RecursionError:
+        raise ValueError("arguments are nested too deeply to be read") from None
     if not isinstance(value, dict):
         raise ValueError(f"arguments are not a JSON object (got {_json_kind(value)})")
     return value
@@ -525,4 +540,6 @@ def _run(client: Client, planned: Sequence[tuple[int, str, dict[str, Any]]],
     tasks = [batch.Task(functools.partial(_call, client, target, arguments, parts[index].ident),
                         arguments_key(target, arguments) if widen else None)
              for index, target, arguments in planned]
-    return batch.run_batch(tasks, widen=widen, concurrency=concurrency)
+    pool = getattr(client, "_batch_executor", None)
+    return batch.run_batch(tasks, widen=widen, concurrency=concurrency,
+                           executor=pool() if callable(pool) and widen else None)

@@ -572,13 +572,28 @@ class Client(TypedAPI):
     def _submit(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> Future[R]:
         self._check_usable()
         with self._state_lock:
-            if self._state == "closed":
-                raise TransportClosed()
-            if self._executor is None:
-                from concurrent.futures import ThreadPoolExecutor
-                self._executor = ThreadPoolExecutor(
-                    ASYNC_WORKERS, thread_name_prefix=f"mcp-client-{os.getpid()}")
-            return self._executor.submit(fn, *args, **kwargs)
+            return self._pool().submit(fn, *args, **kwargs)
+
+    def _pool(self) -> ThreadPoolExecutor:
+        """The client's thread pool, made on first use (state lock held)."""
+        if self._state == "closed":
+            raise TransportClosed()
+        if self._executor is None:
+            from concurrent.futures import ThreadPoolExecutor
+            self._executor = ThreadPoolExecutor(
+                ASYNC_WORKERS, thread_name_prefix=f"mcp-client-{os.getpid()}")
+        return self._executor
+
+    def _batch_executor(self) -> ThreadPoolExecutor | None:
+        """The pool a widened batch runs on (its threads outlive the batch).
+
+        None -- the batch starts threads of its own -- when called from one of
+        the pool's own threads, where waiting on the pool could deadlock it.
+        """
+        if threading.current_thread().name.startswith("mcp-client-"):
+            return None
+        with self._state_lock:
+            return None if self._state == "closed" else self._pool()
 
     # -- inbound messages (the transport's reader thread) --------------------------
 
