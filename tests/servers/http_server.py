@@ -81,7 +81,8 @@ def main(argv: "list[str] | None" = None) -> None:
     server.add_tool(wait_started)
     server.add_tool(outcome)
     app = server.streamable_http_app(json_response=args.json, host="127.0.0.1")
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # Naming the protocol is what makes asyncio set TCP_NODELAY on accepted sockets.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)   # connections queue from here on, before uvicorn accepts them
