@@ -16,11 +16,13 @@ three-line test.  Errors it detects are raised as
 
 from __future__ import annotations
 
-import enum
-import re
-from typing import Any, Mapping, Sequence
+import math
 
 from .exceptions import ProtocolError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = [
     "MODERN_VERSIONS", "LEGACY_VERSIONS", "LATEST_LEGACY_VERSION", "LOG_LEVELS",
@@ -30,7 +32,7 @@ __all__ = [
     "METHOD_NOT_FOUND", "PARSE_ERROR", "INVALID_REQUEST", "INVALID_PARAMS", "INTERNAL_ERROR",
     "Kind", "classify", "is_modern_version", "envelope", "request", "notification",
     "response", "error_response", "error_from", "shape_result", "Shaped",
-    "discover_versions", "pick_version", "legacy_version_ok",
+    "discover_versions", "pick_version", "legacy_version_ok", "MAX_DEPTH",
 ]
 
 # -- versions (PROTOCOL §1) -------------------------------------------------
@@ -42,7 +44,6 @@ LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2
 #: The version offered in ``initialize`` (2025-11-25 lifecycle: the latest we support).
 LATEST_LEGACY_VERSION = "2025-11-25"
 
-_VERSION_SHAPE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 #: RFC 5424 severities, the values of ``logLevel`` (2026-07-28 utilities/logging).
 LOG_LEVELS: tuple[str, ...] = (
@@ -65,6 +66,11 @@ INPUT_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
 #: Keys that are protocol bookkeeping and never reach a caller (seed "Calling tools").
 BOOKKEEPING_KEYS = ("resultType", "_meta", "ttlMs", "cacheScope", "requestState",
                     "inputRequests")
+#: The deepest nesting of objects and arrays a result may have.  Far beyond any real
+#: result, and shallow enough that every recursive copy of one (``copy.deepcopy``
+#: takes two frames a level) stays well inside Python's default recursion limit
+#: (1000), which a JSON parser lets a server come close to.
+MAX_DEPTH = 128
 
 # -- error codes (JSON-RPC 2.0; 2026-07-28 PROTOCOL §3.4) --------------------
 
@@ -80,14 +86,15 @@ UNSUPPORTED_VERSION = -32022
 
 def is_modern_version(version: object) -> bool:
     """True for a date-shaped version string that is not a handshake version."""
-    return (isinstance(version, str) and bool(_VERSION_SHAPE.match(version))
-            and version not in LEGACY_VERSIONS)
+    return (isinstance(version, str) and len(version) == 10 and version[4] == version[7] == "-"
+            and (version[:4] + version[5:7] + version[8:]).isdigit()
+            and version.isascii() and version not in LEGACY_VERSIONS)
 
 
 # -- classification (PROTOCOL §2: by shape, never by id) ---------------------
 
-class Kind(enum.Enum):
-    """What an inbound message is."""
+class Kind:
+    """What an inbound message is (plain constants: ``enum`` costs an import)."""
 
     RESPONSE = "response"
     ERROR = "error"
@@ -100,7 +107,11 @@ def _valid_id(value: object) -> bool:
     return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
-def classify(message: object) -> Kind:
+def _integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def classify(message: object) -> str:
     """Say what an inbound JSON value is, by its shape.
 
     ``method`` with an ``id`` is a server request (legacy servers send them, with
@@ -121,7 +132,7 @@ def classify(message: object) -> Kind:
         return Kind.RESPONSE if _valid_id(message.get("id")) else Kind.INVALID
     if "error" in message and "result" not in message:
         error = message["error"]
-        if not isinstance(error, dict) or not isinstance(error.get("code"), int):
+        if not isinstance(error, dict) or not _integer(error.get("code")):
             return Kind.INVALID
         ident = message.get("id")
         return Kind.ERROR if ident is None or _valid_id(ident) else Kind.INVALID
@@ -197,7 +208,7 @@ def error_from(message: Mapping[str, Any]) -> ProtocolError:
         return ProtocolError(None, "malformed error response", message)
     code = error.get("code")
     text = error.get("message")
-    return ProtocolError(code if isinstance(code, int) else None,
+    return ProtocolError(code if _integer(code) else None,
                          text if isinstance(text, str) else "error without a message",
                          error.get("data"))
 
@@ -236,11 +247,31 @@ class Shaped:
 
     @property
     def ttl_ms(self) -> int:
-        """``ttlMs`` as a freshness budget: missing, non-integer or negative is 0."""
+        """``ttlMs`` as a freshness budget: missing, not a finite number, or negative is 0."""
         ttl = self.raw.get("ttlMs")
-        if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or ttl != ttl:
+        if isinstance(ttl, bool) or not isinstance(ttl, (int, float)):
             return 0
+        if isinstance(ttl, float) and not math.isfinite(ttl):
+            return 0   # NaN, or Infinity (json.loads reads both, and 1e999)
         return max(0, int(ttl))
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether ``value`` nests objects and arrays more than ``limit`` levels (no recursion)."""
+    stack: list[tuple[Iterable[object], int]] = [((value,), 0)]
+    while stack:
+        items, depth = stack.pop()
+        for item in items:
+            if isinstance(item, dict):
+                children: Iterable[object] = item.values()
+            elif isinstance(item, list):
+                children = item
+            else:
+                continue
+            if depth >= limit:
+                return True
+            stack.append((children, depth + 1))
+    return False
 
 
 def shape_result(method: str, result: object) -> Shaped:
@@ -253,10 +284,14 @@ def shape_result(method: str, result: object) -> Shaped:
     invalid, PROTOCOL S27).
 
     Raises:
-        ProtocolError: the result is not an object, or its resultType is invalid.
+        ProtocolError: the result is not an object, its resultType is invalid,
+            or it nests deeper than :data:`MAX_DEPTH`.
     """
     if not isinstance(result, dict):
         raise ProtocolError(None, f"{method}: the result is not an object", result)
+    if _deeper_than(result, MAX_DEPTH):
+        raise ProtocolError(None, f"{method}: the result nests objects and arrays more than "
+                            f"{MAX_DEPTH} levels deep")
     result_type = result.get("resultType", "complete")
     if result_type == "complete":
         body = {k: v for k, v in result.items() if k not in BOOKKEEPING_KEYS}
