@@ -13,7 +13,11 @@ worker thread uses a connection for a request, attach it to that thread's
 current :class:`Handle`; the pools detach it when it is put back.
 :meth:`Handle.abort` shuts the attached socket down (``SHUT_RDWR``), which
 wakes the worker's blocked ``recv`` and sends the server a FIN; urllib3 then
-discards the broken connection instead of reusing it.
+discards the broken connection instead of reusing it.  The handle keeps the
+socket itself as well as the connection: for an answer that ends when the
+connection does (``Connection: close``, HTTP/1.0), ``http.client`` hands the
+socket to the response and forgets it (``conn.sock`` is then None), and the
+body -- an event stream that may never end -- is still read from it.
 
 It imports requests and urllib3 at module level, so
 :mod:`mcp_client.http` imports it on first use only.  It must not know about
@@ -45,8 +49,7 @@ WIRE_ERRORS: tuple[type[BaseException], ...] = (
 _local = threading.local()
 
 
-def _shutdown(conn: Any) -> None:
-    sock = getattr(conn, "sock", None)
+def _shutdown(sock: Any) -> None:
     if sock is None:
         return
     try:
@@ -61,6 +64,7 @@ class Handle:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._conn: Any = None
+        self._sock: Any = None        # the conn's socket, which a response may outlive it with
         self._aborted = False
         self._finished = False
 
@@ -79,15 +83,16 @@ class Handle:
             if self._finished:
                 return
             self._conn = conn
+            self._sock = getattr(conn, "sock", None) or self._sock
             conn._mcp_handle = self
             if self._aborted:
-                _shutdown(conn)
+                _shutdown(self._sock)
 
     def detach(self, conn: Any) -> None:
         """Forget ``conn``: it goes back to the pool (a worker-thread call)."""
         with self._lock:
             if self._conn is conn:
-                self._conn = None
+                self._conn = self._sock = None
 
     def abort(self) -> None:
         """Stop the exchange from any thread: shut its connection down (idempotent).
@@ -99,13 +104,13 @@ class Handle:
         with self._lock:
             self._aborted = True
             if self._conn is not None:
-                _shutdown(self._conn)
+                _shutdown(getattr(self._conn, "sock", None) or self._sock)
 
     def finish(self) -> None:
         """The exchange is over: later aborts touch nothing."""
         with self._lock:
             self._finished = True
-            self._conn = None
+            self._conn = self._sock = None
 
 
 @contextlib.contextmanager

@@ -82,6 +82,40 @@ def _check_cancel_signal(signal: Any) -> None:
                              f" not {type(signal).__name__}")
 
 
+class _Attempt:
+    """One era negotiation, waited on by every call that needs the era."""
+
+    __slots__ = ("_done", "info", "error")
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self.info: EraInfo | None = None
+        self.error: MCPClientError | None = None
+
+    def failed(self) -> bool:
+        return self._done.is_set() and self.error is not None
+
+    def finish(self, info: EraInfo | None, error: MCPClientError | None) -> None:
+        self.info, self.error = info, error
+        self._done.set()
+
+    def wait(self, budget: float | None, cancelled: Any, method: str) -> EraInfo:
+        deadline = None if budget is None else time.monotonic() + budget
+        while True:
+            if cancelled is not None and _is_cancelled(cancelled):
+                raise Cancelled(method)
+            wait = None if deadline is None else deadline - time.monotonic()
+            if cancelled is not None:
+                wait = _CANCEL_POLL if wait is None else min(_CANCEL_POLL, wait)
+            if wait is not None and wait <= 0:
+                raise Timeout(method, budget or 0.0)
+            if self._done.wait(wait):
+                if self.error is not None:
+                    raise self.error
+                assert self.info is not None
+                return self.info
+
+
 class Client(Inbound, TypedAPI):
     """A connection to one MCP server.
 
@@ -121,12 +155,11 @@ class Client(Inbound, TypedAPI):
         self._correlator = Correlator(on_warn=self._warn)
         self._notifications: Stream = Stream(on_warn=self._warn)
         self._state_lock = threading.Lock()
-        self._probe_lock = threading.Lock()
+        self._attempt: _Attempt | None = None
+        self._probe_threads: list[threading.Thread] = []
         self._state = "open"
         self._dead: MCPClientError | None = None
         self._era_info: EraInfo | None = None
-        self._probe_attempts = 0
-        self._probe_error: MCPClientError | None = None
         self._discover_tried = False
         self._envelope: tuple[EraInfo, str, dict[str, Any]] | None = None
         self._header_tools: dict[str, dict[str, Any]] | None = None
@@ -288,28 +321,46 @@ class Client(Inbound, TypedAPI):
 
     # -- the era -----------------------------------------------------------------
 
-    def _ensure_era(self) -> EraInfo:
+    def _ensure_era(self, budget: float | None = None, cancelled: Any = None,
+                    method: str = "server/discover") -> EraInfo:
+        """The era, negotiating it first if nobody has (PROTOCOL §3.5).
+
+        The negotiation runs once, on a thread of its own, under its own
+        budgets (``probe_timeout``, then ``request_timeout`` for a handshake);
+        every caller that needs the era waits for that one attempt for at most
+        its own ``budget`` and honours its own ``cancelled`` -- so a burst of
+        first calls sends one probe, and a call's timeout holds even when it is
+        the call that set the probe off.  A failed attempt is shared by the
+        callers waiting on it; the next call starts a new one.
+        """
         info = self._era_info
         if info is not None:
             return info
-        attempt = self._probe_attempts
-        with self._probe_lock:
-            if self._era_info is not None:
-                return self._era_info
-            if self._probe_attempts != attempt and self._probe_error is not None:
-                raise self._probe_error  # the attempt we queued behind failed
-            self._probe_attempts += 1
-            self._probe_error = None
-            try:
-                info = self._negotiator().run()
-            except MCPClientError as exc:
-                self._probe_error = exc
-                raise
+        with self._state_lock:
+            if self._state == "closed":
+                raise TransportClosed()
+            attempt = self._attempt
+            if attempt is None or attempt.failed():
+                attempt = _Attempt()
+                self._attempt = attempt
+                thread = threading.Thread(target=self._negotiate, args=(attempt,),
+                                          name=f"mcp-client-probe-{os.getpid()}", daemon=True)
+                self._probe_threads.append(thread)
+                thread.start()
+        return attempt.wait(budget, cancelled, method)
+
+    def _negotiate(self, attempt: _Attempt) -> None:
+        try:
+            info = self._negotiator().run()
             self._era_info = info
             log.debug("%r negotiated", self)
             if info.era == "legacy" and self._opts["log_level"] and "logging" in info.capabilities:
                 self._set_legacy_log_level(self._opts["log_level"])
-            return info
+            attempt.finish(info, None)
+        except MCPClientError as exc:
+            attempt.finish(None, exc)
+        except Exception as exc:   # a bug must still release the waiters
+            attempt.finish(None, MCPClientError(f"era negotiation failed: {exc!r}"))
 
     def _set_legacy_log_level(self, level: str) -> None:
         """2025-11-25 logging: a session setting, sent once (tolerating -32601, S7)."""
@@ -489,7 +540,7 @@ class Client(Inbound, TypedAPI):
         if cancelled is not None:
             _check_cancel_signal(cancelled)
         budget = self._default_budget if timeout is None else self._budget(timeout)
-        info = self._era_info or self._ensure_era()
+        info = self._era_info or self._ensure_era(budget, cancelled, method)
         key = None
         if info.era == "modern" and method in protocol.CACHEABLE_METHODS:
             key = Cache.key(method, dict(params))
@@ -612,9 +663,12 @@ class Client(Inbound, TypedAPI):
             self._correlator.fail_all(closed)
             self._notifications.finish()
             self._cache.clear()
-            me = threading.current_thread().name
+            current = threading.current_thread()
+            for thread in self._probe_threads:   # each ends once its exchange has failed
+                if thread is not current:
+                    thread.join(self._opts["probe_timeout"] + 5)
             for pool in pools:
-                pool.shutdown(wait=not me.startswith("mcp-client-"))
+                pool.shutdown(wait=not current.name.startswith("mcp-client-"))
 
     def _warn(self, text: str) -> None:
         hook = self._on_warn_hook

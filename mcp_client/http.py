@@ -262,7 +262,7 @@ class HTTPTransport(Transport):
         try:
             body = json.dumps(message, separators=(",", ":"), allow_nan=False,
                               ensure_ascii=False).encode("utf-8")
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:   # not JSON, or too deep
             raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
         wire_headers = self._wire_headers(message, headers)
         method = message.get("method")
@@ -434,7 +434,7 @@ class HTTPTransport(Transport):
                                  f"max_event_bytes={self._max_event}", status=status)
         try:
             message = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):   # RecursionError: nested too deeply to parse
             message = None
         if isinstance(message, dict):
             is_error = isinstance(message.get("error"), dict) and "result" not in message
@@ -475,7 +475,7 @@ class HTTPTransport(Transport):
             return False
         try:
             message = json.loads(event.data)
-        except ValueError:
+        except (ValueError, RecursionError):   # RecursionError: nested too deeply to parse
             self._warn(f"skipped an SSE event that is not JSON: {event.data[:200]!r}")
             return False
         if not isinstance(message, dict):

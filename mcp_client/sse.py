@@ -21,10 +21,15 @@ stream an event that was never finished by a blank line is discarded, which
 :attr:`SSEParser.pending` lets the caller tell apart from a clean end.
 
 Beyond the standard: one event -- every line from the end of the previous
-event up to its blank line, comments included -- may hold at most
-``max_event_bytes`` bytes (16 MiB by default, the same bound as the stdio
-transport's lines), so a server cannot make the client buffer without limit.
-Past it :class:`EventTooLarge` is raised and the parser stays failed.
+event up to its blank line, comments included, each line end counted as one
+byte whether it is CR, LF or CRLF -- may hold at most ``max_event_bytes``
+bytes (16 MiB by default, the same bound as the stdio transport's lines), so
+a server cannot make the client buffer without limit.  Past it
+:class:`EventTooLarge` is raised and the parser stays failed.  Counting every
+line end as one byte is what makes the bound fall in the same place however
+the stream is split (a CRLF can arrive as a CR ending one chunk and an LF
+starting the next).  A ``retry`` of more than 18 digits (beyond 64 bits) is
+ignored, as is any other ``retry`` that is not a number.
 
 Why this is not sseclient-py: sseclient-py 1.9 (``SSEClient.events()``)
 pulls from an iterator it consumes to the end, so it cannot be fed chunks as
@@ -50,6 +55,8 @@ __all__ = ["SSEEvent", "SSEParser", "EventTooLarge", "DEFAULT_MAX_EVENT_BYTES"]
 #: the same as the stdio transport's ``max_line_bytes``).
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 
+#: The most digits a ``retry`` value may have (beyond it, Python's int() may refuse).
+_RETRY_DIGITS = 18
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _BOM = b"\xef\xbb\xbf"
 
@@ -160,7 +167,7 @@ class SSEParser:
             else:
                 line = chunk[pos:start]
             pos = end
-            self._account(len(line) + end - start)
+            self._account(len(line) + 1)
             event = self._line(line)
             if event is not None:
                 events.append(event)
@@ -198,7 +205,7 @@ class SSEParser:
             if b"\0" not in value:
                 self._last_id = value.decode("utf-8", "replace")
         elif field == "retry":
-            if value.isdigit():
+            if value.isdigit() and len(value) <= _RETRY_DIGITS:
                 self._retry = int(value)
         return None
 

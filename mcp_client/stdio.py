@@ -14,18 +14,30 @@ full pipe does not take waits in an outbox that a fourth thread, started only
 then, drains -- so a server that stops reading its stdin cannot stop a call
 from timing out or :meth:`StdioTransport.close` from returning.
 
+Reads never outlive the transport either.  On POSIX the reader and the
+drainer wait in ``poll()`` on their pipe *and* on a wake-up pipe of our own,
+and read with ``os.read``: a process that escaped the server's process group
+(a daemon it double-forked, a ``setsid`` helper) can hold our pipes open for
+ever, and no signal to the group reaches it.  :meth:`StdioTransport.close`
+wakes both readers once the child is stopped, and the watcher wakes them when
+the child died and even the group's end did not free stdout -- so the death is
+still reported.  The bytes are cut into lines by :class:`~mcp_client._lines.LineBuffer`.
+
 When the child dies, the reader finishes the stderr tail *before* reporting
 :class:`~mcp_client.exceptions.ServerGone`, so the diagnosis a dying server
 writes is never lost to a race with its exit.  :meth:`StdioTransport.close`
 follows the stdio transport's shutdown (2026-07-28 basic/transports): close
 stdin, wait, SIGTERM, wait, SIGKILL -- to the whole process group on POSIX,
 since servers launched through ``npx``/``uvx`` spawn grandchildren -- then
-reaps the child and joins both threads.
+reaps the child and joins the threads.
 
 Decisions beyond the seed: a line longer than ``max_line_bytes`` (16 MiB) is
 dropped with a warning rather than buffered without bound; blank lines are
-skipped silently; a line that is not a JSON object is reported through
-``on_warn`` and skipped.
+skipped silently; a line that is not a JSON object -- including JSON nested
+too deeply for the parser -- is reported through ``on_warn`` and skipped; in
+a line that is not valid UTF-8 (which JSON text must be, RFC 8259 §8.1) the
+bad bytes become U+FFFD, as the SSE parser does, and the message is delivered
+with a warning rather than lost whole.
 """
 
 from __future__ import annotations
@@ -38,8 +50,9 @@ import select
 import signal
 import subprocess
 import threading
-from typing import IO, Any, Callable, Mapping, Sequence
+from typing import IO, Any, Callable, Iterator, Mapping, Sequence
 
+from ._lines import LineBuffer
 from .exceptions import MCPClientError, ServerGone, SpawnFailed, TransportClosed
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 
@@ -53,6 +66,10 @@ DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 _MAX_OUTBOX = 64 * 1024 * 1024
 #: How long a dying child gets to finish writing stderr before the tail is read.
 _DRAIN_WAIT = 2.0
+#: Bytes asked of a pipe per read (the pipe buffer of Linux, 16 pages).
+_READ_SIZE = 64 * 1024
+#: The longest stderr line kept whole; a longer one is kept in pieces this long.
+_STDERR_LINE = 64 * 1024
 _POSIX = os.name == "posix"
 _SHIMS = ("npx", "npm", "pnpm", "yarn", "uvx")
 
@@ -63,6 +80,57 @@ _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 
 def _has_nul(value: str) -> bool:
     return "\0" in value
+
+
+class _Waker:
+    """A pipe of our own that, once set, makes the child's pipe readers stop waiting."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._fds: tuple[int, int] | None = os.pipe() if _POSIX else None
+        self.is_set = False
+
+    def fileno(self) -> int:
+        assert self._fds is not None
+        return self._fds[0]
+
+    def set(self) -> None:
+        """Wake every reader (idempotent, and harmless after :meth:`close`)."""
+        with self._lock:
+            self.is_set = True
+            if self._fds is not None:
+                try:
+                    os.write(self._fds[1], b"!")
+                except OSError:
+                    pass   # full: it is set already
+
+    def close(self) -> None:
+        with self._lock:
+            fds, self._fds = self._fds, None
+        for fd in fds or ():
+            os.close(fd)
+
+
+def _chunks(stream: IO[bytes], waker: _Waker) -> Iterator[bytes]:
+    """What the child writes to ``stream``, chunk by chunk, until EOF or ``waker`` is set."""
+    if not _POSIX:   # Windows cannot poll a pipe: block, and rely on the group's end
+        while chunk := stream.read1(_READ_SIZE):   # type: ignore[attr-defined]
+            yield chunk
+        return
+    fd = stream.fileno()
+    os.set_blocking(fd, False)   # our end only; read first, and poll only when it is empty
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    poller.register(waker.fileno(), select.POLLIN)
+    while not waker.is_set:
+        try:
+            chunk = os.read(fd, _READ_SIZE)
+        except BlockingIOError:
+            poller.poll()
+            continue
+        if not chunk:
+            return
+        yield chunk
 
 
 class StdioTransport(Transport):
@@ -105,8 +173,10 @@ class StdioTransport(Transport):
         self._threads: list[threading.Thread] = []
         self._stderr_done = threading.Event()
         self._reader_done = threading.Event()
+        self._died = threading.Event()
         self._outbox = bytearray()
         self._writer: threading.Thread | None = None
+        self._waker: _Waker | None = None
         self._state = "new"
         self._death: ServerGone | None = None
         self._on_message: MessageCallback | None = None
@@ -180,11 +250,20 @@ class StdioTransport(Transport):
         self._spawn()
 
     def restart(self) -> None:
-        """Start the command again after the child died (keeps the callbacks)."""
-        self._join_threads()  # a dying child's reader finishes its report first
+        """Start the command again after the child died (keeps the callbacks).
+
+        What the dead child left in its process group is killed, and its pipes
+        are no longer read, before the new child starts.
+        """
+        self._join_threads(self._threads[:1])  # a dying child's reader finishes its report first
         with self._state_lock:
             if self._state != "dead":
                 raise MCPClientError(f"cannot restart a transport that is {self._state}")
+        if self._proc is not None:
+            self._signal(self._proc, getattr(signal, "SIGKILL", signal.SIGTERM), group_only=True)
+        if self._waker is not None:
+            self._waker.set()
+        self._join_threads()
         self._reap()
         self._stderr.clear()
         self._death = None
@@ -207,15 +286,18 @@ class StdioTransport(Transport):
         self._proc = proc
         self._stderr_done = threading.Event()
         self._reader_done = threading.Event()
+        self._died = threading.Event()
         self._outbox = bytearray()
         self._writer = None
+        self._waker = waker = _Waker()
         with self._state_lock:
             self._state = "open"
-        reader = threading.Thread(target=self._read_loop, args=(proc,),
+        reader = threading.Thread(target=self._read_loop, args=(proc, waker),
                                   name=f"mcp-stdio-reader-{proc.pid}", daemon=True)
-        drainer = threading.Thread(target=self._drain_stderr, args=(proc, self._stderr_done),
+        drainer = threading.Thread(target=self._drain_stderr,
+                                   args=(proc, waker, self._stderr_done),
                                    name=f"mcp-stdio-stderr-{proc.pid}", daemon=True)
-        watcher = threading.Thread(target=self._watch, args=(proc,),
+        watcher = threading.Thread(target=self._watch, args=(proc, waker),
                                    name=f"mcp-stdio-watch-{proc.pid}", daemon=True)
         self._threads = [reader, drainer, watcher]
         drainer.start()
@@ -233,45 +315,45 @@ class StdioTransport(Transport):
                       "and run it through cmd.exe /c"
         return reason
 
-    # -- the two threads -------------------------------------------------------
+    # -- the reading threads ---------------------------------------------------
 
-    def _read_loop(self, proc: subprocess.Popen[bytes]) -> None:
-        stream = proc.stdout
-        assert stream is not None
+    def _read_loop(self, proc: subprocess.Popen[bytes], waker: _Waker) -> None:
+        assert proc.stdout is not None
+        lines = LineBuffer(self._max_line, on_drop=self._dropped)
         try:
-            while True:
-                line = stream.readline(self._max_line + 1)
-                if not line:
-                    break
-                if len(line) > self._max_line and not line.endswith(b"\n"):
-                    self._skip_long_line(stream, len(line))
-                    continue
+            for chunk in _chunks(proc.stdout, waker):
+                for line in lines.feed(chunk):
+                    self._handle_line(line)
+            for line in lines.finish():
                 self._handle_line(line)
         except (OSError, ValueError):
-            pass  # the pipe was closed under us by close()
-        self._reader_done.set()
-        self._on_eof(proc)
+            pass  # the pipe was closed under us
+        finally:
+            self._reader_done.set()
+            self._on_eof(proc)
 
-    def _skip_long_line(self, stream: IO[bytes], dropped: int) -> None:
-        while True:
-            chunk = stream.readline(self._max_line)
-            dropped += len(chunk)
-            if not chunk or chunk.endswith(b"\n"):
-                break
-        self._warn(f"dropped a stdout line of {dropped} bytes "
+    def _dropped(self, size: int) -> None:
+        self._warn(f"dropped a stdout line of {size} bytes "
                    f"(longer than max_line_bytes={self._max_line})")
 
     def _handle_line(self, line: bytes) -> None:
         if not line.strip():
             return
         try:
-            message = json.loads(line)
-        except ValueError:
+            text, mangled = line.decode("utf-8"), False
+        except UnicodeDecodeError:   # one bad byte must not cost a whole answer
+            text, mangled = line.decode("utf-8", "replace"), True
+        try:
+            message = json.loads(text[1:] if text.startswith("\ufeff") else text)
+        except (ValueError, RecursionError):   # RecursionError: nested too deeply to parse
             self._warn(f"skipped a stdout line that is not JSON: {line[:200]!r}")
             return
         if not isinstance(message, dict):
             self._warn(f"skipped a stdout line that is not a JSON-RPC message: {line[:200]!r}")
             return
+        if mangled:
+            self._warn(f"a stdout line is not valid UTF-8; its bad bytes became U+FFFD: "
+                       f"{line[:200]!r}")
         callback = self._on_message
         if callback is None:
             return
@@ -280,28 +362,32 @@ class StdioTransport(Transport):
         except Exception as exc:  # never let a callback kill the reader
             self._warn(f"message handler raised {exc!r}")
 
-    def _drain_stderr(self, proc: subprocess.Popen[bytes], done: threading.Event) -> None:
-        stream = proc.stderr
-        assert stream is not None
+    def _drain_stderr(self, proc: subprocess.Popen[bytes], waker: _Waker,
+                      done: threading.Event) -> None:
+        assert proc.stderr is not None
+        lines = LineBuffer(_STDERR_LINE)
         try:
-            while True:
-                raw = stream.readline(64 * 1024)
-                if not raw:
-                    break
-                line = raw.decode("utf-8", "replace").rstrip("\r\n")
-                self._stderr.append(line)
-                if self._on_stderr is not None:
-                    try:
-                        self._on_stderr(line)
-                    except Exception as exc:
-                        self._warn(f"on_stderr raised {exc!r}")
+            for chunk in _chunks(proc.stderr, waker):
+                for raw in lines.feed(chunk):
+                    self._stderr_line(raw)
+            for raw in lines.finish():
+                self._stderr_line(raw)
         except (OSError, ValueError):
             pass
         finally:
             done.set()
 
-    def _watch(self, proc: subprocess.Popen[bytes]) -> None:
-        """Notice the child's exit even when a grandchild keeps our pipes open."""
+    def _stderr_line(self, raw: bytes) -> None:
+        line = raw.decode("utf-8", "replace").rstrip("\r")
+        self._stderr.append(line)
+        if self._on_stderr is not None:
+            try:
+                self._on_stderr(line)
+            except Exception as exc:
+                self._warn(f"on_stderr raised {exc!r}")
+
+    def _watch(self, proc: subprocess.Popen[bytes], waker: _Waker) -> None:
+        """Notice the child's exit even when something it left behind keeps our pipes open."""
         proc.wait()
         if self._reader_done.wait(_DRAIN_WAIT) or self._state != "open":
             return
@@ -310,6 +396,13 @@ class StdioTransport(Transport):
         self._warn(f"the server (pid {proc.pid}) exited but its process group holds "
                    "stdout open; killing the group")
         self._signal(proc, getattr(signal, "SIGKILL", signal.SIGTERM), group_only=True)
+        if self._reader_done.wait(_DRAIN_WAIT) or self._state != "open":
+            return
+        # Still held: by a process that left the group (a daemon), which no
+        # signal of ours reaches.  Stop reading, so the death is reported.
+        self._warn(f"the server (pid {proc.pid}) exited but a process outside its group "
+                   "still holds its pipes open; no longer reading them")
+        waker.set()
 
     def _on_eof(self, proc: subprocess.Popen[bytes]) -> None:
         with self._state_lock:
@@ -329,6 +422,7 @@ class StdioTransport(Transport):
                 return
             self._state = "dead"
             self._death = death
+        self._died.set()
         callback = self._on_close
         if callback is not None:
             try:
@@ -341,7 +435,7 @@ class StdioTransport(Transport):
     def send(self, message: dict[str, Any], *, headers: Mapping[str, str] | None = None) -> None:
         try:
             data = _encode(message).encode() + b"\n"
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:   # not JSON, or too deep
             raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
         with self._write_lock:
             self._check_open()
@@ -355,6 +449,9 @@ class StdioTransport(Transport):
             except BlockingIOError:
                 written = 0
             except (OSError, ValueError) as exc:
+                # A broken pipe: the reader is about to see EOF and report the
+                # death with its exit code and stderr tail; report that one.
+                self._reader_done.wait(_DRAIN_WAIT)
                 self._check_open()
                 raise ServerGone(proc.poll(), self.stderr_tail,
                                  "the server stopped reading its stdin") from exc
@@ -401,6 +498,8 @@ class StdioTransport(Transport):
             return
         if state == "closed":
             raise TransportClosed()
+        if state == "dying":   # the reader is collecting the exit code and stderr tail
+            self._died.wait(2 * _DRAIN_WAIT + 1)
         if self._death is not None:
             raise self._death
         if state == "new":
@@ -417,6 +516,8 @@ class StdioTransport(Transport):
         proc = self._proc
         if proc is not None:
             self._stop(proc)
+        if self._waker is not None:
+            self._waker.set()   # whoever still holds the pipes, stop reading them
         self._join_threads()
         self._reap()
         log.debug("closed %s", self)
@@ -457,9 +558,9 @@ class StdioTransport(Transport):
         except (ProcessLookupError, PermissionError, OSError):
             pass
 
-    def _join_threads(self) -> None:
+    def _join_threads(self, threads: list[threading.Thread] | None = None) -> None:
         current = threading.current_thread()
-        for thread in self._threads:
+        for thread in self._threads if threads is None else threads:
             if thread is not current:
                 thread.join(self._kill_grace * 2 + 1)
                 if thread.is_alive():
@@ -475,6 +576,8 @@ class StdioTransport(Transport):
                     stream.close()
             except OSError:
                 pass
+        if self._waker is not None:
+            self._waker.close()
         try:
             proc.wait(self._kill_grace)
         except subprocess.TimeoutExpired:

@@ -4,15 +4,19 @@
 SDK's Streamable HTTP app) as a child process.  :class:`ScriptedServer` is a stdlib
 ``http.server`` in a thread whose every POST is answered by a function the test gives -- the
 way to build the misbehaving servers (HTML 500s, streams cut mid-event, redirects,
-legacy-only endpoints) that no real SDK would be.
+legacy-only endpoints) that no real SDK would be.  :class:`RawServer` is a bare listening socket,
+for servers that do not speak HTTP at all: accepting and never reading, answering garbage,
+resetting the connection.
 """
 
 from __future__ import annotations
 
 import json
 import queue
+import re
 import selectors
 import socket
+import struct
 import subprocess
 import threading
 import time
@@ -159,11 +163,40 @@ class Reply:
     def wait_for_hang_up(self, timeout: float) -> bool:
         """Block until the client closes the connection; True if it did in time."""
         sock = self.handler.connection
+        before = sock.gettimeout()
         sock.settimeout(timeout)
         try:
             return sock.recv(1) == b""
         except OSError:
             return False
+        finally:
+            sock.settimeout(before)   # writes block again as they did
+
+    def drip(self, data: bytes, every: float, *, chunked: bool = False) -> bool:
+        """Write ``data`` a byte at a time, ``every`` seconds apart (paced by waiting for
+        the client to hang up); False as soon as it has."""
+        for byte in data:
+            try:
+                self.stream_write(bytes([byte]), chunked=chunked)
+            except OSError:
+                return False
+            if self.wait_for_hang_up(every):
+                return False
+        return True
+
+    def reset(self) -> None:
+        """Abort the connection with a TCP RST (whatever was written)."""
+        reset(self.handler.connection)
+        self.handler.close_connection = True
+
+
+def reset(sock: socket.socket) -> None:
+    """Close ``sock`` so that the peer gets a RST, not a FIN."""
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+    except OSError:
+        pass
 
 
 def event(message: Any, *, crlf: bool = True) -> bytes:
@@ -250,6 +283,75 @@ class ScriptedServer:
         self._thread.join(10)
 
 
+class RawServer:
+    """A listening socket on 127.0.0.1; every connection is ``handle(conn, stopped)`` on a
+    thread of its own.  :meth:`stop` sets ``stopped`` and shuts every connection down, so a
+    handler that waits on either ends; it then joins them all."""
+
+    def __init__(self, handle: Callable[[socket.socket, threading.Event], None]) -> None:
+        self._handle = handle
+        self.stopped = threading.Event()
+        self.connections: list[socket.socket] = []
+        self._threads: list[threading.Thread] = []
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.05)
+        self.port = self._listener.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self._accepter = threading.Thread(target=self._accept, name=f"raw-http-{self.port}")
+        self._accepter.start()
+
+    def _accept(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:   # the poll interval passed: look at ``stopped`` again
+                continue
+            self.connections.append(conn)
+            thread = threading.Thread(target=self._serve, args=(conn,),
+                                      name=f"raw-http-{self.port}-{len(self._threads)}")
+            self._threads.append(thread)
+            thread.start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        try:
+            self._handle(conn, self.stopped)
+        except OSError:
+            pass   # the client went away: what several tests are about
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self._accepter.join(10)
+        self._listener.close()
+        for conn in self.connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for thread in self._threads:
+            thread.join(10)
+
+
+def read_request(conn: socket.socket) -> bytes:
+    """Read one HTTP request (headers and a Content-Length body) from a raw connection."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    found = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+    length = int(found.group(1)) if found else 0
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
 def elapsed(since: float) -> float:
     return time.monotonic() - since
 
@@ -292,7 +394,12 @@ class ScriptedCase(LeakCheckingTestCase):
         self.addCleanup(srv.stop)
         return srv
 
-    def client(self, srv: ScriptedServer, **options: Any) -> Client:
+    def raw(self, handle: Callable[[socket.socket, threading.Event], None]) -> RawServer:
+        srv = RawServer(handle)
+        self.addCleanup(srv.stop)
+        return srv
+
+    def client(self, srv: ScriptedServer | RawServer, **options: Any) -> Client:
         self.warnings: list[str] = []
         options.setdefault("on_warn", self.warnings.append)
         client = connect(options.pop("url", srv.url), **options)

@@ -269,9 +269,23 @@ class TimeoutAndCancelTest(ClientTestCase):
         fake.on("initialize", NO_ANSWER)
         client = self.connect(fake, probe_timeout=0.1, request_timeout=0.2)
         with self.assertRaises(Timeout) as caught:
-            client.list_tools()
+            client.era   # waits for the negotiation itself, under its own budgets
         self.assertEqual(caught.exception.method, "initialize")
         self.assertEqual(fake.notifications("notifications/cancelled"), [])
+
+    def test_a_call_that_sets_off_the_probe_keeps_its_own_budget(self) -> None:
+        fake = FakeTransport()
+        fake.on("server/discover", NO_ANSWER)
+        fake.on("initialize", NO_ANSWER)
+        client = self.connect(fake, probe_timeout=5, request_timeout=60)
+        with self.assertRaises(Timeout) as caught:
+            client.call_tool("t", timeout=0.2)
+        self.assertEqual((caught.exception.method, caught.exception.seconds), ("tools/call", 0.2))
+        stop = threading.Event()
+        stop.set()
+        with self.assertRaises(Cancelled):
+            client.call_tool("t", cancelled=stop)
+        self.assertEqual([m["method"] for m in fake.requests()], ["server/discover"])
 
 
 class CloseTest(ClientTestCase):
