@@ -16,7 +16,7 @@ import time
 import unittest
 from typing import Any
 
-from mcp_client import Client, ServerGone, Timeout
+from mcp_client import Client, MCPClientError, ServerGone, Timeout
 from mcp_client.stdio import StdioTransport
 
 from .base import process_group_members
@@ -88,6 +88,18 @@ class StdoutChaosTest(ChaosCase):
             self.assertEqual(echo(client, "caf\u00e9", timeout=5), "caf\u00e9\ufffd")
         self.assertTrue(any("not valid UTF-8" in w for w in self.warnings), self.warnings)
         self.assertTrue(any("not JSON" in w for w in self.warnings), self.warnings)
+
+    def test_arguments_too_deep_to_encode(self) -> None:
+        """Regression: they raised RecursionError out of send(), not an MCPClientError."""
+        client = self.connect("echo.py")
+        deep: Any = 0
+        for _ in range(5000):
+            deep = [deep]
+        with self.assertRaises(MCPClientError) as caught:
+            client.call_tool("echo", {"text": "x", "deep": deep})
+        self.assertIn("cannot encode", str(caught.exception))
+        self.assertEqual(len(client._correlator), 0)
+        self.assertEqual(echo(client, "still here"), "still here")
 
     def test_responses_to_ids_never_sent(self) -> None:
         client = self.connect("noisy.py", "stray-ids")
@@ -298,16 +310,11 @@ class StubbornTest(ChaosCase):
 
 
 class BudgetTest(ChaosCase):
-    # Defect in mcp_client/client.py (Client._request -> Client._ensure_era): the era probe
-    # and handshake that a call sets off run under probe_timeout and request_timeout, not
-    # under the call's own timeout= (nor its cancelled=).  Against a server that never
-    # answers, call_tool(timeout=0.5) takes probe_timeout + request_timeout (5 s + 60 s with
-    # the defaults) and raises Timeout("initialize", request_timeout).  Proposed fix: run the
-    # negotiation once, as a Future shared by every caller (on the client's executor), and
-    # have each caller wait for it at most its remaining budget -- raising Timeout(method,
-    # timeout), or Cancelled when its signal fires -- while the negotiation itself keeps
-    # its own budgets (cutting the probe short would misread a slow modern server as legacy).
     def test_a_call_that_sets_off_the_probe_keeps_its_own_budget(self) -> None:
+        """Regression: the era probe and handshake that a call set off ran under
+        probe_timeout and request_timeout, not under the call's timeout= (nor its
+        cancelled=): against a silent server, call_tool(timeout=0.5) took 5 s + 60 s and
+        raised Timeout("initialize", 60)."""
         client = self.connect("stubborn.py", "deaf", probe_timeout=0.6, request_timeout=0.6,
                               kill_grace=0.3)
         with self.within(1.0), self.assertRaises(Timeout) as caught:
