@@ -41,7 +41,7 @@ from ._api import TypedAPI
 from ._inbound import Inbound
 from .cache import Cache
 from .correlator import Correlator, Pending
-from .era import EraInfo, Negotiator
+from .era import CANCEL_POLL, Attempt, EraInfo, Negotiator, fill_from_discover, fired
 from .exceptions import Cancelled, InputLoopExceeded, MCPClientError, Timeout, TransportClosed
 from .inputs import ELICIT, ROOTS, SAMPLE, Inputs
 from .progress import ProgressBook, Ticket
@@ -59,16 +59,10 @@ __all__ = ["Client"]
 
 log = get_logger(__name__)
 
-#: How often a call waiting with ``cancelled=`` looks at it, in seconds.
-_CANCEL_POLL = 0.02
 #: The wait before retrying a state-only ``input_required`` round: first, cap (PROTOCOL §6.2).
 _STATE_BACKOFF = (0.05, 0.25)
 #: Worker threads for ``*_async`` calls (created on demand).
 ASYNC_WORKERS = 64
-
-
-def _is_cancelled(signal: Any) -> bool:
-    return bool(signal.is_set()) if isinstance(signal, threading.Event) else bool(signal.done())
 
 
 def _is_future(value: Any) -> bool:
@@ -80,40 +74,6 @@ def _check_cancel_signal(signal: Any) -> None:
     if signal is not None and not isinstance(signal, threading.Event) and not _is_future(signal):
         raise MCPClientError("cancelled must be a threading.Event or a concurrent.futures.Future,"
                              f" not {type(signal).__name__}")
-
-
-class _Attempt:
-    """One era negotiation, waited on by every call that needs the era."""
-
-    __slots__ = ("_done", "info", "error")
-
-    def __init__(self) -> None:
-        self._done = threading.Event()
-        self.info: EraInfo | None = None
-        self.error: MCPClientError | None = None
-
-    def failed(self) -> bool:
-        return self._done.is_set() and self.error is not None
-
-    def finish(self, info: EraInfo | None, error: MCPClientError | None) -> None:
-        self.info, self.error = info, error
-        self._done.set()
-
-    def wait(self, budget: float | None, cancelled: Any, method: str) -> EraInfo:
-        deadline = None if budget is None else time.monotonic() + budget
-        while True:
-            if cancelled is not None and _is_cancelled(cancelled):
-                raise Cancelled(method)
-            wait = None if deadline is None else deadline - time.monotonic()
-            if cancelled is not None:
-                wait = _CANCEL_POLL if wait is None else min(_CANCEL_POLL, wait)
-            if wait is not None and wait <= 0:
-                raise Timeout(method, budget or 0.0)
-            if self._done.wait(wait):
-                if self.error is not None:
-                    raise self.error
-                assert self.info is not None
-                return self.info
 
 
 class Client(Inbound, TypedAPI):
@@ -155,7 +115,7 @@ class Client(Inbound, TypedAPI):
         self._correlator = Correlator(on_warn=self._warn)
         self._notifications: Stream = Stream(on_warn=self._warn)
         self._state_lock = threading.Lock()
-        self._attempt: _Attempt | None = None
+        self._attempt: Attempt | None = None
         self._probe_threads: list[threading.Thread] = []
         self._state = "open"
         self._dead: MCPClientError | None = None
@@ -325,13 +285,10 @@ class Client(Inbound, TypedAPI):
                     method: str = "server/discover") -> EraInfo:
         """The era, negotiating it first if nobody has (PROTOCOL §3.5).
 
-        The negotiation runs once, on a thread of its own, under its own
-        budgets (``probe_timeout``, then ``request_timeout`` for a handshake);
-        every caller that needs the era waits for that one attempt for at most
-        its own ``budget`` and honours its own ``cancelled`` -- so a burst of
-        first calls sends one probe, and a call's timeout holds even when it is
-        the call that set the probe off.  A failed attempt is shared by the
-        callers waiting on it; the next call starts a new one.
+        One negotiation runs on its own thread under its own budgets; each
+        caller waits for it at most its own ``budget`` and honours its own
+        ``cancelled`` (a burst of first calls sends one probe).  A failure is
+        shared by its waiters; the next call starts a new attempt.
         """
         info = self._era_info
         if info is not None:
@@ -341,7 +298,7 @@ class Client(Inbound, TypedAPI):
                 raise TransportClosed()
             attempt = self._attempt
             if attempt is None or attempt.failed():
-                attempt = _Attempt()
+                attempt = Attempt()
                 self._attempt = attempt
                 thread = threading.Thread(target=self._negotiate, args=(attempt,),
                                           name=f"mcp-client-probe-{os.getpid()}", daemon=True)
@@ -349,7 +306,7 @@ class Client(Inbound, TypedAPI):
                 thread.start()
         return attempt.wait(budget, cancelled, method)
 
-    def _negotiate(self, attempt: _Attempt) -> None:
+    def _negotiate(self, attempt: Attempt) -> None:
         try:
             info = self._negotiator().run()
             self._era_info = info
@@ -409,17 +366,7 @@ class Client(Inbound, TypedAPI):
                                     notify_cancel=False)
         except MCPClientError:
             return info
-        result = answer.get("result")
-        if isinstance(result, dict):
-            if not info.server_info:
-                found = protocol.shape_result("server/discover", result).server_info
-                info.server_info = dict(found or result.get("serverInfo") or {})
-            supported = protocol.discover_versions(result)
-            info.supported = tuple(supported or info.supported)
-            caps, instructions = result.get("capabilities"), result.get("instructions")
-            info.capabilities = dict(caps) if isinstance(caps, dict) else info.capabilities
-            info.instructions = instructions if isinstance(instructions, str) else None
-            info.discovered = True
+        fill_from_discover(info, answer.get("result"))
         return info
 
     def _meta(self, info: EraInfo, progress_token: str | int | None) -> dict[str, Any] | None:
@@ -486,7 +433,7 @@ class Client(Inbound, TypedAPI):
         cap = self._opts["max_total_timeout"]
         hard = None if cap is None else start + cap
         while True:
-            if cancelled is not None and _is_cancelled(cancelled) and not pending.done():
+            if cancelled is not None and fired(cancelled) and not pending.done():
                 self._abandon(pending, "cancelled by the caller", notify_cancel)
                 raise Cancelled(pending.method)
             now = time.monotonic()
@@ -496,7 +443,7 @@ class Client(Inbound, TypedAPI):
                     return self._timed_out(pending, timeout, notify_cancel)
             wait = None if deadline is None else deadline - now
             if cancelled is not None:
-                wait = _CANCEL_POLL if wait is None else min(_CANCEL_POLL, wait)
+                wait = CANCEL_POLL if wait is None else min(CANCEL_POLL, wait)
             if pending.wait(wait):
                 return pending.result()
 

@@ -30,15 +30,23 @@ itself: it drives the callables it is given.
 from __future__ import annotations
 
 
+import threading
+import time
+
 from . import protocol
-from .exceptions import ProtocolError, ServerGone, Timeout, TransportError, UnsupportedVersion
+from .exceptions import (Cancelled, MCPClientError, ProtocolError, ServerGone, Timeout,
+                         TransportError, UnsupportedVersion)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping, Sequence
     Exchange = Callable[[str, dict[str, Any], "dict[str, Any] | None", float], dict[str, Any]]
 
-__all__ = ["EraInfo", "Negotiator", "Exchange"]
+__all__ = ["EraInfo", "Negotiator", "Exchange", "Attempt", "CANCEL_POLL",
+           "fill_from_discover", "fired"]
+
+#: How often a wait with ``cancelled=`` looks at it, in seconds.
+CANCEL_POLL = 0.02
 
 #: HTTP statuses a legacy-only Streamable HTTP server answers a discover with (S29).
 _LEGACY_STATUSES = (400, 404, 405)
@@ -77,6 +85,67 @@ def _info_from_discover(version: str, result: dict[str, Any],
                    dict(server_info) if isinstance(server_info, dict) else {},
                    dict(caps) if isinstance(caps, dict) else {},
                    instructions if isinstance(instructions, str) else None, True)
+
+
+def fired(signal: Any) -> bool:
+    """Whether a ``cancelled=`` signal (an Event or a Future) has fired."""
+    return bool(signal.is_set()) if isinstance(signal, threading.Event) else bool(signal.done())
+
+
+def fill_from_discover(info: EraInfo, result: Any) -> None:
+    """Complete ``info`` from a DiscoverResult sent after the era was decided (S14)."""
+    if not isinstance(result, dict):
+        return
+    if not info.server_info:
+        found = protocol.shape_result("server/discover", result).server_info
+        info.server_info = dict(found or result.get("serverInfo") or {})
+    supported = protocol.discover_versions(result)
+    info.supported = tuple(supported or info.supported)
+    caps, instructions = result.get("capabilities"), result.get("instructions")
+    info.capabilities = dict(caps) if isinstance(caps, dict) else info.capabilities
+    info.instructions = instructions if isinstance(instructions, str) else None
+    info.discovered = True
+
+
+class Attempt:
+    """One era negotiation, waited on by every call that needs the era."""
+
+    __slots__ = ("_done", "info", "error")
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self.info: EraInfo | None = None
+        self.error: MCPClientError | None = None
+
+    def failed(self) -> bool:
+        return self._done.is_set() and self.error is not None
+
+    def finish(self, info: EraInfo | None, error: MCPClientError | None) -> None:
+        self.info, self.error = info, error
+        self._done.set()
+
+    def wait(self, budget: float | None, cancelled: Any, method: str) -> EraInfo:
+        """The negotiated era, waiting at most ``budget`` seconds.
+
+        Raises:
+            Timeout: the budget ran out first (named after the waiting call).
+            Cancelled: ``cancelled`` (an Event or a Future) fired first.
+            MCPClientError: the negotiation failed (every waiter gets the error).
+        """
+        deadline = None if budget is None else time.monotonic() + budget
+        while True:
+            if cancelled is not None and fired(cancelled):
+                raise Cancelled(method)
+            wait = None if deadline is None else deadline - time.monotonic()
+            if cancelled is not None:
+                wait = CANCEL_POLL if wait is None else min(CANCEL_POLL, wait)
+            if wait is not None and wait <= 0:
+                raise Timeout(method, budget or 0.0)
+            if self._done.wait(wait):
+                if self.error is not None:
+                    raise self.error
+                assert self.info is not None
+                return self.info
 
 
 class Negotiator:

@@ -19,9 +19,8 @@ def server(name: str) -> list[str]:
     return [str(SERVERS / name)]
 
 
-def children(pid: int | None = None) -> list[tuple[int, str]]:
-    """(pid, state) of every live or zombie child of ``pid`` (default: this process)."""
-    parent = os.getpid() if pid is None else pid
+def _processes() -> list[tuple[int, list[str]]]:
+    """(pid, the fields of /proc/<pid>/stat after the command name) of every process."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -30,26 +29,20 @@ def children(pid: int | None = None) -> list[tuple[int, str]]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[1]) == parent:
-            found.append((int(entry.name), fields[0]))
+        found.append((int(entry.name), stat[stat.rindex(")") + 2:].split()))
     return found
+
+
+def children(pid: int | None = None) -> list[tuple[int, str]]:
+    """(pid, state) of every live or zombie child of ``pid`` (default: this process)."""
+    parent = os.getpid() if pid is None else pid
+    return [(child, fields[0]) for child, fields in _processes() if int(fields[1]) == parent]
 
 
 def process_group_members(pgid: int) -> list[int]:
     """Pids of live processes in process group ``pgid``."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
+    return [member for member, fields in _processes()
+            if int(fields[2]) == pgid and fields[0] != "Z"]
 
 
 class LeakCheckingTestCase(unittest.TestCase):
