@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import logging
     from typing import Any
 
-__all__ = ["get_logger", "install_null_handler"]
+__all__ = ["get_logger", "install_null_handler", "warn_through"]
 
 _PACKAGE = __name__.rpartition(".")[0]
 
@@ -60,3 +60,17 @@ class _LazyLogger:
 def get_logger(name: str) -> Any:
     """A logger for ``name`` that costs nothing until it is used."""
     return _LazyLogger(name)
+
+
+def warn_through(hook: Any, text: str, logger: Any) -> None:
+    """Tell ``hook`` (an ``on_warn``) about ``text``; log it if there is none or it raises.
+
+    A warning hook that raises must never break the thread that warned.
+    """
+    if hook is not None:
+        try:
+            hook(text)
+            return
+        except Exception:
+            pass
+    logger.warning("%s", text)

@@ -34,7 +34,7 @@ import threading
 import time
 
 from . import protocol
-from ._log import get_logger
+from ._log import get_logger, warn_through
 from ._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_options
 from ._version import __version__
 from ._api import TypedAPI
@@ -618,11 +618,4 @@ class Client(Inbound, TypedAPI):
                 pool.shutdown(wait=not current.name.startswith("mcp-client-"))
 
     def _warn(self, text: str) -> None:
-        hook = self._on_warn_hook
-        if hook is None:
-            log.warning("%s", text)
-            return
-        try:
-            hook(text)
-        except Exception:
-            log.warning("%s", text)
+        warn_through(self._on_warn_hook, text, log)

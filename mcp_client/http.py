@@ -70,6 +70,7 @@ from .protocol import META_PROTOCOL_VERSION
 from .sse import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEParser
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from .xheaders import encode_value
+from ._log import warn_through
 
 if TYPE_CHECKING:
     import requests
@@ -535,14 +536,7 @@ class HTTPTransport(Transport):
             self._warn(f"{what} raised {exc!r}")
 
     def _warn(self, text: str) -> None:
-        callback = self._on_warn
-        if callback is None:
-            log.warning("%s", text)
-            return
-        try:
-            callback(text)
-        except Exception:
-            log.warning("%s", text)
+        warn_through(self._on_warn, text, log)
 
     # -- shutting down -------------------------------------------------------------
 

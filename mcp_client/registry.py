@@ -49,6 +49,7 @@ from . import bridge
 from .exceptions import MCPClientError
 from .local import LocalServer, is_sdk_server
 from .names import NameMap
+from ._log import warn_through
 
 __all__ = ["Registry"]
 
@@ -347,10 +348,4 @@ class Registry:
         return entry
 
     def _warn(self, text: str) -> None:
-        if self._on_warn is not None:
-            try:
-                self._on_warn(text)
-                return
-            except Exception:
-                pass
-        log.warning("%s", text)
+        warn_through(self._on_warn, text, log)

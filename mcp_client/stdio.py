@@ -55,6 +55,7 @@ from typing import IO, Any, Callable, Iterator, Mapping, Sequence
 from ._lines import LineBuffer
 from .exceptions import MCPClientError, ServerGone, SpawnFailed, TransportClosed
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
+from ._log import warn_through
 
 __all__ = ["StdioTransport", "DEFAULT_MAX_LINE_BYTES"]
 
@@ -584,11 +585,4 @@ class StdioTransport(Transport):
             pass
 
     def _warn(self, text: str) -> None:
-        callback = self._on_warn
-        if callback is None:
-            log.warning("%s", text)
-            return
-        try:
-            callback(text)
-        except Exception:
-            log.warning("%s", text)
+        warn_through(self._on_warn, text, log)

@@ -8,6 +8,7 @@ import threading
 import time
 import unittest
 from pathlib import Path
+from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 SERVERS = HERE / "servers"
@@ -45,6 +46,17 @@ def process_group_members(pgid: int) -> list[int]:
             if int(fields[2]) == pgid and fields[0] != "Z"]
 
 
+def wait_until(done: Callable[[], object], timeout: float) -> None:
+    """Poll ``done`` until it is true or ``timeout`` seconds pass.
+
+    Only for what nothing can signal: a process being reaped by init shows up
+    in the process table and nowhere else, so this looks every 50 ms.
+    """
+    deadline = time.monotonic() + timeout
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 class LeakCheckingTestCase(unittest.TestCase):
     """Fails a test that leaves a thread running or a child process behind."""
 
@@ -63,11 +75,12 @@ class LeakCheckingTestCase(unittest.TestCase):
             thread.join(max(0.0, deadline - time.monotonic()))
         leaked = [t.name for t in set(threading.enumerate()) - self._threads_before
                   if t.is_alive()]
-        while True:
-            kids = [(pid, state) for pid, state in children()
+
+        def new_children() -> list[tuple[int, str]]:
+            return [(pid, state) for pid, state in children()
                     if pid not in self._children_before]
-            if not kids or time.monotonic() > deadline:
-                break
-            time.sleep(0.05)  # polling the process table; nothing to wait on
+
+        wait_until(lambda: not new_children(), max(0.0, deadline - time.monotonic()))
+        kids = new_children()
         self.assertEqual(leaked, [], "threads left running")
         self.assertEqual(kids, [], "child processes left behind")

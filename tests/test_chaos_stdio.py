@@ -12,14 +12,13 @@ import os
 import re
 import signal
 import threading
-import time
 import unittest
 from typing import Any
 
 from mcp_client import Client, MCPClientError, ServerGone, Timeout
 from mcp_client.stdio import StdioTransport
 
-from .base import process_group_members
+from .base import process_group_members, wait_until
 from .chaoskit import LONG, ChaosCase, scale
 
 #: A text whose UTF-8 has two-, three- and four-byte characters.
@@ -173,9 +172,7 @@ class DeathTest(ChaosCase):
         self.assertEqual(len(orphans), 2, orphans)
         for pid in orphans:
             self.addCleanup(self.end, pid)
-        deadline = time.monotonic() + 5
-        while any(self.alive(pid) for pid in orphans) and time.monotonic() < deadline:
-            time.sleep(0.05)  # polling the process table for init to reap the orphans
+        wait_until(lambda: not any(self.alive(pid) for pid in orphans), 5)   # init reaps them
         self.assertEqual([pid for pid in orphans if self.alive(pid)], [])
 
     @staticmethod
@@ -249,9 +246,7 @@ class StubbornTest(ChaosCase):
         self.assert_group_gone(pgid)
 
     def assert_group_gone(self, pgid: int) -> None:
-        deadline = time.monotonic() + 5
-        while process_group_members(pgid) and time.monotonic() < deadline:
-            time.sleep(0.05)  # polling the process table for init to reap the orphan
+        wait_until(lambda: not process_group_members(pgid), 5)   # init reaps the orphan
         self.assertEqual(process_group_members(pgid), [])
 
     def daemon(self, **options: Any) -> Client:

@@ -12,7 +12,7 @@ from typing import Any
 from mcp_client import MCPClientError, ServerGone, TransportClosed
 from mcp_client.stdio import StdioTransport
 
-from .base import PYTHON, LeakCheckingTestCase, process_group_members
+from .base import PYTHON, LeakCheckingTestCase, process_group_members, wait_until
 
 
 def script(body: str) -> list[str]:
@@ -142,9 +142,7 @@ class TransportTest(LeakCheckingTestCase):
         assert pgid is not None
         self.assertIn(grandchild, process_group_members(pgid))
         transport.close()
-        deadline = time.monotonic() + 5
-        while process_group_members(pgid) and time.monotonic() < deadline:
-            time.sleep(0.05)  # waiting for init to reap the orphan
+        wait_until(lambda: not process_group_members(pgid), 5)   # init reaps the orphan
         self.assertEqual(process_group_members(pgid), [])
 
     def test_a_server_that_never_reads_stdin(self) -> None:

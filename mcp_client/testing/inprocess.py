@@ -33,6 +33,7 @@ from typing import Any, Mapping
 
 from ..exceptions import MCPClientError, ServerGone, TransportClosed
 from ..transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
+from .._log import warn_through
 
 __all__ = ["InProcessTransport", "lowlevel_server"]
 
@@ -251,10 +252,4 @@ class InProcessTransport(Transport):
                 self._warn(f"the client's message callback raised {exc!r}")
 
     def _warn(self, text: str) -> None:
-        if self._on_warn is not None:
-            try:
-                self._on_warn(text)
-                return
-            except Exception:
-                pass
-        log.warning("%s", text)
+        warn_through(self._on_warn, text, log)
