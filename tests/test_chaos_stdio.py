@@ -138,9 +138,18 @@ class StdoutChaosTest(ChaosCase):
     def test_a_stderr_flood(self) -> None:
         mib = scale(10, 100)
         lines = itertools.count()
-        client = self.connect("noisy.py", "stderr", mib, on_stderr=lambda line: next(lines))
+        ended = threading.Event()
+
+        def heard(line: str) -> None:
+            next(lines)
+            if line == "end of the flood":
+                ended.set()
+
+        client = self.connect("noisy.py", "stderr", mib, on_stderr=heard)
         with self.within(scale(30, 120)):
             self.assertEqual(echo(client, "heard"), "heard")
+        # stderr is its own pipe with its own reader: the answer on stdout can overtake its end
+        self.assertTrue(ended.wait(scale(30, 120)))
         tail = stdio(client).stderr_tail.split("\n")
         self.assertEqual(tail[-1], "end of the flood")
         self.assertEqual(len(tail), 100)
