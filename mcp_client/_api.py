@@ -134,24 +134,26 @@ class TypedAPI(AsyncTwins):
             ProtocolError: the server answered with a JSON-RPC error.
             Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError.
         """
+        return self._call(self._tool_params(name, arguments, progress_token), timeout=timeout,
+                          cancelled=cancelled, progress_token=progress_token)
+
+    def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
+                     progress_token: Any = None) -> dict[str, Any]:
+        """A ``tools/call``'s params, checked."""
         if not isinstance(name, str) or not name:
             raise MCPClientError(f"a tool name must be a non-empty string, not {name!r}")
-        params = {"name": name, "arguments": self._arguments(arguments)}
         if progress_token is not None and (isinstance(progress_token, bool) or
                                            not isinstance(progress_token, (str, int))):
             raise MCPClientError("progress_token must be a string or an integer")
-        return self._call(params, timeout=timeout, cancelled=cancelled,
-                          progress_token=progress_token)
+        return {"name": name, "arguments": self._arguments(arguments)}
 
     def _call_tool_for_bridge(self, name: str, arguments: Mapping[str, Any] | None, *,
                               tool_call_id: str | None,
                               timeout: float | None = None) -> dict[str, Any]:
         """:meth:`call_tool` for the LLM bridge: progress is reported under the
         model's ``tool_call_id`` (the join key back to the model's tool card)."""
-        if not isinstance(name, str) or not name:
-            raise MCPClientError(f"a tool name must be a non-empty string, not {name!r}")
-        params = {"name": name, "arguments": self._arguments(arguments)}
-        return self._call(params, timeout=timeout, cancelled=None, tool_call_id=tool_call_id)
+        return self._call(self._tool_params(name, arguments), timeout=timeout, cancelled=None,
+                          tool_call_id=tool_call_id)
 
     # -- the LLM bridge (mcp_client.bridge) -------------------------------------------
 

@@ -33,6 +33,26 @@ class AsyncTwins:
     def _submit(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> Future[R]:
         raise NotImplementedError
 
+    def _pipelining(self) -> bool:
+        raise NotImplementedError
+
+    def _start_call(self, params: dict[str, Any], *, timeout: float | None = None,
+                    progress_token: str | int | None = None, tool_call_id: str | None = None,
+                    outcome: bool = False) -> Future[Any]:
+        raise NotImplementedError
+
+    def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
+                     progress_token: Any = None) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @staticmethod
+    def _failed(exc: BaseException) -> Future[Any]:
+        from concurrent.futures import Future
+
+        future: Future[Any] = Future()
+        future.set_exception(exc)
+        return future
+
     def list_tools_async(self, **kwargs: Any) -> Future[list[dict[str, Any]]]:
         """:meth:`list_tools` on the client's thread pool."""
         return self._submit(self.list_tools, **kwargs)
@@ -51,7 +71,18 @@ class AsyncTwins:
 
     def call_tool_async(self, name: str, arguments: Mapping[str, Any] | None = None,
                         **kwargs: Any) -> Future[dict[str, Any]]:
-        """:meth:`call_tool` on the client's thread pool."""
+        """:meth:`call_tool`, pipelined where it can be, else on the client's thread pool.
+
+        Pipelined (see :mod:`mcp_client._pipeline`): the request is sent before
+        this returns and no thread waits for its answer.  Either way, the
+        Future's result and exceptions are those of :meth:`call_tool`.
+        """
+        if self._pipelining() and kwargs.keys() <= {"timeout", "progress_token"}:
+            try:
+                params = self._tool_params(name, arguments, kwargs.get("progress_token"))
+            except Exception as exc:
+                return self._failed(exc)
+            return self._start_call(params, **kwargs)
         return self._submit(self.call_tool, name, arguments, **kwargs)
 
     def read_resource_async(self, uri: str, **kwargs: Any) -> Future[dict[str, Any]]:

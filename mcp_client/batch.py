@@ -58,13 +58,18 @@ class Task(Generic[T]):
         run: does the work and returns the slot's answer.  It should not raise.
         key: slots with equal (non-None) keys are one request in a widened
             batch; ``None`` never shares.
+        start: in a widened batch, starts the work and returns its Future
+            instead of ``run`` occupying a thread (a pipelined call); the
+            Future's result is the slot's answer.  It should not raise.
     """
 
-    __slots__ = ("run", "key")
+    __slots__ = ("run", "key", "start")
 
-    def __init__(self, run: Callable[[], T], key: Hashable | None = None) -> None:
+    def __init__(self, run: Callable[[], T], key: Hashable | None = None,
+                 start: Callable[[], Future[T]] | None = None) -> None:
         self.run = run
         self.key = key
+        self.start = start
 
     def __repr__(self) -> str:
         return f"<Task key={self.key!r}>"
@@ -107,14 +112,19 @@ def may_overlap(names: Sequence[str], catalogue: Mapping[str, Mapping[str, Any] 
                                 serial_tools=serial_tools) for name in names)
 
 
-def _on_executor(executor: Executor, tasks: Sequence[Task[T]], workers: int) -> list[Future[T]]:
-    """Run ``tasks`` on a caller's executor, never more than ``workers`` at once."""
+def _on_executor(executor: Executor | None, tasks: Sequence[Task[T]],
+                 workers: int) -> list[Future[T]]:
+    """Start ``tasks`` (or run them on a caller's executor), never more than ``workers`` at once."""
     futures: list[Future[T]] = []
     running: set[Future[T]] = set()
     for task in tasks:
         if len(running) >= workers:
             _, running = wait(running, return_when=FIRST_COMPLETED)
-        future = executor.submit(task.run)
+        if task.start is not None:
+            future = task.start()
+        else:
+            assert executor is not None
+            future = executor.submit(task.run)
         futures.append(future)
         running.add(future)
     wait(running)
@@ -152,7 +162,7 @@ def run_batch(tasks: Sequence[Task[T]], *, widen: bool, concurrency: int,
         return [answer for _ in tasks]
     workers = min(concurrency, len(groups))
     firsts = [slots[0] for slots in groups.values()]
-    if executor is not None:
+    if executor is not None or all(tasks[i].start is not None for i in firsts):
         done = _on_executor(executor, [tasks[i] for i in firsts], workers)
     else:
         pool = ThreadPoolExecutor(workers, thread_name_prefix=f"{thread_name}-{os.getpid()}")

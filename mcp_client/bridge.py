@@ -57,6 +57,8 @@ from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, ProtocolE
 from .names import NameMap
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from .client import Client
 
 __all__ = ["tools_for_llm", "execute_tool_calls", "tool_annotations", "CallParts",
@@ -455,6 +457,17 @@ def _call(client: Client, name: str, arguments: dict[str, Any], ident: Any) -> O
     return result
 
 
+def _start(client: Client, name: str, arguments: dict[str, Any], ident: Any
+           ) -> Future[Outcome]:
+    """:func:`_call`, pipelined: the Future's result is the outcome (the client pipelines)."""
+    try:
+        params = client._tool_params(name, arguments)
+    except MCPClientError as exc:
+        return client._failed(exc)
+    return client._start_call(params, tool_call_id=None if ident is None else str(ident),
+                              outcome=True)
+
+
 def as_call_list(calls: Any) -> list[Any]:
     """``calls`` as a list; a single call, a string or a non-iterable is refused."""
     if isinstance(calls, (Mapping, str, bytes)) or not isinstance(calls, Iterable):
@@ -537,9 +550,14 @@ def _run(client: Client, planned: Sequence[tuple[int, str, dict[str, Any]]],
                               concurrency=concurrency,
                               parallel_tools=options.get("parallel_tools", ()),
                               serial_tools=options.get("serial_tools", ()))
+    pipelining = getattr(client, "_pipelining", None)
+    pipelined = widen and callable(pipelining) and pipelining()
     tasks = [batch.Task(functools.partial(_call, client, target, arguments, parts[index].ident),
-                        arguments_key(target, arguments) if widen else None)
+                        arguments_key(target, arguments) if widen else None,
+                        functools.partial(_start, client, target, arguments, parts[index].ident)
+                        if pipelined else None)
              for index, target, arguments in planned]
     pool = getattr(client, "_batch_executor", None)
     return batch.run_batch(tasks, widen=widen, concurrency=concurrency,
-                           executor=pool() if callable(pool) and widen else None)
+                           executor=pool() if callable(pool) and widen and not pipelined
+                           else None)

@@ -11,7 +11,8 @@ Threads: the transport's reader thread delivers every inbound message to
 :meth:`Client._on_message`, which completes futures, publishes notifications
 and hands server requests to a worker.  A blocking method waits on its
 future in the caller's thread; ``*_async`` methods run the blocking method on
-the client's :class:`~concurrent.futures.ThreadPoolExecutor`.
+the client's :class:`~concurrent.futures.ThreadPoolExecutor`, except a
+``call_tool_async`` on a wire that pipelines (:mod:`mcp_client._pipeline`).
 
 Decisions beyond the seed (see also API.md):
 
@@ -39,6 +40,7 @@ from ._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_o
 from ._version import __version__
 from ._api import TypedAPI
 from ._inbound import Inbound
+from ._pipeline import Deadlines, Pipelined
 from .cache import Cache
 from .correlator import Correlator, Pending
 from .era import CANCEL_POLL, Attempt, EraInfo, Negotiator, fill_from_discover, fired
@@ -76,7 +78,7 @@ def _check_cancel_signal(signal: Any) -> None:
                              f" not {type(signal).__name__}")
 
 
-class Client(Inbound, TypedAPI):
+class Client(Inbound, Pipelined, TypedAPI):
     """A connection to one MCP server.
 
     Build one with :meth:`connect_stdio` (a child process), or
@@ -127,6 +129,7 @@ class Client(Inbound, TypedAPI):
         self._header_warned: set[Any] = set()
         self._executor: ThreadPoolExecutor | None = None
         self._workers: ThreadPoolExecutor | None = None
+        self._deadlines: Deadlines | None = None
         hooks = {ELICIT: self._opts["on_elicit"], SAMPLE: self._opts["on_sample"],
                  ROOTS: self._opts["on_list_roots"]}
         self._inputs = Inputs({k: v for k, v in hooks.items() if v is not None}, self._warn)
@@ -503,30 +506,40 @@ class Client(Inbound, TypedAPI):
             meta = self._meta(info, ticket.token if ticket is not None else None)
             shaped = self._round_trip(info, method, params, meta, budget, cancelled, ticket,
                                       headers)
-            rounds = 0
-            backoff = _STATE_BACKOFF[0]
-            while shaped.result_type == "input_required":
-                if rounds >= self._opts["max_input_rounds"]:
-                    raise InputLoopExceeded(method, rounds)
-                rounds += 1
-                retry = {k: v for k, v in params.items()
-                         if k not in ("inputResponses", "requestState")}
-                if shaped.input_requests:
-                    retry["inputResponses"] = self._inputs.answer_round(
-                        method, shaped.input_requests)
-                    backoff = _STATE_BACKOFF[0]
-                else:  # load shedding: only state came back (PROTOCOL §6.2)
-                    self._pause(backoff, cancelled, method)
-                    backoff = min(backoff * 2, _STATE_BACKOFF[1])
-                if shaped.request_state is not None:
-                    retry["requestState"] = shaped.request_state
-                shaped = self._round_trip(info, method, retry, meta, budget, cancelled, ticket,
-                                          headers)
+            more = shaped.result_type == "input_required"
+            if more:
+                shaped = self._more_rounds(info, method, params, meta, budget, cancelled, ticket,
+                                           headers, shaped)
         finally:
             self._progress.close(ticket)
-        if key is not None and rounds == 0:
+        if key is not None and not more:
             self._cache.put(key, shaped.body, shaped.ttl_ms)
         return shaped.body
+
+    def _more_rounds(self, info: EraInfo, method: str, params: Mapping[str, Any],
+                     meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
+                     ticket: Ticket | None, headers: Mapping[str, str] | None,
+                     shaped: protocol.Shaped) -> protocol.Shaped:
+        """Complete a multi round-trip request through the hooks (PROTOCOL §6)."""
+        rounds = 0
+        backoff = _STATE_BACKOFF[0]
+        while shaped.result_type == "input_required":
+            if rounds >= self._opts["max_input_rounds"]:
+                raise InputLoopExceeded(method, rounds)
+            rounds += 1
+            retry = {k: v for k, v in params.items()
+                     if k not in ("inputResponses", "requestState")}
+            if shaped.input_requests:
+                retry["inputResponses"] = self._inputs.answer_round(method, shaped.input_requests)
+                backoff = _STATE_BACKOFF[0]
+            else:  # load shedding: only state came back (PROTOCOL §6.2)
+                self._pause(backoff, cancelled, method)
+                backoff = min(backoff * 2, _STATE_BACKOFF[1])
+            if shaped.request_state is not None:
+                retry["requestState"] = shaped.request_state
+            shaped = self._round_trip(info, method, retry, meta, budget, cancelled, ticket,
+                                      headers)
+        return shaped
 
     def _round_trip(self, info: EraInfo, method: str, params: Mapping[str, Any],
                     meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
@@ -534,6 +547,10 @@ class Client(Inbound, TypedAPI):
                     headers: Mapping[str, str] | None = None) -> protocol.Shaped:
         answer = self._exchange(method, params, meta, budget, cancelled=cancelled, ticket=ticket,
                                 headers=headers)
+        return self._shaped(info, method, answer)
+
+    def _shaped(self, info: EraInfo, method: str, answer: dict[str, Any]) -> protocol.Shaped:
+        """An answer message as a shaped result; an error answer is raised."""
         if "error" in answer:
             error = protocol.error_from(answer)
             if method == "tools/call" and error.code == protocol.INVALID_PARAMS:
@@ -602,12 +619,15 @@ class Client(Inbound, TypedAPI):
                 return
             self._state = "closed"
             pools = [p for p in (self._executor, self._workers) if p is not None]
+            deadlines = self._deadlines
         closed = TransportClosed()
         self._correlator.fail_all(closed)
         try:
             self._transport.close()
         finally:
             self._correlator.fail_all(closed)
+            if deadlines is not None:
+                deadlines.stop()
             self._notifications.finish()
             self._cache.clear()
             current = threading.current_thread()

@@ -36,11 +36,13 @@ ABANDONED_MEMORY = 1024
 class Pending:
     """One outstanding request: its id, method, and the cell its answer lands in."""
 
-    __slots__ = ("ident", "method", "_ready", "_answer", "_error")
+    __slots__ = ("ident", "method", "_ready", "_answer", "_error", "_then")
 
-    def __init__(self, ident: int, method: str) -> None:
+    def __init__(self, ident: int, method: str,
+                 then: Callable[[Pending], None] | None = None) -> None:
         self.ident = ident
         self.method = method
+        self._then = then
         self._ready = _thread.allocate_lock()
         self._ready.acquire()   # released exactly once, by the completion
         self._answer: dict[str, Any] | None = None
@@ -67,6 +69,8 @@ class Pending:
     def _complete(self, answer: dict[str, Any] | None, error: BaseException | None) -> None:
         self._answer, self._error = answer, error
         self._ready.release()
+        if self._then is not None:   # a pipelined call: nobody waits, the answer moves on
+            self._then(self)
 
 
 class Correlator:
@@ -91,10 +95,15 @@ class Correlator:
     def __repr__(self) -> str:
         return f"<Correlator pending={len(self._pending)}>"
 
-    def register(self, method: str) -> Pending:
-        """Allocate a fresh id for ``method`` and start waiting for its answer."""
+    def register(self, method: str, then: Callable[[Pending], None] | None = None) -> Pending:
+        """Allocate a fresh id for ``method`` and start waiting for its answer.
+
+        ``then``, when given, is called with the cell once it completes, on
+        the completing thread (the reader's, or the one failing the wire); it
+        must not raise.
+        """
         with self._lock:
-            pending = Pending(next(self._ids), method)
+            pending = Pending(next(self._ids), method, then)
             self._pending[pending.ident] = pending
         return pending
 

@@ -1,0 +1,338 @@
+"""Pipelined calls: many requests in flight without a thread waiting on each.
+
+``call_tool_async`` and a widened ``execute_tool_calls`` batch could run each
+call on a pool thread that blocks until its answer arrives; every answer then
+costs two thread hand-offs (reader -> pool thread -> the caller waiting on the
+future).  On a wire whose ``send`` never blocks (stdio: the outbox takes what
+the pipe does not), a pipelined call is instead sent from the caller's thread
+and its answer is shaped and handed to its :class:`~concurrent.futures.Future`
+on the thread that completes the request -- the transport's reader, or the one
+failing the wire -- so one hand-off is left.
+
+What stays the same as the blocking call: the result and every error, the
+request's timeout (with ``reset_timeout_on_progress`` and
+``max_total_timeout``), ``notifications/cancelled`` for a call that timed out,
+progress tickets, and multi round-trip requests (an ``input_required`` answer
+moves to a thread of its own, where the hooks may take as long as a human).
+
+Decisions:
+
+* only ``tools/call``, only once the era is known, and only without a
+  ``cancelled`` signal (it would need a thread to watch it); anything else
+  runs as before on the client's pool;
+* timeouts are kept by one thread per client, started on the first pipelined
+  call with a budget and stopped by ``close()``; it wakes only at a deadline
+  (or for a deadline earlier than the one it sleeps towards), never per call;
+* a continuation thread's name starts with ``mcp-client-`` so that a batch
+  run from a hook does not wait on the pool that runs it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+from ._log import get_logger
+from .exceptions import MCPClientError, Timeout, TransportClosed
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+    from typing import Any, Callable
+
+    from . import protocol
+    from .cache import Cache
+    from .correlator import Correlator, Pending
+    from .era import EraInfo
+    from .inputs import Inputs
+    from .progress import ProgressBook, Ticket
+    from .transport import Transport
+
+__all__ = ["Deadlines", "Pipelined"]
+
+log = get_logger(__name__)
+
+
+class Deadlines:
+    """One thread that calls ``on_due`` for each entry whose deadline has passed.
+
+    ``on_due(now)`` may return a later deadline to be kept (a stretched
+    timeout); it runs without the table's lock held.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._cond = threading.Condition(threading.Lock())
+        self._live: dict[Any, tuple[float, Callable[[float], float | None]]] = {}
+        self._target: float | None = None   # when the thread next looks; None: never
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+
+    def add(self, key: Any, deadline: float, on_due: Callable[[float], float | None]) -> None:
+        """Watch ``key`` until ``deadline`` (a ``time.monotonic()`` instant)."""
+        with self._cond:
+            if self._stopped:
+                raise TransportClosed()
+            self._live[key] = (deadline, on_due)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+            if self._target is None or deadline < self._target:
+                self._target = deadline
+                self._cond.notify()
+
+    def discard(self, key: Any) -> None:
+        """Stop watching ``key`` (it finished in time)."""
+        with self._cond:
+            self._live.pop(key, None)
+
+    def stop(self) -> None:
+        """End the thread; entries still watched are dropped."""
+        with self._cond:
+            self._stopped = True
+            self._live.clear()
+            self._cond.notify()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._stopped:
+                now = time.monotonic()
+                due = [key for key, (deadline, _) in self._live.items() if deadline <= now]
+                if due:
+                    calls = [(key, self._live.pop(key)[1]) for key in due]
+                    self._cond.release()
+                    try:
+                        later = [(key, on_due(now), on_due) for key, on_due in calls]
+                    finally:
+                        self._cond.acquire()
+                    for key, deadline, on_due in later:
+                        if deadline is not None and not self._stopped:
+                            self._live[key] = (deadline, on_due)
+                    continue
+                # The target is only ever lowered by add(): a finished call leaves it
+                # stale, and the look at a stale target finds nothing due and moves on.
+                self._target = min((d for d, _ in self._live.values()), default=None)
+                self._cond.wait(None if self._target is None else self._target - now)
+
+
+class Pipelined:
+    """Mixin: ``_start_call``, the pipelined ``tools/call`` of :class:`~mcp_client.Client`."""
+
+    # Provided by the class this is mixed into.
+    _transport: Transport
+    _correlator: Correlator
+    _progress: ProgressBook
+    _inputs: Inputs
+    _cache: Cache
+    _opts: dict[str, Any]
+    _era_info: EraInfo | None
+    _state: str
+    _state_lock: threading.Lock
+    _dead: MCPClientError | None
+    _default_budget: float | None
+    _deadlines: Deadlines | None
+    _budget: Callable[[float | None], float | None]
+    _meta: Callable[[EraInfo, str | int | None], dict[str, Any] | None]
+    _shaped: Callable[[EraInfo, str, dict[str, Any]], protocol.Shaped]
+    _more_rounds: Callable[..., protocol.Shaped]
+    _stretched: Callable[[Ticket | None, float | None, float | None, float], float | None]
+    _pool: Callable[[], Any]
+
+    def _pipelining(self) -> bool:
+        """Whether a call may be pipelined now: a wire that never blocks a send, a known era."""
+        return self._era_info is not None and self._state == "open" and \
+            self._transport.pipelines
+
+    def _start_call(self, params: dict[str, Any], *, timeout: float | None = None,
+                    progress_token: str | int | None = None, tool_call_id: str | None = None,
+                    outcome: bool = False) -> Future[Any]:
+        """Send one ``tools/call`` now; its Future completes when the answer has arrived.
+
+        Every failure, a bad argument included, is the Future's exception --
+        or, with ``outcome`` (the bridge's batches), its result.
+        """
+        future: Future[Any] = _answer_class()(self._run_callback)
+        future.set_running_or_notify_cancel()   # sent at once: there is nothing to cancel
+        flight = _Flight(self, future, params, progress_token, tool_call_id, outcome)
+        try:
+            flight.send(timeout)
+        except BaseException as exc:   # the Future is the only way back to the caller
+            flight.finish(None, exc)
+        return future
+
+    def _run_callback(self, fn: Callable[[Future[Any]], object], future: Future[Any]) -> None:
+        """Run a pipelined Future's done-callback on the client's pool, off the reader thread."""
+        with self._state_lock:
+            pool = None if self._state == "closed" else self._pool()
+        if pool is None:
+            fn(future)
+        else:
+            pool.submit(_logged, fn, future)
+
+    def _deadline_keeper(self) -> Deadlines:
+        with self._state_lock:
+            if self._state == "closed":
+                raise TransportClosed()
+            if self._deadlines is None:
+                self._deadlines = Deadlines(f"mcp-deadlines-{os.getpid()}")
+            return self._deadlines
+
+
+class _Flight:
+    """One pipelined ``tools/call``: sent by the caller, finished by whoever completes it."""
+
+    def __init__(self, client: Pipelined, future: Future[Any], params: dict[str, Any],
+                 progress_token: str | int | None, tool_call_id: str | None,
+                 outcome: bool) -> None:
+        self.client = client
+        self.future = future
+        self.params = params
+        self.progress_token = progress_token
+        self.tool_call_id = tool_call_id
+        self.outcome = outcome
+        self.ticket: Ticket | None = None
+        self.budget: float | None = None
+        self.start = time.monotonic()
+        cap = client._opts["max_total_timeout"]
+        self.hard = None if cap is None else self.start + cap
+        self.pending: Pending | None = None
+        self.deadlines: Deadlines | None = None
+
+    def send(self, timeout: float | None) -> None:
+        client = self.client
+        self.budget = client._default_budget if timeout is None else client._budget(timeout)
+        info = client._era_info
+        if info is None:
+            raise MCPClientError("a pipelined call needs the era to be known")
+        self.info = info
+        self.ticket = client._progress.open(self.progress_token, self.tool_call_id)
+        try:
+            meta = client._meta(self.info, self.ticket.token if self.ticket is not None else None)
+            if self.budget is not None:
+                self.deadlines = client._deadline_keeper()
+            if client._state == "closed":
+                raise TransportClosed()
+            if client._dead is not None:
+                raise client._dead
+            from . import protocol
+
+            pending = self.pending = client._correlator.register("tools/call", self.answered)
+            message = protocol.request(pending.ident, "tools/call", self.params, meta=meta)
+            if self.deadlines is not None:
+                assert self.budget is not None
+                self.deadlines.add(pending.ident, self.start + self.budget, self.due)
+            try:
+                client._transport.send(message)
+            except BaseException:
+                if client._correlator.abandon(pending.ident) is None:
+                    return   # completed meanwhile (the wire died): the Future has its answer
+                raise
+        except BaseException:
+            if self.deadlines is not None and self.pending is not None:
+                self.deadlines.discard(self.pending.ident)
+            raise
+        dead = client._dead if client._state != "closed" else TransportClosed()
+        if dead is not None:  # the wire died between the check and the send
+            client._correlator.fail(pending.ident, dead)
+
+    def answered(self, pending: Pending) -> None:
+        """The request completed (on the completing thread): shape it and finish."""
+        try:
+            if self.deadlines is not None:
+                self.deadlines.discard(pending.ident)
+            shaped = self.client._shaped(self.info, "tools/call", pending.result())
+            if shaped.result_type == "input_required":
+                threading.Thread(target=self.more_rounds, args=(shaped,), daemon=True,
+                                 name=f"mcp-client-rounds-{pending.ident}").start()
+                return
+            self.finish(shaped.body, None)
+        except BaseException as exc:
+            self.finish(None, exc)
+
+    def more_rounds(self, shaped: protocol.Shaped) -> None:
+        try:
+            body = self.client._more_rounds(self.info, "tools/call", self.params,
+                                            self.client._meta(self.info, self.ticket.token
+                                                              if self.ticket else None),
+                                            self.budget, None, self.ticket, None, shaped).body
+        except BaseException as exc:
+            self.finish(None, exc)
+        else:
+            self.finish(body, None)
+
+    def due(self, now: float) -> float | None:
+        """The deadline passed (on the deadline thread): stretch it, or time the call out."""
+        client = self.client
+        pending = self.pending
+        assert pending is not None
+        if self.ticket is not None and client._opts["reset_timeout_on_progress"]:
+            later = client._stretched(self.ticket, self.budget, self.hard, now)
+            if later is not None:
+                return later
+        if client._correlator.abandon(pending.ident) is None:
+            return None   # the answer won the race, and finishes the call
+        seconds = self.budget or 0.0
+        try:
+            client._transport.cancel(pending.ident, f"timed out after {seconds:g}s")
+        except Exception:   # a dying wire: the timeout is still the caller's answer
+            pass
+        self.finish(None, Timeout("tools/call", seconds))
+        return None
+
+    def finish(self, body: dict[str, Any] | None, error: BaseException | None) -> None:
+        self.client._progress.close(self.ticket)
+        if self.future.done():   # cannot happen (the correlator completes a call once)
+            return
+        if error is not None and self.outcome:
+            if not isinstance(error, MCPClientError):
+                log.error("tools/call %s failed inside the client", self.params.get("name"),
+                          exc_info=error)
+            self.future.set_result(error)
+        elif error is not None:
+            self.future.set_exception(error)
+        else:
+            assert body is not None
+            self.future.set_result(body)
+
+
+def _logged(fn: Callable[[Future[Any]], object], future: Future[Any]) -> None:
+    try:
+        fn(future)
+    except Exception:   # as concurrent.futures does for its own callbacks
+        log.exception("a done-callback of %r raised", future)
+
+
+_ANSWER: type | None = None
+
+
+def _answer_class() -> type:
+    """The Future of a pipelined call, made on first use: concurrent.futures is not free."""
+    global _ANSWER
+    if _ANSWER is None:
+        from concurrent.futures import Future
+
+        class CallFuture(Future):  # type: ignore[type-arg]
+            """A pipelined call's Future.
+
+            It completes on the reader thread, which must keep reading: a
+            done-callback added before completion runs on the client's pool.
+            """
+
+            def __init__(self, runner: Callable[[Callable[[Future[Any]], object], Future[Any]],
+                                                None]) -> None:
+                super().__init__()
+                self._runner = runner
+
+            def add_done_callback(self, fn: Callable[[Future[Any]], object]) -> None:
+                if self.done():
+                    super().add_done_callback(fn)   # runs now, on the caller's thread
+                    return
+                runner = self._runner
+                super().add_done_callback(lambda future: runner(fn, future))
+
+        _ANSWER = CallFuture
+    return _ANSWER
