@@ -50,10 +50,10 @@ def _profile_reader() -> bool:
     if original is None:
         return False
 
-    def profiled(self: Any, proc: Any) -> None:
+    def profiled(self: Any, *args: Any) -> None:
         _reader_profile.enable()
         try:
-            original(self, proc)
+            original(self, *args)
         finally:
             _reader_profile.disable()
 

@@ -89,8 +89,10 @@ given (one book is one human), else the policy's own.  A human deliberating
 stalls every waiting batch; a UI that wants a deadline imposes it inside the
 callback.  An ``on_ask`` (or ``on_grant``, which runs under the same lock
 while its call is still being decided) that dispatches a policy-mediated call
-which has to ask, from inside the callback, **deadlocks** on its own
-question: treat both callbacks as leaves.
+which has to ask, from inside the callback, would wait on its own question for
+ever: on the same thread, that inner question is refused instead (an
+elicitation is declined) and the warning says why.  From another thread the
+lock cannot tell, and it waits: treat both callbacks as leaves.
 
 What no rule reads: the ``reason`` argument a :mod:`mcp_client.reasons` layer
 below adds is shown to the human (it is in the question's arguments and call)
@@ -134,6 +136,31 @@ def _ordered(source: Mapping[str, Any]) -> dict[str, Any]:
     return {key: copy.deepcopy(source[key]) for key in RULE_KEYS if key in source}
 
 
+class _OneQuestion:
+    """The lock every question goes through, which knows the thread that holds it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owner: int | None = None
+
+    def enter(self) -> bool:
+        """Take the lock; False, without waiting, if this thread already holds it."""
+        me = threading.get_ident()
+        if self._owner == me:
+            return False
+        self._lock.acquire()
+        self._owner = me
+        return True
+
+    def leave(self) -> None:
+        self._owner = None
+        self._lock.release()
+
+
+_NESTED = ("it was asked from inside on_ask or on_grant, which are still waiting for an "
+           "earlier answer on this thread, and a question cannot wait on itself")
+
+
 class Grants:
     """The shared book of remembered answers: one session, one grant set.
 
@@ -153,7 +180,7 @@ class Grants:
 
     def __init__(self, grants: Sequence[Mapping[str, Any]] | None = None) -> None:
         self._lock = threading.Lock()
-        self._ask_lock = threading.Lock()
+        self._ask_lock = _OneQuestion()
         self._rules = [self._stored(rule) for rule in compile_rules(
             grants, where="grant", decisions=("allow", "deny"))]
 
@@ -375,11 +402,17 @@ class Policy:
             return arguments, _Outcome(False, f"{REFUSED}: {view.name} needs a human's "
                                        f"permission ({_why(static)}), and there was nobody "
                                        "to ask: this policy has no on_ask.")
-        with self._ask_lock:
+        if not self._ask_lock.enter():
+            log.warning("refused %s: %s", view.name, _NESTED)
+            return arguments, _Outcome(False, f"{REFUSED}: {view.name} needs a human's "
+                                       f"permission ({_why(static)}), but {_NESTED}.")
+        try:
             granted = self._granted(facts, static.sticky)
             if granted is not None:
                 return arguments, granted
             return arguments, self._ask(view, facts, static)
+        finally:
+            self._ask_lock.leave()
 
     def _annotations(self, name: str) -> Any:
         try:
@@ -456,8 +489,13 @@ class Policy:
     def _elicit(self, request: dict[str, Any]) -> Any:
         if self._on_ask is None:
             return {"action": "decline"}
-        with self._ask_lock:
+        if not self._ask_lock.enter():
+            log.warning("declined an elicitation: %s", _NESTED)
+            return {"action": "decline"}
+        try:
             return self._on_ask(request)
+        finally:
+            self._ask_lock.leave()
 
     # -- forwarding -----------------------------------------------------------------------
 

@@ -674,6 +674,33 @@ class SerialisationTest(PolicyCase):
         asking.join(WAIT)
         eliciting.join(WAIT)
 
+    def test_a_question_asked_from_inside_on_ask_is_refused_not_waited_on(self) -> None:
+        inner: list[Any] = []
+
+        def ask(question: dict[str, Any]) -> Any:
+            if question.get("kind") == "permission" and not inner:
+                inner.append(policy.execute_tool_calls([call("fs_write", {"path": "/srv/b"},
+                                                             "inner")]))
+                inner.append(policy.elicit_hook({"method": "elicitation/create",
+                                                 "params": {}}))
+            return "allow-once"
+
+        policy = self.policy(on_ask=ask)
+        outer: list[Any] = []
+        asking = threading.Thread(target=lambda: outer.append(policy.execute_tool_calls(
+            [call("fs_write", {"path": "/srv/a"}, "outer")])), name="asking", daemon=True)
+        with self.assertLogs("mcp_client.policy", "WARNING") as logged:
+            asking.start()
+            asking.join(WAIT)
+        self.assertFalse(asking.is_alive(), "the nested question deadlocked")
+        self.assertRan(outer[0][0], "fs_write")
+        self.assertRefused(inner[0][0], "fs_write", "cannot wait on itself")
+        self.assertEqual(inner[1], {"action": "decline"})
+        self.assertEqual(len(logged.records), 2)
+        # the lock was left free: a later question is asked as usual
+        self.assertRan(policy.execute_tool_calls([call("fs_write", {"path": "/srv/c"})])[0],
+                       "fs_write")
+
 
 # -- the bridge's own argument shapes, through an allow-everything policy -------------------------
 
