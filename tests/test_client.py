@@ -119,6 +119,19 @@ class PaginationTest(ClientTestCase):
 
 
 class CallTest(ClientTestCase):
+    def test_arguments_too_deep_to_encode_on_a_fake_wire(self) -> None:
+        """Regression: FakeTransport.send let RecursionError out (stdio raises MCPClientError)."""
+        fake = modern_fake()
+        fake.on("tools/call", {"content": []})
+        client = self.connect(fake)
+        deep: Any = 0
+        for _ in range(5000):
+            deep = [deep]
+        with self.assertRaises(MCPClientError) as caught:
+            client.call_tool("t", {"deep": deep})
+        self.assertIn("cannot encode", str(caught.exception))
+        self.assertEqual(client.call_tool("t"), {"content": []})
+
     def test_results_are_shaped_and_errors_raised(self) -> None:
         fake = modern_fake()
         fake.on("tools/call", {"resultType": "complete", "isError": True, "_meta": {},

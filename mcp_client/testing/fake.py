@@ -243,7 +243,7 @@ class FakeTransport(Transport):
             raise self._death
         try:  # what a real wire would carry: JSON, and a copy
             message = json.loads(json.dumps(message, allow_nan=False))
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:   # not JSON, or too deep
             raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
         with self._cond:
             self._sent.append(message)
