@@ -53,6 +53,9 @@ class _LazyLogger:
     def warning(self, msg: str, *args: Any, **kwargs: Any) -> None:
         self._real().warning(msg, *args, **kwargs)
 
+    def error(self, msg: str, *args: Any, **kwargs: Any) -> None:
+        self._real().error(msg, *args, **kwargs)
+
     def exception(self, msg: str, *args: Any, **kwargs: Any) -> None:
         self._real().exception(msg, *args, **kwargs)
 

@@ -33,6 +33,7 @@ import os
 import threading
 import time
 
+from . import protocol
 from ._log import get_logger
 from .exceptions import MCPClientError, Timeout, TransportClosed
 
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
     from typing import Any, Callable
 
-    from . import protocol
     from .cache import Cache
     from .correlator import Correlator, Pending
     from .era import EraInfo
@@ -106,7 +106,7 @@ class Deadlines:
                     calls = [(key, self._live.pop(key)[1]) for key in due]
                     self._cond.release()
                     try:
-                        later = [(key, on_due(now), on_due) for key, on_due in calls]
+                        later = [(key, _guarded(on_due, now), on_due) for key, on_due in calls]
                     finally:
                         self._cond.acquire()
                     for key, deadline, on_due in later:
@@ -210,30 +210,25 @@ class _Flight:
             raise MCPClientError("a pipelined call needs the era to be known")
         self.info = info
         self.ticket = client._progress.open(self.progress_token, self.tool_call_id)
+        meta = client._meta(self.info, self.ticket.token if self.ticket is not None else None)
+        if self.budget is not None:
+            self.deadlines = client._deadline_keeper()
+        if client._state == "closed":
+            raise TransportClosed()
+        if client._dead is not None:
+            raise client._dead
+        pending = self.pending = client._correlator.register("tools/call", self.answered)
         try:
-            meta = client._meta(self.info, self.ticket.token if self.ticket is not None else None)
-            if self.budget is not None:
-                self.deadlines = client._deadline_keeper()
-            if client._state == "closed":
-                raise TransportClosed()
-            if client._dead is not None:
-                raise client._dead
-            from . import protocol
-
-            pending = self.pending = client._correlator.register("tools/call", self.answered)
             message = protocol.request(pending.ident, "tools/call", self.params, meta=meta)
             if self.deadlines is not None:
                 assert self.budget is not None
                 self.deadlines.add(pending.ident, self.start + self.budget, self.due)
-            try:
-                client._transport.send(message)
-            except BaseException:
-                if client._correlator.abandon(pending.ident) is None:
-                    return   # completed meanwhile (the wire died): the Future has its answer
-                raise
+            client._transport.send(message)
         except BaseException:
-            if self.deadlines is not None and self.pending is not None:
-                self.deadlines.discard(self.pending.ident)
+            if self.deadlines is not None:
+                self.deadlines.discard(pending.ident)
+            if client._correlator.abandon(pending.ident) is None:
+                return   # completed meanwhile (the wire died): the Future has its answer
             raise
         dead = client._dead if client._state != "closed" else TransportClosed()
         if dead is not None:  # the wire died between the check and the send
@@ -297,6 +292,14 @@ class _Flight:
         else:
             assert body is not None
             self.future.set_result(body)
+
+
+def _guarded(on_due: Callable[[float], float | None], now: float) -> float | None:
+    try:
+        return on_due(now)
+    except Exception:   # one broken entry must not stop the deadlines of the others
+        log.exception("a deadline's handler raised")
+        return None
 
 
 def _logged(fn: Callable[[Future[Any]], object], future: Future[Any]) -> None:

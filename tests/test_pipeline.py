@@ -148,6 +148,28 @@ class ChaosEchoTest(ChaosCase):
         self.assertIn("unknown tool", entries[2]["content"])
         self.assertIsNone(client._executor)
 
+    def test_a_bug_in_the_client_is_logged_and_becomes_an_entry(self) -> None:
+        client = self.ready(tool_concurrency=8, parallel_tools=("echo",))
+
+        shaped = client._shaped
+
+        def broken(info: Any, method: str, answer: Any) -> Any:
+            if method == "tools/call":
+                raise RuntimeError("a bug")
+            return shaped(info, method, answer)
+
+        client._shaped = broken  # type: ignore[method-assign]
+        calls = [{"id": f"c{n}", "type": "function",
+                  "function": {"name": "echo", "arguments": json.dumps({"text": str(n)})}}
+                 for n in range(2)]
+        with self.assertLogs("mcp_client._pipeline", "ERROR") as logged:
+            entries = client.execute_tool_calls(calls)
+        self.assertEqual([e["is_error"] for e in entries], [True, True])
+        self.assertIn("a bug", entries[0]["content"])
+        self.assertIn("failed inside the client", logged.output[0])
+        with self.assertRaises(RuntimeError):
+            client.call_tool_async("echo", {"text": "x"}).result(10)
+
     def test_the_server_dies_with_calls_in_flight(self) -> None:
         client = self.ready()
         futures = [client.call_tool_async("never") for _ in range(4)]
