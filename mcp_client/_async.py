@@ -36,6 +36,9 @@ class AsyncTwins:
     def _pipelining(self) -> bool:
         raise NotImplementedError
 
+    def _check_usable(self) -> None:
+        raise NotImplementedError
+
     def _start_call(self, params: dict[str, Any], *, timeout: float | None = None,
                     progress_token: str | int | None = None, tool_call_id: str | None = None,
                     outcome: bool = False) -> Future[Any]:
@@ -77,6 +80,7 @@ class AsyncTwins:
         this returns and no thread waits for its answer.  Either way, the
         Future's result and exceptions are those of :meth:`call_tool`.
         """
+        self._check_usable()   # a closed or dead client raises here, whichever path
         if self._pipelining() and kwargs.keys() <= {"timeout", "progress_token"}:
             try:
                 params = self._tool_params(name, arguments, kwargs.get("progress_token"))

@@ -74,10 +74,11 @@ class Deadlines:
         with self._cond:
             if self._stopped:
                 raise TransportClosed()
-            self._live[key] = (deadline, on_due)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
-                self._thread.start()
+                thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                thread.start()   # may raise (no threads left): then nothing is watched
+                self._thread = thread
+            self._live[key] = (deadline, on_due)
             if self._target is None or deadline < self._target:
                 self._target = deadline
                 self._cond.notify()
@@ -116,7 +117,8 @@ class Deadlines:
                 # The target is only ever lowered by add(): a finished call leaves it
                 # stale, and the look at a stale target finds nothing due and moves on.
                 self._target = min((d for d, _ in self._live.values()), default=None)
-                self._cond.wait(None if self._target is None else self._target - now)
+                self._cond.wait(None if self._target is None else
+                                min(self._target - now, threading.TIMEOUT_MAX))
 
 
 class Pipelined:
@@ -135,6 +137,7 @@ class Pipelined:
     _dead: MCPClientError | None
     _default_budget: float | None
     _deadlines: Deadlines | None
+    _rounds: set[threading.Thread]
     _budget: Callable[[float | None], float | None]
     _meta: Callable[[EraInfo, str | int | None], dict[str, Any] | None]
     _shaped: Callable[[EraInfo, str, dict[str, Any]], protocol.Shaped]
@@ -160,18 +163,21 @@ class Pipelined:
         flight = _Flight(self, future, params, progress_token, tool_call_id, outcome)
         try:
             flight.send(timeout)
-        except BaseException as exc:   # the Future is the only way back to the caller
+        except Exception as exc:   # the Future is the only way back to the caller
             flight.finish(None, exc)
         return future
 
     def _run_callback(self, fn: Callable[[Future[Any]], object], future: Future[Any]) -> None:
-        """Run a pipelined Future's done-callback on the client's pool, off the reader thread."""
+        """Run a pipelined Future's done-callback on the client's pool, off the reader thread.
+
+        Once the client is closed there is no pool: the callback runs where the
+        Future completed (``close()``'s own thread, or a reader about to end).
+        """
         with self._state_lock:
-            pool = None if self._state == "closed" else self._pool()
-        if pool is None:
-            fn(future)
-        else:
-            pool.submit(_logged, fn, future)
+            if self._state != "closed":
+                self._pool().submit(_logged, fn, future)
+                return
+        fn(future)
 
     def _deadline_keeper(self) -> Deadlines:
         with self._state_lock:
@@ -241,23 +247,30 @@ class _Flight:
                 self.deadlines.discard(pending.ident)
             shaped = self.client._shaped(self.info, "tools/call", pending.result())
             if shaped.result_type == "input_required":
-                threading.Thread(target=self.more_rounds, args=(shaped,), daemon=True,
-                                 name=f"mcp-client-rounds-{pending.ident}").start()
+                thread = threading.Thread(target=self.more_rounds, args=(shaped,), daemon=True,
+                                          name=f"mcp-client-rounds-{pending.ident}")
+                with self.client._state_lock:   # close() waits for it, as for a pool thread
+                    self.client._rounds.add(thread)
+                thread.start()
                 return
             self.finish(shaped.body, None)
         except BaseException as exc:
             self.finish(None, exc)
 
     def more_rounds(self, shaped: protocol.Shaped) -> None:
+        client = self.client
         try:
-            body = self.client._more_rounds(self.info, "tools/call", self.params,
-                                            self.client._meta(self.info, self.ticket.token
-                                                              if self.ticket else None),
-                                            self.budget, None, self.ticket, None, shaped).body
+            body = client._more_rounds(self.info, "tools/call", self.params,
+                                       client._meta(self.info, self.ticket.token
+                                                    if self.ticket else None),
+                                       self.budget, None, self.ticket, None, shaped).body
         except BaseException as exc:
             self.finish(None, exc)
         else:
             self.finish(body, None)
+        finally:
+            with client._state_lock:
+                client._rounds.discard(threading.current_thread())
 
     def due(self, now: float) -> float | None:
         """The deadline passed (on the deadline thread): stretch it, or time the call out."""

@@ -462,8 +462,12 @@ def _start(client: Client, name: str, arguments: dict[str, Any], ident: Any
     """:func:`_call`, pipelined: the Future's result is the outcome (the client pipelines)."""
     try:
         params = client._tool_params(name, arguments)
-    except MCPClientError as exc:
-        return client._failed(exc)
+    except MCPClientError as exc:   # an outcome: the Future's result, as for a failed call
+        from concurrent.futures import Future
+
+        refused: Future[Outcome] = Future()
+        refused.set_result(exc)
+        return refused
     return client._start_call(params, tool_call_id=None if ident is None else str(ident),
                               outcome=True)
 

@@ -130,6 +130,7 @@ class Client(Inbound, Pipelined, TypedAPI):
         self._executor: ThreadPoolExecutor | None = None
         self._workers: ThreadPoolExecutor | None = None
         self._deadlines: Deadlines | None = None
+        self._rounds: set[threading.Thread] = set()   # pipelined calls' input_required rounds
         hooks = {ELICIT: self._opts["on_elicit"], SAMPLE: self._opts["on_sample"],
                  ROOTS: self._opts["on_list_roots"]}
         self._inputs = Inputs({k: v for k, v in hooks.items() if v is not None}, self._warn)
@@ -398,11 +399,14 @@ class Client(Inbound, Pipelined, TypedAPI):
             raise self._dead
 
     def _budget(self, timeout: float | None) -> float | None:
+        """A request's budget in seconds; None for none (0, or more than a thread can wait)."""
         if timeout is None:
             timeout = self._opts["request_timeout"]
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
                 timeout != timeout or timeout < 0:
             raise MCPClientError(f"timeout must be a number >= 0, not {timeout!r}")
+        if timeout > threading.TIMEOUT_MAX:   # float("inf") included: no budget at all
+            return None
         return float(timeout) or None
 
     def _exchange(self, method: str, params: Mapping[str, Any], meta: dict[str, Any] | None,
@@ -620,6 +624,7 @@ class Client(Inbound, Pipelined, TypedAPI):
             self._state = "closed"
             pools = [p for p in (self._executor, self._workers) if p is not None]
             deadlines = self._deadlines
+            rounds = list(self._rounds)
         closed = TransportClosed()
         self._correlator.fail_all(closed)
         try:
@@ -636,6 +641,9 @@ class Client(Inbound, Pipelined, TypedAPI):
                     thread.join(self._opts["probe_timeout"] + 5)
             for pool in pools:
                 pool.shutdown(wait=not current.name.startswith("mcp-client-"))
+            for thread in rounds:   # like the pool's threads: each ends once its hook returns
+                if thread is not current:
+                    thread.join()
 
     def _warn(self, text: str) -> None:
         warn_through(self._on_warn_hook, text, log)

@@ -15,6 +15,7 @@ import threading
 import time
 from concurrent.futures import Future
 from typing import Any
+from unittest import mock
 
 from mcp_client import (Client, MCPClientError, ProtocolError, ServerGone, Timeout,
                         TransportClosed)
@@ -23,6 +24,9 @@ from mcp_client.testing import FakeTransport
 
 from .base import PYTHON, LeakCheckingTestCase, server
 from .chaoskit import ChaosCase
+
+#: How long a test waits for something that should happen at once.
+WAIT = 30.0
 
 
 def text(result: dict[str, Any]) -> str:
@@ -75,6 +79,19 @@ class ChaosEchoTest(ChaosCase):
         with self.assertRaises(Timeout):
             early.result(5)
         self.assertFalse(late.done())
+
+    def test_an_endless_timeout_is_no_budget(self) -> None:
+        """Regression: timeout=inf overflowed the deadline thread's wait and killed it."""
+        client = self.ready()
+        for timeout in (float("inf"), 1e300):
+            self.assertEqual(text(client.call_tool_async("echo", {"text": "a"},
+                                                         timeout=timeout).result(10)), "a")
+            self.assertEqual(text(client.call_tool("echo", {"text": "b"}, timeout=timeout)),
+                             "b")
+        forever = client.call_tool_async("never", timeout=float("inf"))
+        with self.assertRaises(Timeout):
+            client.call_tool_async("never", timeout=0.2).result(10)
+        self.assertFalse(forever.done())
 
     def test_no_budget_means_no_deadline(self) -> None:
         client = self.ready()
@@ -178,6 +195,8 @@ class ChaosEchoTest(ChaosCase):
             with self.assertRaises(ServerGone) as caught:
                 future.result(10)
             self.assertEqual(caught.exception.exit_code, -9)
+        with self.assertRaises(ServerGone):   # at once, as on the pool path
+            client.call_tool_async("echo", {"text": "x"})
 
 
 class RealServerTest(LeakCheckingTestCase):
@@ -216,6 +235,30 @@ class RealServerTest(LeakCheckingTestCase):
                     self.assertEqual(caught.exception.code, code)
                 self.assertIsNone(client._executor)
                 client.close()
+
+    def test_close_waits_for_a_hook_still_answering(self) -> None:
+        entered = threading.Event()
+        release = threading.Event()
+
+        def elicit(request: dict[str, Any]) -> dict[str, Any]:
+            entered.set()
+            release.wait(WAIT)
+            return {"action": "accept", "content": {"name": "Ada"}}
+
+        client = self.connect("auto", on_elicit=elicit)
+        future = client.call_tool_async("greet")
+        self.assertTrue(entered.wait(WAIT))
+        closer = threading.Thread(target=client.close, name="closer")
+        closer.start()
+        closer.join(0.2)
+        self.assertTrue(closer.is_alive(), "close() left the hook's thread running")
+        release.set()
+        closer.join(WAIT)
+        self.assertFalse(closer.is_alive())
+        self.assertEqual([t.name for t in threading.enumerate()
+                          if t.name.startswith("mcp-client-rounds-")], [])
+        with self.assertRaises(TransportClosed):
+            future.result(WAIT)
 
     def test_progress_stretches_the_timeout(self) -> None:
         reports: list[dict[str, Any]] = []
@@ -282,6 +325,18 @@ class DeadlinesTest(LeakCheckingTestCase):
         keeper.discard("c")
         self.assertTrue(done.wait(5))
         self.assertEqual(fired, ["b", "b", "d", "a"])
+
+    def test_a_thread_that_cannot_start_is_tried_again(self) -> None:
+        keeper = Deadlines("test-deadlines")
+        self.addCleanup(keeper.stop)
+        with mock.patch.object(threading.Thread, "start",
+                               side_effect=RuntimeError("can't start new thread")):
+            with self.assertRaises(RuntimeError):
+                keeper.add("a", time.monotonic(), lambda at: None)
+        fired = threading.Event()
+        keeper.add("b", time.monotonic() + 0.05, lambda at: fired.set())
+        self.assertTrue(fired.wait(5))
+        keeper.stop()
 
     def test_a_stopped_keeper_refuses(self) -> None:
         keeper = Deadlines("test-deadlines")
