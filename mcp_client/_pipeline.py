@@ -3,8 +3,9 @@
 ``call_tool_async`` and a widened ``execute_tool_calls`` batch could run each
 call on a pool thread that blocks until its answer arrives; every answer then
 costs two thread hand-offs (reader -> pool thread -> the caller waiting on the
-future).  On a wire whose ``send`` never blocks (stdio: the outbox takes what
-the pipe does not), a pipelined call is instead sent from the caller's thread
+future).  On a wire whose ``send`` does not wait on a live peer (stdio: the
+outbox takes what the pipe does not; only a dying server's exit is waited for,
+a few seconds at most), a pipelined call is instead sent from the caller's thread
 and its answer is shaped and handed to its :class:`~concurrent.futures.Future`
 on the thread that completes the request -- the transport's reader, or the one
 failing the wire -- so one hand-off is left.

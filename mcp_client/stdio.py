@@ -155,7 +155,7 @@ class StdioTransport(Transport):
         SpawnFailed: a NUL byte in the command, an argument or the environment.
     """
 
-    pipelines = True   # send() never waits on the child: the outbox takes the rest
+    pipelines = True   # send() never waits on a live child: the outbox takes the rest
 
     def __init__(self, command: str, *, args: Sequence[str] = (),
                  env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,

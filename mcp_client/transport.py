@@ -66,7 +66,7 @@ class Transport(abc.ABC):
     #: Whether ``tools/call`` wants ``x-mcp-header`` values as ``headers``
     #: (2026-07-28 Streamable HTTP, PROTOCOL §7.4).
     wants_tool_headers: bool = False
-    #: Whether :meth:`send` returns at once, never waiting on the peer (stdio's
+    #: Whether :meth:`send` returns without waiting on a live peer (stdio's
     #: outbox), so a call may be sent from the caller's thread and finished on
     #: the reader's (``call_tool_async``, widened batches).
     pipelines: bool = False
