@@ -32,6 +32,7 @@ import threading
 from typing import Any, Iterator
 
 import requests
+import requests.utils
 import urllib3
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
@@ -193,10 +194,19 @@ class _Adapter(HTTPAdapter):
         return manager
 
 
-def new_session(*, pool_size: int, user_agent: str) -> requests.Session:
-    """A session whose exchanges can be aborted through :class:`Handle`.
+def new_session(url: str, *, pool_size: int, user_agent: str) -> requests.Session:
+    """A session for ``url`` whose exchanges can be aborted through :class:`Handle`.
+
+    What requests would read from the environment on every request -- the
+    proxies for ``url`` (``HTTP(S)_PROXY``, ``ALL_PROXY``, ``NO_PROXY``), the
+    CA bundle (``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``) and ``~/.netrc``
+    credentials -- is read once, here: walking ``os.environ`` for each POST
+    cost more than the rest of the client's work on it.  A change to the
+    environment therefore reaches the next connection, not this one.
 
     Args:
+        url: the endpoint (a same-origin redirect keeps its host, and with
+            it the proxy decision).
         pool_size: connections kept per host (more may be opened, and are
             then closed after use instead of pooled).
         user_agent: the ``User-Agent`` header.
@@ -206,6 +216,11 @@ def new_session(*, pool_size: int, user_agent: str) -> requests.Session:
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     session.headers["User-Agent"] = user_agent
+    settings = session.merge_environment_settings(url, {}, None, None, None)
+    session.proxies = dict(settings["proxies"] or {})
+    session.verify = settings["verify"]
+    session.auth = requests.utils.get_netrc_auth(url)   # used only when no auth= is given
+    session.trust_env = False
     return session
 
 

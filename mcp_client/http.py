@@ -242,14 +242,13 @@ class HTTPTransport(Transport):
                 self._session = self._new_session()
             self._state = "open"
 
-    @staticmethod
-    def _new_session() -> requests.Session:
+    def _new_session(self) -> requests.Session:
         from . import _http_wire
 
         import requests.utils
 
         agent = f"mcp-client/{__version__} {requests.utils.default_user_agent()}"
-        return _http_wire.new_session(pool_size=32, user_agent=agent)
+        return _http_wire.new_session(self.url, pool_size=32, user_agent=agent)
 
     @staticmethod
     def _close_session(session: requests.Session) -> None:

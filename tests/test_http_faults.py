@@ -7,11 +7,13 @@ way one test needs.
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
 from concurrent.futures import Future
 from typing import Any
+from unittest import mock
 
 from mcp_client import (Cancelled, ProtocolError, Timeout, TransportClosed, TransportError,
                         UnsupportedVersion)
@@ -327,3 +329,32 @@ class CancellationTest(ScriptedCase):
         self.assertTrue(hung_up.wait(WAIT))
         with self.assertRaises(TransportClosed):
             client.transport.send({"jsonrpc": "2.0", "id": 1, "method": "x"})
+
+
+class EnvironmentTest(ScriptedCase):
+    """Proxies from the environment: read once, when the connection is made."""
+
+    PROXY_VARIABLES = ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy",
+                       "NO_PROXY")
+
+    def environment(self, **values: str) -> Any:
+        clean = {k: v for k, v in os.environ.items() if k not in self.PROXY_VARIABLES}
+        return mock.patch.dict(os.environ, {**clean, **values}, clear=True)
+
+    def test_a_proxy_in_the_environment_carries_the_requests(self) -> None:
+        proxy = self.serve()
+        with self.environment(http_proxy=proxy.origin):
+            client = self.client(proxy, url="http://mcp-server.invalid/mcp")
+        client.list_tools()   # after the environment changed back: the connection keeps it
+        self.assertEqual({seen.path for seen in proxy.requests}, {"http://mcp-server.invalid/mcp"})
+
+    def test_no_proxy_is_respected(self) -> None:
+        srv = self.serve()
+        dead = socket.socket()
+        dead.bind(("127.0.0.1", 0))   # bound, never listening: a proxy that refuses
+        self.addCleanup(dead.close)
+        with self.environment(http_proxy=f"http://127.0.0.1:{dead.getsockname()[1]}",
+                              no_proxy="127.0.0.1"):
+            client = self.client(srv)
+            client.list_tools()
+        self.assertEqual([seen.path for seen in srv.seen("tools/list")], ["/mcp"])
