@@ -103,9 +103,10 @@ class Deadlines:
         with self._cond:
             while not self._stopped:
                 now = time.monotonic()
-                due = [key for key, (deadline, _) in self._live.items() if deadline <= now]
+                due = sorted((deadline, n, key) for n, (key, (deadline, _))
+                             in enumerate(self._live.items()) if deadline <= now)
                 if due:
-                    calls = [(key, self._live.pop(key)[1]) for key in due]
+                    calls = [(key, self._live.pop(key)[1]) for _, _, key in due]
                     self._cond.release()
                     try:
                         later = [(key, _guarded(on_due, now), on_due) for key, on_due in calls]

@@ -318,10 +318,10 @@ class DeadlinesTest(LeakCheckingTestCase):
                 return None
             return on_due
 
-        keeper.add("a", now + 0.3, due("a"))
+        keeper.add("a", now + 0.8, due("a"))
         keeper.add("b", now + 0.05, due("b"))
         keeper.add("c", now + 60, due("c"))
-        keeper.add("d", now + 0.2, due("d"))
+        keeper.add("d", now + 0.5, due("d"))
         keeper.discard("c")
         self.assertTrue(done.wait(5))
         self.assertEqual(fired, ["b", "b", "d", "a"])
