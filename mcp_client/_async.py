@@ -1,18 +1,28 @@
-"""The ``*_async`` twins of the client's blocking methods.
+"""The ``*_async`` twins of the client's blocking methods, and the pool they run on.
 
 Each twin runs its blocking method on the client's
-:class:`~concurrent.futures.ThreadPoolExecutor` and returns the
-:class:`~concurrent.futures.Future` (API.md "Client").  They live in this mixin
-so the client module keeps to the connection itself.
+:class:`~concurrent.futures.ThreadPoolExecutor` (made on first use, shut down
+by ``close()``) and returns the :class:`~concurrent.futures.Future` (API.md
+"Client"); ``call_tool_async`` is pipelined where the wire allows
+(:mod:`mcp_client._pipeline`).  They live in this mixin so the client module
+keeps to the connection itself.
 """
 
 from __future__ import annotations
 
+import os
+import threading
+
+from .exceptions import TransportClosed
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ThreadPoolExecutor
     from typing import Any, Callable, Mapping, TypeVar
     R = TypeVar("R")
+
+#: Worker threads for ``*_async`` calls (created on demand).
+ASYNC_WORKERS = 64
 
 __all__ = ["AsyncTwins"]
 
@@ -29,9 +39,35 @@ class AsyncTwins:
     read_resource: Callable[..., dict[str, Any]]
     get_prompt: Callable[..., dict[str, Any]]
     ping: Callable[..., bool]
+    _state: str
+    _state_lock: threading.Lock
+    _executor: ThreadPoolExecutor | None
 
     def _submit(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> Future[R]:
-        raise NotImplementedError
+        self._check_usable()
+        with self._state_lock:
+            return self._pool().submit(fn, *args, **kwargs)
+
+    def _pool(self) -> ThreadPoolExecutor:
+        """The client's thread pool, made on first use (state lock held)."""
+        if self._state == "closed":
+            raise TransportClosed()
+        if self._executor is None:
+            from concurrent.futures import ThreadPoolExecutor
+            self._executor = ThreadPoolExecutor(
+                ASYNC_WORKERS, thread_name_prefix=f"mcp-client-{os.getpid()}")
+        return self._executor
+
+    def _batch_executor(self) -> ThreadPoolExecutor | None:
+        """The pool a widened batch runs on (its threads outlive the batch).
+
+        None -- the batch starts threads of its own -- when called from one of
+        the pool's own threads, where waiting on the pool could deadlock it.
+        """
+        if threading.current_thread().name.startswith("mcp-client-"):
+            return None
+        with self._state_lock:
+            return None if self._state == "closed" else self._pool()
 
     def _pipelining(self) -> bool:
         raise NotImplementedError

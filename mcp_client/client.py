@@ -30,7 +30,6 @@ Decisions beyond the seed (see also API.md):
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 
@@ -41,10 +40,11 @@ from ._version import __version__
 from ._api import TypedAPI
 from ._inbound import Inbound
 from ._pipeline import Deadlines, Pipelined
+from ._rounds import Rounds, check_cancel_signal
 from .cache import Cache
 from .correlator import Correlator, Pending
 from .era import CANCEL_POLL, Attempt, EraInfo, Negotiator, fill_from_discover, fired
-from .exceptions import Cancelled, InputLoopExceeded, MCPClientError, Timeout, TransportClosed
+from .exceptions import Cancelled, MCPClientError, Timeout, TransportClosed
 from .inputs import ELICIT, ROOTS, SAMPLE, Inputs
 from .progress import ProgressBook, Ticket
 from .stream import Stream
@@ -52,33 +52,16 @@ from .transport import Transport
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Mapping, TypeVar
-    R = TypeVar("R")
+    from typing import Any, Callable, Mapping
     # concurrent.futures is imported on first use: it is not free
-    from concurrent.futures import Future, ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["Client"]
 
 log = get_logger(__name__)
 
-#: The wait before retrying a state-only ``input_required`` round: first, cap (PROTOCOL §6.2).
-_STATE_BACKOFF = (0.05, 0.25)
-#: Worker threads for ``*_async`` calls (created on demand).
-ASYNC_WORKERS = 64
 
-
-def _is_future(value: Any) -> bool:
-    futures = sys.modules.get("concurrent.futures")   # no Future exists before it is imported
-    return futures is not None and isinstance(value, futures.Future)
-
-
-def _check_cancel_signal(signal: Any) -> None:
-    if signal is not None and not isinstance(signal, threading.Event) and not _is_future(signal):
-        raise MCPClientError("cancelled must be a threading.Event or a concurrent.futures.Future,"
-                             f" not {type(signal).__name__}")
-
-
-class Client(Inbound, Pipelined, TypedAPI):
+class Client(Inbound, Pipelined, Rounds, TypedAPI):
     """A connection to one MCP server.
 
     Build one with :meth:`connect_stdio` (a child process), or
@@ -492,7 +475,7 @@ class Client(Inbound, Pipelined, TypedAPI):
         ``timeout`` bounds each round trip, not the time hooks spend.
         """
         if cancelled is not None:
-            _check_cancel_signal(cancelled)
+            check_cancel_signal(cancelled)
         budget = self._default_budget if timeout is None else self._budget(timeout)
         info = self._era_info or self._ensure_era(budget, cancelled, method)
         key = None
@@ -520,31 +503,6 @@ class Client(Inbound, Pipelined, TypedAPI):
             self._cache.put(key, shaped.body, shaped.ttl_ms)
         return shaped.body
 
-    def _more_rounds(self, info: EraInfo, method: str, params: Mapping[str, Any],
-                     meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
-                     ticket: Ticket | None, headers: Mapping[str, str] | None,
-                     shaped: protocol.Shaped) -> protocol.Shaped:
-        """Complete a multi round-trip request through the hooks (PROTOCOL §6)."""
-        rounds = 0
-        backoff = _STATE_BACKOFF[0]
-        while shaped.result_type == "input_required":
-            if rounds >= self._opts["max_input_rounds"]:
-                raise InputLoopExceeded(method, rounds)
-            rounds += 1
-            retry = {k: v for k, v in params.items()
-                     if k not in ("inputResponses", "requestState")}
-            if shaped.input_requests:
-                retry["inputResponses"] = self._inputs.answer_round(method, shaped.input_requests)
-                backoff = _STATE_BACKOFF[0]
-            else:  # load shedding: only state came back (PROTOCOL §6.2)
-                self._pause(backoff, cancelled, method)
-                backoff = min(backoff * 2, _STATE_BACKOFF[1])
-            if shaped.request_state is not None:
-                retry["requestState"] = shaped.request_state
-            shaped = self._round_trip(info, method, retry, meta, budget, cancelled, ticket,
-                                      headers)
-        return shaped
-
     def _round_trip(self, info: EraInfo, method: str, params: Mapping[str, Any],
                     meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
                     ticket: Ticket | None,
@@ -564,49 +522,6 @@ class Client(Inbound, Pipelined, TypedAPI):
         if info.era == "modern" and not info.server_info and shaped.server_info:
             info.server_info = dict(shaped.server_info)
         return shaped
-
-    @staticmethod
-    def _pause(seconds: float, cancelled: Any, method: str) -> None:
-        if isinstance(cancelled, threading.Event):
-            stopped = cancelled.wait(seconds)
-        elif _is_future(cancelled):
-            try:
-                cancelled.result(seconds)
-            except BaseException:   # a timeout, or the future's own failure: both mean "look"
-                pass
-            stopped = cancelled.done()
-        else:
-            stopped = threading.Event().wait(seconds)
-        if stopped:
-            raise Cancelled(method)
-
-    # -- the async twins run here -------------------------------------------------
-
-    def _submit(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> Future[R]:
-        self._check_usable()
-        with self._state_lock:
-            return self._pool().submit(fn, *args, **kwargs)
-
-    def _pool(self) -> ThreadPoolExecutor:
-        """The client's thread pool, made on first use (state lock held)."""
-        if self._state == "closed":
-            raise TransportClosed()
-        if self._executor is None:
-            from concurrent.futures import ThreadPoolExecutor
-            self._executor = ThreadPoolExecutor(
-                ASYNC_WORKERS, thread_name_prefix=f"mcp-client-{os.getpid()}")
-        return self._executor
-
-    def _batch_executor(self) -> ThreadPoolExecutor | None:
-        """The pool a widened batch runs on (its threads outlive the batch).
-
-        None -- the batch starts threads of its own -- when called from one of
-        the pool's own threads, where waiting on the pool could deadlock it.
-        """
-        if threading.current_thread().name.startswith("mcp-client-"):
-            return None
-        with self._state_lock:
-            return None if self._state == "closed" else self._pool()
 
     # -- shutting down -------------------------------------------------------------
 
