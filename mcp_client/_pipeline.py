@@ -43,10 +43,8 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
     from typing import Any, Callable
 
-    from .cache import Cache
     from .correlator import Correlator, Pending
     from .era import EraInfo
-    from .inputs import Inputs
     from .progress import ProgressBook, Ticket
     from .transport import Transport
 
@@ -130,8 +128,6 @@ class Pipelined:
     _transport: Transport
     _correlator: Correlator
     _progress: ProgressBook
-    _inputs: Inputs
-    _cache: Cache
     _opts: dict[str, Any]
     _era_info: EraInfo | None
     _state: str
