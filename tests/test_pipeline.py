@@ -22,7 +22,7 @@ from mcp_client import (Client, MCPClientError, ProtocolError, ServerGone, Timeo
 from mcp_client._pipeline import Deadlines
 from mcp_client.testing import FakeTransport
 
-from .base import PYTHON, LeakCheckingTestCase, server
+from .base import PYTHON, LeakCheckingTestCase, server, wait_until
 from .chaoskit import ChaosCase
 
 #: How long a test waits for something that should happen at once.
@@ -296,6 +296,25 @@ class FakeTransportTest(LeakCheckingTestCase):
     def test_a_wire_that_may_block_is_not_pipelined(self) -> None:
         self.assertFalse(FakeTransport.pipelines)
         self.assertTrue(__import__("mcp_client.stdio").stdio.StdioTransport.pipelines)
+
+    def test_close_waits_for_a_round_in_its_backoff(self) -> None:
+        fake = FakeTransport()
+        fake.pipelines = True   # its send never blocks: answers come from a thread of its own
+        fake.on("server/discover", {"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                                    "capabilities": {"tools": {}}})
+        fake.on("tools/list", {"tools": []})
+        fake.on("tools/call", {"resultType": "input_required", "requestState": "busy"})
+        client = Client(transport=fake)
+        self.addCleanup(client.close)
+        client.list_tools()
+        future = client.call_tool_async("t")
+        fake.wait_for("tools/call", 4, WAIT)   # the retry loop, on its own thread, backs off
+        wait_until(lambda: len(client._correlator) == 0, WAIT)   # answered: now it waits 250 ms
+        client.close()
+        self.assertEqual([t.name for t in threading.enumerate()
+                          if t.name.startswith("mcp-client-rounds-")], [])
+        with self.assertRaises(TransportClosed):
+            future.result(WAIT)
 
 
 class DeadlinesTest(LeakCheckingTestCase):
