@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from .bridge import flatten_content
+from .bridge import base64_size, flatten_content
 
 __all__ = ["table", "tools_table", "resources_table", "templates_table", "prompts_table",
            "info_text", "result_text", "contents_text", "prompt_text", "HINTS_LEGEND"]
@@ -157,14 +157,6 @@ def result_text(result: Mapping[str, Any]) -> str:
     return text
 
 
-def _size(data: Any) -> str:
-    if not isinstance(data, str):
-        return "unknown size"
-    compact = "".join(data.split())
-    padding = len(compact) - len(compact.rstrip("="))
-    return f"{max(0, len(compact) * 3 // 4 - padding)} bytes"
-
-
 def contents_text(result: Mapping[str, Any]) -> str:
     """A ``resources/read`` result: the text itself, blobs named."""
     contents = result.get("contents")
@@ -180,7 +172,7 @@ def contents_text(result: Mapping[str, Any]) -> str:
             head = "" if len(contents) == 1 else f"[resource: {item.get('uri')}]\n"
             parts.append(head + item["text"])
         else:
-            parts.append(f"[blob: {item.get('uri')}, {mime}, {_size(item.get('blob'))}]")
+            parts.append(f"[blob: {item.get('uri')}, {mime}, {base64_size(item.get('blob'))}]")
     return "\n".join(parts)
 
 

@@ -332,7 +332,7 @@ def _block_text(block: Any) -> str:
         text = block.get("text")
         return text if isinstance(text, str) else ""
     if kind in ("image", "audio"):
-        return f"[{kind}: {_mime(block)}, {_size(block.get('data'))}]"
+        return f"[{kind}: {_mime(block)}, {base64_size(block.get('data'))}]"
     if kind == "resource_link":
         return _link_text(block)
     if kind == "resource":
@@ -345,7 +345,8 @@ def _mime(block: Mapping[str, Any]) -> str:
     return mime if isinstance(mime, str) and mime else "unknown type"
 
 
-def _size(data: Any) -> str:
+def base64_size(data: Any) -> str:
+    """The decoded size of base64 ``data``, as text ("123 bytes"; "unknown size")."""
     if not isinstance(data, str):
         return "unknown size"
     text = "".join(data.split())
@@ -372,7 +373,7 @@ def _resource_text(resource: Any) -> str:
     text = resource.get("text")
     if isinstance(text, str):
         return f"[resource: {uri}]\n{text}"
-    return f"[resource: {uri}, {_mime(resource)}, {_size(resource.get('blob'))}]"
+    return f"[resource: {uri}, {_mime(resource)}, {base64_size(resource.get('blob'))}]"
 
 
 def describe_failure(name: str, exc: BaseException) -> str:
