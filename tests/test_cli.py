@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from mcp_client import Client
-from mcp_client import _cli_output as out
-from mcp_client._cli_terminal import Form
+from mcp_client.cli import _output as out
+from mcp_client.cli._terminal import Form
 from mcp_client.cli import main
 
 from .base import HERE, PYTHON, SERVERS, LeakCheckingTestCase

@@ -28,7 +28,7 @@ from mcp_client._lines import LineBuffer
 from mcp_client.bridge import parse_arguments, read_call
 from mcp_client.policy import Policy
 from mcp_client.protocol import Kind
-from mcp_client.rules import compile_rule, gather
+from mcp_client.policy.rules import compile_rule, gather
 from mcp_client.sse import EventTooLarge, SSEEvent, SSEParser
 from mcp_client.stdio import StdioTransport
 from mcp_client.testing import FakeTransport, Raw

@@ -10,7 +10,7 @@ from unittest import mock
 
 from mcp_client import Client, MCPClientError
 from mcp_client.policy import ANSWERS, REFUSED, Grants, Policy
-from mcp_client.rules import RuleError
+from mcp_client.policy.rules import RuleError
 
 from .base import PYTHON, LeakCheckingTestCase, server
 

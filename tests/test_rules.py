@@ -6,9 +6,9 @@ import pickle
 from typing import Any
 
 from mcp_client import MCPClientError
-from mcp_client._shell import (MAX_COMMAND_CHARS, effective_commands, parse_shell, program)
+from mcp_client.policy._shell import (MAX_COMMAND_CHARS, effective_commands, parse_shell, program)
 from mcp_client.paths import Tri
-from mcp_client.rules import (ANNOTATIONS_UNREAD, CHECK_FUNCTIONS, RuleError, check_roots,
+from mcp_client.policy.rules import (ANNOTATIONS_UNREAD, CHECK_FUNCTIONS, RuleError, check_roots,
                               compile_rule, compile_rules, gather, host_of)
 
 from .base import LeakCheckingTestCase

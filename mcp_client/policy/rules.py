@@ -32,7 +32,7 @@ The keys:
     the tool), ``inside-roots`` (every location is inside a configured root,
     after resolution against the tool's own; unknown for a call naming no
     location), ``recursive-delete``, ``pipes-to-shell``, ``force-push``,
-    ``hard-reset`` (see :mod:`mcp_client._shell` for exactly what each
+    ``hard-reset`` (see :mod:`mcp_client.policy._shell` for exactly what each
     recognises).
 ``host``
     An exact host (``docs.raku.org``) or a ``*.`` suffix glob (``*.raku.org``:
@@ -71,8 +71,8 @@ from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from . import _shell
-from .exceptions import MCPClientError
-from .paths import (Location, Tri, check_root, contains, locate, resolve, root_for, segments,
+from ..exceptions import MCPClientError
+from ..paths import (Location, Tri, check_root, contains, locate, resolve, root_for, segments,
                     tri_all, tri_any, within_any)
 
 __all__ = ["RuleError", "RULE_KEYS", "DECISIONS", "SEVERITIES", "CHECKS", "Rule", "compile_rule",

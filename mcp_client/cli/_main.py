@@ -12,8 +12,8 @@ or after the verb.
 
 This module owns the command line: parsing it, connecting, running one verb,
 printing the answer and choosing the exit code.  Rendering lives in
-:mod:`mcp_client._cli_output`, the terminal conversation (progress bar,
-elicitation form) in :mod:`mcp_client._cli_terminal`.  It must never print a
+:mod:`mcp_client.cli._output`, the terminal conversation (progress bar,
+elicitation form) in :mod:`mcp_client.cli._terminal`.  It must never print a
 Python traceback for an expected failure: every :class:`MCPClientError` and
 every bad input becomes one line on stderr and an exit code.
 
@@ -56,7 +56,7 @@ Decisions:
   ``[server LEVEL logger] message``.
 * A progress bar is drawn on stderr for ``call`` when stderr is a terminal.
 * Elicitation is answered through a form on the terminal when stdin and
-  stderr are both terminals (see :mod:`mcp_client._cli_terminal`: Ctrl-D
+  stderr are both terminals (see :mod:`mcp_client.cli._terminal`: Ctrl-D
   declines), and declined otherwise, with a note on stderr.  Sampling and
   roots are not offered.
 * ``JSON`` arguments may be ``-`` to read them from stdin.  Prompt arguments
@@ -81,9 +81,9 @@ import shutil
 import sys
 from typing import IO, Any, Callable, Sequence
 
-from . import protocol
-from ._version import __version__
-from .exceptions import (InputLoopExceeded, MCPClientError, ProtocolError, ServerGone,
+from .. import protocol
+from .._version import __version__
+from ..exceptions import (InputLoopExceeded, MCPClientError, ProtocolError, ServerGone,
                          SpawnFailed, Timeout, TransportClosed, TransportError,
                          UnsupportedVersion)
 
@@ -230,7 +230,7 @@ class _Run:
         self.server_stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self.terminal = _isatty(stderr)
         self.interactive = self.terminal and _isatty(stdin)
-        from ._cli_terminal import Form, ProgressBar
+        from ._terminal import Form, ProgressBar
 
         self.progress = ProgressBar(stderr) if self.terminal and args.verb == "call" else None
         self.form = Form(stdin, stderr, self.progress) if self.interactive else None
@@ -279,7 +279,7 @@ class _Run:
     # -- connecting ----------------------------------------------------------------
 
     def connect(self) -> Any:
-        from .client import Client
+        from ..client import Client
 
         options = self.client_options()
         if _option(self.args, "stdio"):
@@ -302,7 +302,7 @@ class _Run:
         return entry.connect(**options)
 
     def _config_entry(self) -> Any:
-        from .config import ConfigError, load_config
+        from ..config import ConfigError, load_config
 
         broken: dict[str | None, ConfigError] = {}
 
@@ -337,7 +337,7 @@ class _Run:
 
     def perform(self, client: Any) -> tuple[Any, Callable[[Any], str], int]:
         """Run the verb: (its data, how to render it for people, exit code)."""
-        from . import _cli_output as out
+        from . import _output as out
 
         verb, args = self.args.verb, self.args
         width = shutil.get_terminal_size().columns if _isatty(self.stdout) else None

@@ -4,15 +4,15 @@
 ``execute_tool_calls(calls)``) and is one, so it stacks anywhere a provider
 goes (seed "Permissions: the Policy").  :class:`Grants` is the lock-protected
 book of remembered answers that many policies can share.  The rule language
-lives in :mod:`mcp_client.rules`, location logic in :mod:`mcp_client.paths`,
-command reading in :mod:`mcp_client._shell`.  This module owns the decision,
+lives in :mod:`mcp_client.policy.rules`, location logic in :mod:`mcp_client.paths`,
+command reading in :mod:`mcp_client.policy._shell`.  This module owns the decision,
 the grants and the one seam to the human; it never touches the filesystem and
 starts no thread.
 
 How one call is decided, failing closed at every step:
 
 1. A call is read and its arguments parsed with the bridge's own reader and
-   parser (:mod:`mcp_client._calls`).  A malformed call, or arguments that
+   parser (:mod:`mcp_client.policy._calls`).  A malformed call, or arguments that
    are not a JSON object, is answered here in the bridge's own words
    (``malformed tool call: ...``, ``fs_write: arguments are not valid JSON
    ...``) and never forwarded: nothing unreadable is judged, let alone run.
@@ -108,12 +108,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from . import bridge
+from .. import bridge
 from ._asking import ANSWERS, interpret, suggested_rule
 from ._calls import CallView, parse_arguments, read_call
-from ._options import unknown_option
-from .exceptions import MCPClientError
-from .paths import Tri, common_directory
+from .._options import unknown_option
+from ..exceptions import MCPClientError
+from ..paths import Tri, common_directory
 from .rules import (ANNOTATIONS_UNREAD, CHECK_FUNCTIONS, RULE_KEYS, Facts, Rule, RuleError,
                     check_roots, compile_rule, compile_rules, gather)
 
@@ -247,7 +247,7 @@ class Policy:
 
     Args:
         provider: the inner provider (``tools_for_llm``, ``execute_tool_calls``).
-        rules: rules (:mod:`mcp_client.rules`); ``None`` is none, so every
+        rules: rules (:mod:`mcp_client.policy.rules`); ``None`` is none, so every
             call is asked about.  :meth:`default_rules` is a starting point.
         roots: tool-name prefix -> the server's directory (absolute), e.g.
             ``{"fs": "/srv"}`` (:func:`mcp_client.paths.root_for`).

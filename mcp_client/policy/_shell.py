@@ -47,7 +47,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .paths import Tri, tri_any
+from ..paths import Tri, tri_any
 
 __all__ = ["Command", "MAX_COMMAND_CHARS", "MAX_DEPTH", "SHELLS", "parse_shell", "parse_argv",
            "effective_commands", "program", "recursive_delete", "force_push", "hard_reset",

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from .bridge import base64_size, flatten_content
+from ..bridge import base64_size, flatten_content
 
 __all__ = ["table", "tools_table", "resources_table", "templates_table", "prompts_table",
            "info_text", "result_text", "contents_text", "prompt_text", "HINTS_LEGEND"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from . import _shell
-from .paths import common_directory
+from ..paths import common_directory
 from .rules import Facts, Rule, compile_rules, host_of
 
 __all__ = ["ANSWERS", "suggested_rule", "interpret"]
@@ -50,7 +50,7 @@ def interpret(answer: Any, suggested: dict[str, Any] | None) -> tuple[str, list[
     """``(action, rules to remember)`` from what ``on_ask`` returned.
 
     Raises:
-        ValueError: the answer cannot be used (a :class:`~mcp_client.rules.RuleError`
+        ValueError: the answer cannot be used (a :class:`~mcp_client.policy.rules.RuleError`
             when one of its rules does not validate).
     """
     if isinstance(answer, str):

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from . import bridge
+from .. import bridge
 
 __all__ = ["CallView", "read_call", "parse_arguments", "plain"]
 

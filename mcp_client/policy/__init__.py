@@ -1,0 +1,14 @@
+"""Permissions: the :class:`Policy` layer, its shared :class:`Grants`, and the rule language.
+
+This package is the face of the permission unit (seed "Permissions: the
+Policy").  The decision and the grants live in :mod:`._policy`, the rule
+language in :mod:`mcp_client.policy.rules` (public: ``RuleError``,
+``compile_rule``...), the shell reader in :mod:`._shell`, and the call as a
+question shows it, with the answer read back, in :mod:`._calls` and
+:mod:`._asking`.  Import the public names from here.
+"""
+from __future__ import annotations
+
+from ._policy import ANSWERS, FLOOR_CHECKS, LEASE_TOOLS, REFUSED, Grants, Policy
+
+__all__ = ["Policy", "Grants", "ANSWERS", "LEASE_TOOLS", "FLOOR_CHECKS", "REFUSED"]
