@@ -9,7 +9,7 @@ from mcp_client import MCPClientError
 from mcp_client.policy._shell import (MAX_COMMAND_CHARS, effective_commands, parse_shell, program)
 from mcp_client.paths import Tri
 from mcp_client.policy.rules import (ANNOTATIONS_UNREAD, CHECK_FUNCTIONS, RuleError, check_roots,
-                              compile_rule, compile_rules, gather, host_of)
+                                     compile_rule, compile_rules, gather, host_of)
 
 from .base import LeakCheckingTestCase
 from .tables import add_rows

@@ -84,8 +84,8 @@ from typing import IO, Any, Callable, Sequence
 from .. import protocol
 from .._version import __version__
 from ..exceptions import (InputLoopExceeded, MCPClientError, ProtocolError, ServerGone,
-                         SpawnFailed, Timeout, TransportClosed, TransportError,
-                         UnsupportedVersion)
+                          SpawnFailed, Timeout, TransportClosed, TransportError,
+                          UnsupportedVersion)
 
 __all__ = ["main", "build_parser", "exit_code_for", "EXIT_OK", "EXIT_TOOL_ERROR", "EXIT_USAGE",
            "EXIT_PROTOCOL", "EXIT_CONNECTION", "EXIT_CLIENT", "EXIT_INTERRUPTED"]

@@ -73,7 +73,7 @@ from urllib.parse import urlsplit
 from . import _shell
 from ..exceptions import MCPClientError
 from ..paths import (Location, Tri, check_root, contains, locate, resolve, root_for, segments,
-                    tri_all, tri_any, within_any)
+                     tri_all, tri_any, within_any)
 
 __all__ = ["RuleError", "RULE_KEYS", "DECISIONS", "SEVERITIES", "CHECKS", "Rule", "compile_rule",
            "compile_rules", "Facts", "gather", "host_of", "check_roots", "CHECK_FUNCTIONS",
