@@ -461,6 +461,19 @@ class StdioTransport(Transport):
             if written < len(data):
                 self._queue(proc, data[written:])
 
+    def cancel(self, ident: int | str, reason: str) -> None:
+        """Send ``notifications/cancelled`` only to a server that is still there.
+
+        A cancellation is a courtesy that nobody waits on.  While the reader
+        is collecting a dying server's exit code and stderr tail, :meth:`send`
+        waits for that report (up to twice ``_DRAIN_WAIT``) so that a request
+        fails with the real cause; a cancellation must not: the call that
+        timed out would be held past its own budget.  So on a wire that is
+        not open it is dropped, never sent.
+        """
+        if self._state == "open":
+            super().cancel(ident, reason)
+
     def _queue(self, proc: subprocess.Popen[bytes], rest: bytes) -> None:
         """Keep what the full pipe did not take; a writer thread drains it (lock held)."""
         if len(self._outbox) + len(rest) > _MAX_OUTBOX:

@@ -90,7 +90,10 @@ class Transport(abc.ABC):
         """
 
     def cancel(self, ident: int | str, reason: str) -> None:
-        """Tell the server that request ``ident`` was abandoned (never raises).
+        """Tell the server that request ``ident`` was abandoned (never raises, never waits).
+
+        The caller's own budget has run out or it gave up, so an override
+        must not block on a wire that is going away: drop the notice instead.
 
         The default suits stream transports: send ``notifications/cancelled``
         (2026-07-28 and 2025-11-25 utilities/cancellation).

@@ -207,6 +207,15 @@ class DeathTest(ChaosCase):
         with self.assertRaises(ServerGone):
             other.result(10)
 
+    def test_a_timed_out_call_on_a_server_that_closed_stdout(self) -> None:
+        """Regression: the call's ``notifications/cancelled`` waited for the dying transport's
+        death report (the stderr drain and the exit code, 4 s here) before the call's own
+        0.5 s timeout could be raised."""
+        client = self.connect("dying.py", "stdout")
+        self.assertEqual(client.era, "modern")
+        with self.within(1.5), self.assertRaises(Timeout):
+            client.call_tool("echo", {"text": "anyone?"}, timeout=0.5)
+
     def test_exit_during_close(self) -> None:
         for delay in (0, 300):
             with self.subTest(delay=delay):

@@ -12,6 +12,9 @@
 ``close MS``
     serves normally; on stdin EOF writes a last line on stderr, waits MS milliseconds and exits
     with status 7 (a close that is under way when the child goes).
+``stdout``
+    answers ``server/discover``; on ``tools/call`` closes its stdout and stays alive, answering
+    nothing more, until stdin reaches EOF (a server that hung up on us but did not exit).
 ``term``
     serves normally; ignores stdin EOF; on SIGTERM floods stdout and stderr with 1 MiB each and
     exits with status 9.
@@ -56,6 +59,12 @@ class Dying(Server):
         if self.when == "call":
             self.flush()
             last_words("dying: in the middle of a call", 5)
+        if self.when == "stdout":
+            sys.stderr.write("dying: closing stdout\n")
+            sys.stderr.flush()
+            os.close(1)
+            sys.stdin.buffer.read()   # alive, holding stderr, until the client lets go
+            os._exit(0)
         super().on_call(ident, name, arguments)
 
     def serve(self) -> None:
