@@ -37,12 +37,14 @@ Decisions (the issue leaves these open):
   when ``VAR`` is unset *or empty*, as in a POSIX shell) are expanded from the
   environment of this process -- never from the entry's own ``env`` -- in
   ``command``, ``args``, ``env`` values, ``cwd``, ``url`` and ``headers``
-  values.  VS Code's ``${env:VAR}`` means ``${VAR}``.  ``$${`` is a literal
-  ``${``; a ``$`` not followed by ``{`` is left alone.  An unset variable
-  without a default is an error naming the server, the key and the variable;
-  any other ``${...}`` form (``${input:token}``, ``${workspaceFolder}`` when
-  unset) is an error too, rather than a server started with a hole in its
-  arguments.
+  values.  A default may hold references itself (``${A:-${B:-x}}``, at most
+  8 deep), expanded only when it is used.  VS Code's ``${env:VAR}`` means
+  ``${VAR}``.  ``$${`` is a literal ``${``; a ``$`` not followed by ``{`` is
+  left alone.  An unset variable without a default is an error naming the
+  server, the key and the variable; any other ``${...}`` form
+  (``${input:token}``, ``${workspaceFolder}`` when unset, an unclosed ``${``)
+  is an error too, rather than a server started with a hole in its
+  arguments.  No error quotes a value: a file's strings may be secrets.
 * **Disabled entries** (``"disabled": true``) are returned (so a host can
   list them) but never started, and are never an error: variables they name
   may be unset (the reference is kept as written), and an entry that would
