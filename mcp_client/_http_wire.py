@@ -19,6 +19,12 @@ connection does (``Connection: close``, HTTP/1.0), ``http.client`` hands the
 socket to the response and forgets it (``conn.sock`` is then None), and the
 body -- an event stream that may never end -- is still read from it.
 
+One more thing it keeps from the caller's secrets.  ``urllib3`` logs each
+request's path and query at DEBUG (``"POST /mcp?token=..." 200``): a filter on
+its loggers redacts the records emitted by this module's exchanges -- and no
+others, so another user of ``urllib3`` in the process logs as before (the one
+change this package makes to logging).
+
 It imports requests and urllib3 at module level, so
 :mod:`mcp_client.http` imports it on first use only.  It must not know about
 MCP: no JSON-RPC, no headers of the protocol, no threads of its own.
@@ -27,6 +33,7 @@ MCP: no JSON-RPC, no headers of the protocol, no threads of its own.
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 import threading
 from typing import Any, Iterator
@@ -40,6 +47,8 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import PoolManager
 from urllib3.poolmanager import pool_classes_by_scheme as _DEFAULT_POOLS
 
+from ._redact import redact_text, redact_url
+
 __all__ = ["Handle", "active", "new_session", "close_session", "WIRE_ERRORS"]
 
 #: Exceptions that mean "this exchange failed on the wire" once a response
@@ -48,6 +57,32 @@ WIRE_ERRORS: tuple[type[BaseException], ...] = (
     urllib3.exceptions.HTTPError, requests.RequestException, OSError)
 
 _local = threading.local()
+#: urllib3's loggers that quote a request's URL or path (urllib3 2.x).
+_URLLIB3_LOGGERS = ("urllib3.connectionpool", "urllib3.poolmanager", "urllib3.util.retry",
+                    "urllib3.connection")
+
+
+class _RedactRecords(logging.Filter):
+    """Redacts the URLs in the records urllib3 logs while one of our exchanges runs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(getattr(_local, "handle", None), Handle):
+            if isinstance(record.args, tuple) and record.args:
+                record.args = tuple(_redact_arg(arg) for arg in record.args)
+            elif isinstance(record.msg, str):   # with arguments it is only a format string
+                record.msg = redact_text(record.msg)
+        return True
+
+
+def _redact_arg(arg: Any) -> Any:
+    if not isinstance(arg, str):
+        return arg
+    return redact_url(arg) if arg.startswith("/") or "://" in arg else redact_text(arg)
+
+
+_FILTER = _RedactRecords()
+for _name in _URLLIB3_LOGGERS:
+    logging.getLogger(_name).addFilter(_FILTER)
 
 
 def _shutdown(sock: Any) -> None:

@@ -184,6 +184,15 @@ class ServerConfig:
     disabled: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
+    def __repr__(self) -> str:   # values of env, headers and args may be secrets: keys only
+        from ._redact import redact_url
+
+        where = self.command if self.kind == "stdio" else redact_url(self.url or "")
+        keys = sorted(self.env if self.kind == "stdio" else self.headers)
+        return (f"<ServerConfig {self.name!r} {self.kind} {where!r} args={len(self.args)} "
+                f"{'env' if self.kind == 'stdio' else 'headers'}={keys}"
+                f"{' disabled' if self.disabled else ''}>")
+
     def connect(self, **options: Any) -> Client:
         """Start (stdio) or reach (HTTP) this server.
 
@@ -463,10 +472,12 @@ class _Reader:
         return cast(InheritEnv, value)
 
     def url(self) -> str:
+        from ._redact import redact_url
+
         key = "serverUrl" if "serverUrl" in self.raw else "url"
         url = self.string(key, self.raw.get(key)).strip()
         if not self.disabled and not re.match(r"^https?://[^/\s]+", url, re.IGNORECASE):
-            raise self.error(key, f"must be an http:// or https:// URL, not {url!r}")
+            raise self.error(key, f"must be an http:// or https:// URL, not {redact_url(url)!r}")
         return url
 
     def era(self) -> str | None:

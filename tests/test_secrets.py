@@ -7,21 +7,211 @@ processes reporting the environment they were given.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
+import socket
 import sys
 import tempfile
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 from unittest import mock
 
-from mcp_client import SpawnFailed
+from mcp_client import MCPClientError, SpawnFailed, TransportError
+from mcp_client import bridge
+from mcp_client._redact import redact_text, redact_url
 from mcp_client.config import ConfigError, connect_config, expand, load_config
+from mcp_client.http import HTTPTransport
 from mcp_client.registry import Registry
 from mcp_client.stdio import SAFE_ENV_VARS, StdioTransport, safe_env_vars
 
 from .base import PYTHON, SERVERS, LeakCheckingTestCase
+from .httpkit import Reply, ScriptedCase, ScriptedServer, Seen, Wire
+
+SECRETS = ("n4me-of-user", "pa55-w0rd", "t0ken-s3cret", "s3cond-v4lue")
+TOOLS = [{"name": "echo", "inputSchema": {"type": "object"}}]
+
+
+def secret_url(port: int) -> str:
+    return (f"http://n4me-of-user:pa55-w0rd@127.0.0.1:{port}/mcp"
+            "?token=t0ken-s3cret&other=s3cond-v4lue")
+
+
+class Records(logging.Handler):
+    """Every record any logger emits, at DEBUG and above, rendered as text."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.texts: list[str] = []
+        self.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.texts.append(self.format(record))
+
+
+@contextlib.contextmanager
+def every_log_record() -> Iterator[Records]:
+    root = logging.getLogger()
+    handler = Records()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    try:
+        yield handler
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+
+
+def dead_port(test: LeakCheckingTestCase) -> int:
+    """A port bound on 127.0.0.1 and never listening: connecting is refused."""
+    dead = socket.socket()
+    dead.bind(("127.0.0.1", 0))
+    test.addCleanup(dead.close)
+    port: int = dead.getsockname()[1]
+    return port
+
+
+class RedactionHelperTest(LeakCheckingTestCase):
+    def test_userinfo_and_query_values_are_hidden_the_rest_kept(self) -> None:
+        cases = {
+            "https://u:p@h.example:8443/mcp?token=abc&x=1#frag":
+                "https://***@h.example:8443/mcp?token=***&x=***#***",
+            "https://h.example/mcp": "https://h.example/mcp",
+            "https://u@h.example/mcp?bare": "https://***@h.example/mcp?***",
+            "http://h/p?a=&b=2": "http://h/p?a=&b=***",
+            "http://[::1]:9/p": "http://[::1]:9/p",
+        }
+        for url, shown in cases.items():
+            with self.subTest(url):
+                self.assertEqual(redact_url(url), shown)
+
+    def test_urls_inside_text_and_known_query_strings(self) -> None:
+        url = "http://u:pw@127.0.0.1:9/mcp?token=abc"
+        text = ("cannot reach http://u:pw@127.0.0.1:9/mcp?token=abc: refused; "
+                "HTTPConnectionPool: Max retries exceeded with url: /mcp?token=abc")
+        shown = redact_text(text, url)
+        self.assertNotIn("pw", shown)
+        self.assertNotIn("abc", shown)
+        self.assertIn("http://***@127.0.0.1:9/mcp?token=***", shown)
+        self.assertEqual(redact_text("nothing here", url), "nothing here")
+
+
+class RedactedHTTPTest(ScriptedCase):
+    """No secret of the URL in a log record, repr, exception, failure or tool message."""
+
+    def assertClean(self, *texts: str) -> None:
+        for text in texts:
+            for secret in SECRETS:
+                self.assertNotIn(secret, text)
+
+    def test_a_working_connection_and_a_failing_call(self) -> None:
+        def respond(reply: Reply, seen: Seen) -> None:
+            if seen.rpc_method == "tools/list":
+                reply.result(seen, {"resultType": "complete", "tools": TOOLS})
+            elif seen.rpc_method == "tools/call":
+                reply.send(307, b"", headers={
+                    "Location": "http://elsewhere.invalid/mcp?token=t0ken-s3cret"})
+            else:
+                ScriptedServer.default(reply, seen)
+
+        srv = self.serve(respond)
+        with every_log_record() as records:
+            client = self.client(srv, url=secret_url(srv.port), persistent=False)
+            registry = Registry()
+            self.addCleanup(registry.close)
+            registry.add(client, prefix="s")
+            self.assertEqual([t["function"]["name"] for t in registry.tools_for_llm()],
+                             ["s_echo"])
+            with self.assertRaises(TransportError) as caught:
+                client.call_tool("echo")
+            answers = registry.execute_tool_calls(
+                [{"id": "1", "function": {"name": "s_echo", "arguments": "{}"}}])
+            texts = [repr(client), repr(client.transport), repr(registry), str(caught.exception),
+                     json.dumps(answers)]
+            client.close()
+        self.assertTrue(srv.seen("tools/list"))
+        self.assertIn("127.0.0.1", repr(client.transport))
+        self.assertTrue(any("POST /mcp?token=***&other=***" in text for text in records.texts),
+                        records.texts)
+        self.assertClean(*texts, *records.texts, *self.warnings)
+
+    def test_an_unreachable_server(self) -> None:
+        url = secret_url(dead_port(self))
+        with every_log_record() as records:
+            client = self.client(self.serve(), url=url)
+            with self.assertRaises(TransportError) as caught:
+                client.list_tools()
+            registry = Registry.from_config({"mcpServers": {"s": {"url": url}}})
+            self.addCleanup(registry.close)
+            self.assertEqual(len(registry.failures), 1)
+            texts = [str(caught.exception), repr(caught.exception), str(registry.failures[0]),
+                     repr(registry.failures), repr(client)]
+            client.close()
+        self.assertIn("127.0.0.1", str(caught.exception))
+        self.assertClean(*texts, *records.texts, *self.warnings)
+
+    def test_a_tool_message_after_the_server_went_away(self) -> None:
+        srv = ScriptedServer(self.on_call(lambda reply, seen: reply.result(
+            seen, {"content": [{"type": "text", "text": "ok"}]})))
+        client = self.client(srv, url=secret_url(srv.port), persistent=False)
+        srv.stop()
+        with every_log_record() as records:
+            answers = bridge.execute_tool_calls(
+                client, [{"id": "1", "function": {"name": "echo", "arguments": "{}"}}])
+        self.assertTrue(answers[0]["is_error"], answers)
+        self.assertIn("127.0.0.1", answers[0]["content"])
+        self.assertClean(json.dumps(answers), *records.texts, *self.warnings)
+
+    def test_same_origin_redirects_and_their_log_lines(self) -> None:
+        def respond(reply: Reply, seen: Seen) -> None:
+            if seen.path.startswith("/mcp?"):
+                reply.send(307, b"", headers={"Location": "/moved?token=t0ken-s3cret"})
+            else:
+                ScriptedServer.default(reply, seen)
+
+        srv = self.serve(respond)
+        with every_log_record() as records:
+            wire = Wire(self, secret_url(srv.port))
+            wire.request(1, "tools/list")
+            wire.answer()
+            wire.transport.close()
+        self.assertEqual([seen.path for seen in srv.requests][-1], "/moved?token=t0ken-s3cret")
+        self.assertTrue(any("307" in text for text in records.texts), records.texts)
+        self.assertClean(*records.texts, *wire.warnings)
+
+    def test_configuration_entries_show_no_secret(self) -> None:
+        entries = load_config({"mcpServers": {
+            "web": {"url": secret_url(9), "headers": {"Authorization": "Bearer t0ken-s3cret"}},
+            "cli": {"command": "srv", "args": ["--key=pa55-w0rd"],
+                    "env": {"API_KEY": "s3cond-v4lue"}}}}, environ={})
+        shown = [repr(entry) for entry in entries]
+        self.assertIn("http://***@127.0.0.1:9/mcp?token=***&other=***", shown[0])
+        self.assertIn("Authorization", shown[0])
+        self.assertIn("API_KEY", shown[1])
+        self.assertClean(*shown)
+
+    def test_other_urllib3_records_are_left_alone(self) -> None:
+        import urllib3
+
+        srv = self.serve()
+        with every_log_record() as records, urllib3.PoolManager() as pool:
+            pool.request("GET", f"{srv.url}?visible=yes")
+        self.assertTrue(any("?visible=yes" in text for text in records.texts), records.texts)
+
+    def test_bad_urls_are_refused_without_their_secrets(self) -> None:
+        for url in ("ftp://n4me-of-user:pa55-w0rd@h/mcp?token=t0ken-s3cret",
+                    "http://n4me-of-user:pa55-w0rd@h:port/mcp?token=t0ken-s3cret"):
+            with self.subTest(url), self.assertRaises(MCPClientError) as caught:
+                HTTPTransport(url)
+            self.assertClean(str(caught.exception))
+        with self.assertRaises(ConfigError) as config:
+            load_config({"mcpServers": {"s": {"url": "ftp://n4me-of-user:pa55-w0rd@h/mcp"
+                                                     "?token=t0ken-s3cret"}}}, environ={})
+        self.assertEqual(config.exception.key, "url")
+        self.assertClean(str(config.exception))
 
 
 def environment_script() -> list[str]:
