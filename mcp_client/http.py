@@ -51,6 +51,9 @@ Decisions:
 * a URL is shown -- in ``repr()``, messages and log records -- with its
   userinfo and query values hidden (:mod:`mcp_client._redact`); it is sent
   as given;
+* an ``Authorization`` header the caller set (on the transport or on one
+  message) is sent as given: ``~/.netrc`` credentials fill in only when
+  neither a header, ``auth=`` nor a ``user:password@`` in the URL did;
 * ``connect_timeout`` bounds connecting only; the whole exchange is bounded
   by the client's ``request_timeout``/``timeout=``, which cancels;
 * an ``application/json`` body, like one SSE event, may hold at most
@@ -379,9 +382,12 @@ class HTTPTransport(Transport):
               headers: dict[str, str]) -> requests.Response:
         import requests
 
+        from ._http_wire import explicit_auth
+
         shown = redact_url(url)
         try:
-            return session.post(url, data=body, headers=headers, auth=self._auth,
+            return session.post(url, data=body, headers=headers,
+                                auth=explicit_auth(self._auth, headers),
                                 timeout=(self._connect_timeout, None), stream=True,
                                 allow_redirects=False)
         except requests.exceptions.ConnectTimeout as exc:

@@ -30,6 +30,7 @@ from mcp_client.stdio import SAFE_ENV_VARS, StdioTransport, safe_env_vars
 from .base import PYTHON, SERVERS, LeakCheckingTestCase
 from .httpkit import Reply, ScriptedCase, ScriptedServer, Seen, Wire
 
+#: what must never appear: a user name, a password, and query values
 SECRETS = ("n4me-of-user", "pa55-w0rd", "t0ken-s3cret", "s3cond-v4lue")
 TOOLS = [{"name": "echo", "inputSchema": {"type": "object"}}]
 
@@ -212,6 +213,56 @@ class RedactedHTTPTest(ScriptedCase):
                                                      "?token=t0ken-s3cret"}}}, environ={})
         self.assertEqual(config.exception.key, "url")
         self.assertClean(str(config.exception))
+
+
+class NetrcTest(ScriptedCase):
+    """``~/.netrc`` fills in credentials only where none were given."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        home = tempfile.TemporaryDirectory()
+        self.addCleanup(home.cleanup)
+        netrc = Path(home.name, ".netrc")
+        netrc.write_text("machine 127.0.0.1 login netrc-user password netrc-pass\n")
+        netrc.chmod(0o600)
+        clean = {k: v for k, v in os.environ.items() if k not in ("NETRC", "HOME")}
+        patcher = mock.patch.dict(os.environ, {**clean, "HOME": home.name}, clear=True)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def authorizations(self, **options: Any) -> set[str | None]:
+        srv = self.serve()
+        for persistent in (True, False):
+            client = self.client(srv, persistent=persistent, **options)
+            client.list_tools()
+            client.close()
+        return {seen.headers.get("authorization") for seen in srv.requests}
+
+    def test_an_explicit_authorization_header_is_sent_as_given(self) -> None:
+        self.assertEqual(self.authorizations(headers={"Authorization": "Bearer explicit"}),
+                         {"Bearer explicit"})
+        self.assertEqual(self.authorizations(headers={"authorization": "Bearer lower"}),
+                         {"Bearer lower"})
+
+    def test_an_explicit_auth_is_used(self) -> None:
+        self.assertEqual(self.authorizations(auth=("given", "pw")),
+                         {"Basic Z2l2ZW46cHc="})
+
+        def sign(request: Any) -> Any:
+            request.headers["Authorization"] = "Bearer signed"
+            return request
+
+        self.assertEqual(self.authorizations(auth=sign), {"Bearer signed"})
+
+    def test_netrc_is_used_when_nothing_was_given(self) -> None:
+        self.assertEqual(self.authorizations(), {"Basic bmV0cmMtdXNlcjpuZXRyYy1wYXNz"})
+
+    def test_credentials_in_the_url_win_over_netrc(self) -> None:
+        srv = self.serve()
+        client = self.client(srv, url=f"http://url-user:url-pw@127.0.0.1:{srv.port}/mcp")
+        client.list_tools()
+        self.assertEqual({seen.headers.get("authorization") for seen in srv.requests},
+                         {"Basic dXJsLXVzZXI6dXJsLXB3"})
 
 
 def environment_script() -> list[str]:
