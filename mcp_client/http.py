@@ -392,17 +392,27 @@ class HTTPTransport(Transport):
                                 allow_redirects=False)
         except requests.exceptions.ConnectTimeout as exc:
             raise TransportError(f"{exchange.method}: could not connect to {shown} within "
-                                 f"{self._connect_timeout:g}s") from exc
+                                 f"{self._connect_timeout:g}s") from self._chained(exc, url)
         except requests.exceptions.ConnectionError as exc:
             raise TransportError(f"{exchange.method}: cannot reach {shown}: "
-                                 f"{self._cause(exc, url)}") from exc
+                                 f"{self._cause(exc, url)}") from self._chained(exc, url)
         except requests.exceptions.RequestException as exc:
             raise TransportError(f"{exchange.method}: the POST to {shown} failed: "
-                                 f"{self._cause(exc, url)}") from exc
+                                 f"{self._cause(exc, url)}") from self._chained(exc, url)
 
     def _cause(self, exc: BaseException, url: str) -> str:
         """:func:`_root_cause`, with the URLs it may quote redacted."""
         return redact_text(_root_cause(exc), url, self.url)
+
+    def _chained(self, exc: BaseException, url: str) -> BaseException | None:
+        """``exc`` as the cause of ours -- unless a URL with secrets is in play.
+
+        requests and urllib3 quote the URL's path and query in their messages
+        (``Max retries exceeded with url: /mcp?token=...``), and a chained
+        cause is printed with every traceback of ours.
+        """
+        secret = redact_url(url) != url or self._shown != self.url
+        return None if secret else exc
 
     def _redirect(self, exchange: _Exchange, url: str, response: requests.Response) -> str:
         location = response.headers.get("Location")
@@ -448,7 +458,8 @@ class HTTPTransport(Transport):
             data = response.raw.read(self._max_event + 1, decode_content=True)
         except WIRE_ERRORS as exc:
             raise TransportError(f"{exchange.method}: the response broke off: "
-                                 f"{self._cause(exc, self.url)}", status=status) from exc
+                                 f"{self._cause(exc, self.url)}",
+                                 status=status) from self._chained(exc, self.url)
         if len(data) > self._max_event:
             raise TransportError(f"{exchange.method}: the response body is larger than "
                                  f"max_event_bytes={self._max_event}", status=status)
@@ -478,7 +489,8 @@ class HTTPTransport(Transport):
             except WIRE_ERRORS as exc:
                 raise TransportError(f"{exchange.method}: the response stream broke before "
                                      f"the answer: {self._cause(exc, self.url)}",
-                                     status=response.status_code) from exc
+                                     status=response.status_code) \
+                    from self._chained(exc, self.url)
             if not chunk:
                 break
             for event in parser.feed(chunk):

@@ -15,6 +15,7 @@ import socket
 import sys
 import tempfile
 import textwrap
+import traceback
 from pathlib import Path
 from typing import Any, Iterator
 from unittest import mock
@@ -49,7 +50,7 @@ class Records(logging.Handler):
         self.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.texts.append(self.format(record))
+        self.texts.append(self.format(record))   # with the traceback of exc_info, if any
 
 
 @contextlib.contextmanager
@@ -149,7 +150,9 @@ class RedactedHTTPTest(ScriptedCase):
             self.addCleanup(registry.close)
             self.assertEqual(len(registry.failures), 1)
             texts = [str(caught.exception), repr(caught.exception), str(registry.failures[0]),
-                     repr(registry.failures), repr(client)]
+                     repr(registry.failures), repr(client),
+                     "".join(traceback.format_exception(caught.exception))]
+            logging.getLogger("test").exception("logged", exc_info=caught.exception)
             client.close()
         self.assertIn("127.0.0.1", str(caught.exception))
         self.assertClean(*texts, *records.texts, *self.warnings)
