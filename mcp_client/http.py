@@ -487,10 +487,10 @@ class HTTPTransport(Transport):
             try:
                 chunk = raw.read1(_READ_SIZE, decode_content=True)
             except WIRE_ERRORS as exc:
+                cause = self._chained(exc, self.url)
                 raise TransportError(f"{exchange.method}: the response stream broke before "
                                      f"the answer: {self._cause(exc, self.url)}",
-                                     status=response.status_code) \
-                    from self._chained(exc, self.url)
+                                     status=response.status_code) from cause
             if not chunk:
                 break
             for event in parser.feed(chunk):
