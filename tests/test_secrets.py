@@ -380,6 +380,14 @@ class ConfigEnvironmentTest(LeakCheckingTestCase):
             load_config({"mcpServers": {"s": {"url": "http://h/mcp", "inherit_env": True}}})
         self.assertEqual(caught.exception.key, "inherit_env")
 
+    def test_the_entry_decides_not_an_option(self) -> None:
+        config = {"mcpServers": {"s": {"command": "x"}}}
+        with self.assertRaises(MCPClientError) as caught:
+            connect_config(config, registry_factory=Registry, inherit_env=True)
+        self.assertIn("inherit_env", str(caught.exception))
+        with self.assertRaises(MCPClientError):
+            load_config(config)[0].connect(inherit_env=True)
+
 
 class NestedDefaultTest(LeakCheckingTestCase):
     """``${A:-${B}}`` is expanded, or refused naming the key, never kept half-read."""
