@@ -19,6 +19,15 @@ connection does (``Connection: close``, HTTP/1.0), ``http.client`` hands the
 socket to the response and forgets it (``conn.sock`` is then None), and the
 body -- an event stream that may never end -- is still read from it.
 
+Two more things it keeps from the caller's secrets.  ``urllib3`` logs each
+request's path and query at DEBUG (``"POST /mcp?token=..." 200``): a filter on
+its loggers redacts the records emitted by this module's exchanges -- and no
+others, so another user of ``urllib3`` in the process logs as before (the one
+change this package makes to logging).  And ``~/.netrc``: requests applies
+a session's netrc credentials to every request without ``auth=``, replacing
+an ``Authorization`` header the caller set; :func:`explicit_auth` keeps them
+for requests that carry none.
+
 It imports requests and urllib3 at module level, so
 :mod:`mcp_client.http` imports it on first use only.  It must not know about
 MCP: no JSON-RPC, no headers of the protocol, no threads of its own.
@@ -27,9 +36,11 @@ MCP: no JSON-RPC, no headers of the protocol, no threads of its own.
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 import threading
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
+from urllib.parse import urlsplit
 
 import requests
 import requests.utils
@@ -40,7 +51,9 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import PoolManager
 from urllib3.poolmanager import pool_classes_by_scheme as _DEFAULT_POOLS
 
-__all__ = ["Handle", "active", "new_session", "close_session", "WIRE_ERRORS"]
+from ._redact import redact_text, redact_url
+
+__all__ = ["Handle", "active", "new_session", "close_session", "explicit_auth", "WIRE_ERRORS"]
 
 #: Exceptions that mean "this exchange failed on the wire" once a response
 #: exists (reading its body): urllib3's own and the socket's.
@@ -48,6 +61,32 @@ WIRE_ERRORS: tuple[type[BaseException], ...] = (
     urllib3.exceptions.HTTPError, requests.RequestException, OSError)
 
 _local = threading.local()
+#: urllib3's loggers that quote a request's URL or path (urllib3 2.x).
+_URLLIB3_LOGGERS = ("urllib3.connectionpool", "urllib3.poolmanager", "urllib3.util.retry",
+                    "urllib3.connection")
+
+
+class _RedactRecords(logging.Filter):
+    """Redacts the URLs in the records urllib3 logs while one of our exchanges runs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(getattr(_local, "handle", None), Handle):
+            if isinstance(record.args, tuple) and record.args:
+                record.args = tuple(_redact_arg(arg) for arg in record.args)
+            elif isinstance(record.msg, str):   # with arguments it is only a format string
+                record.msg = redact_text(record.msg)
+        return True
+
+
+def _redact_arg(arg: Any) -> Any:
+    if not isinstance(arg, str):
+        return arg
+    return redact_url(arg) if arg.startswith("/") or "://" in arg else redact_text(arg)
+
+
+_FILTER = _RedactRecords()
+for _name in _URLLIB3_LOGGERS:
+    logging.getLogger(_name).addFilter(_FILTER)
 
 
 def _shutdown(sock: Any) -> None:
@@ -219,9 +258,27 @@ def new_session(url: str, *, pool_size: int, user_agent: str) -> requests.Sessio
     settings = session.merge_environment_settings(url, {}, None, None, None)
     session.proxies = dict(settings["proxies"] or {})
     session.verify = settings["verify"]
-    session.auth = requests.utils.get_netrc_auth(url)   # used only when no auth= is given
+    if not urlsplit(url).username:   # credentials in the URL win over ~/.netrc
+        session.auth = requests.utils.get_netrc_auth(url)   # see explicit_auth
     session.trust_env = False
     return session
+
+
+def _as_given(request: requests.PreparedRequest) -> requests.PreparedRequest:
+    return request
+
+
+def explicit_auth(auth: Any, headers: Mapping[str, str]) -> Any:
+    """The ``auth=`` for one request: the caller's, and never the session's over a header.
+
+    requests applies the session's ``auth`` (here: ``~/.netrc`` credentials)
+    to any request that has none of its own -- replacing an ``Authorization``
+    header the caller wrote.  A request with such a header gets an ``auth``
+    that changes nothing instead.
+    """
+    if auth is None and any(name.lower() == "authorization" for name in headers):
+        return _as_given
+    return auth
 
 
 def close_session(session: requests.Session) -> None:

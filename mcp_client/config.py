@@ -37,12 +37,17 @@ Decisions (the issue leaves these open):
   when ``VAR`` is unset *or empty*, as in a POSIX shell) are expanded from the
   environment of this process -- never from the entry's own ``env`` -- in
   ``command``, ``args``, ``env`` values, ``cwd``, ``url`` and ``headers``
-  values.  VS Code's ``${env:VAR}`` means ``${VAR}``.  ``$${`` is a literal
-  ``${``; a ``$`` not followed by ``{`` is left alone.  An unset variable
-  without a default is an error naming the server, the key and the variable;
-  any other ``${...}`` form (``${input:token}``, ``${workspaceFolder}`` when
-  unset) is an error too, rather than a server started with a hole in its
-  arguments.
+  values.  A default may hold references itself (``${A:-${B:-x}}``, at most
+  8 deep), expanded only when it is used.  VS Code's ``${env:VAR}`` means
+  ``${VAR}``.  ``$${`` is a literal ``${``; a ``$`` not followed by ``{`` is
+  left alone.  An unset variable without a default is an error naming the
+  server, the key and the variable; any other ``${...}`` form
+  (``${input:token}``, ``${workspaceFolder}`` when unset, an unclosed ``${``)
+  is an error too, rather than a server started with a hole in its
+  arguments.  No error quotes a value: a file's strings may be secrets.
+* **Environment.**  A stdio server gets the official SDKs' allow-list of our
+  variables (``HOME``, ``PATH``...; :mod:`mcp_client._environ`) and its
+  ``env``; ``"inherit_env": true`` gives it all of ours, ``false`` none.
 * **Disabled entries** (``"disabled": true``) are returned (so a host can
   list them) but never started, and are never an error: variables they name
   may be unset (the reference is kept as written), and an entry that would
@@ -84,10 +89,12 @@ import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, TypeVar, Union
+from typing import (TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, TypeVar, Union,
+                    cast)
 
 from . import _config_text as _text
 from . import protocol
+from ._environ import InheritEnv, is_inherit_env
 from ._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options
 from .exceptions import MCPClientError
 from .names import NameMap
@@ -104,13 +111,13 @@ Source = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 R = TypeVar("R", bound="ConfigRegistry")
 
 #: Keys every entry may have; anything else lands in ``ServerConfig.extra``.
-_STDIO_KEYS = ("command", "args", "env", "cwd")
+_STDIO_KEYS = ("command", "args", "env", "cwd", "inherit_env")
 _HTTP_KEYS = ("url", "serverUrl", "headers")
 _COMMON_KEYS = ("type", "era", "disabled")
 #: ``type`` values, normalised (lower case, ``-``/``_`` removed), and the kind they mean.
 _TYPES = {"stdio": "stdio", "http": "http", "streamablehttp": "http"}
 #: Options :func:`connect_config` refuses: the file supplies them, or they must not be shared.
-_ENTRY_OPTIONS = ("args", "env", "cwd", "headers", "auth", "transport")
+_ENTRY_OPTIONS = ("args", "env", "cwd", "inherit_env", "headers", "auth", "transport")
 
 
 class ConfigError(MCPClientError):
@@ -156,6 +163,7 @@ class ServerConfig:
         kind: ``"stdio"`` or ``"http"``.
         prefix: the name made acceptable as a registry prefix (see the module docstring).
         command, args, env, cwd: how to start a stdio server.
+        inherit_env: what it inherits besides ``env`` (``"safe"``, True or False).
         url, headers: where an HTTP server is.
         era: ``"auto"``, ``"legacy"``, a modern version, or None (the client's default).
         disabled: True if the entry says ``"disabled": true``.
@@ -169,11 +177,21 @@ class ServerConfig:
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    inherit_env: InheritEnv = "safe"
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     era: str | None = None
     disabled: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:   # values of env, headers and args may be secrets: keys only
+        from ._redact import redact_url
+
+        where = self.command if self.kind == "stdio" else redact_url(self.url or "")
+        keys = sorted(self.env if self.kind == "stdio" else self.headers)
+        return (f"<ServerConfig {self.name!r} {self.kind} {where!r} args={len(self.args)} "
+                f"{'env' if self.kind == 'stdio' else 'headers'}={keys}"
+                f"{' disabled' if self.disabled else ''}>")
 
     def connect(self, **options: Any) -> Client:
         """Start (stdio) or reach (HTTP) this server.
@@ -207,8 +225,9 @@ class ServerConfig:
             options["era"] = self.era
         if self.kind == "stdio":
             assert self.command is not None
-            return Client.connect_stdio(self.command, args=list(self.args),
-                                        env=dict(self.env) or None, cwd=self.cwd, **options)
+            return Client.connect_stdio(self.command, args=list(self.args), cwd=self.cwd,
+                                        env=dict(self.env) or None,
+                                        inherit_env=self.inherit_env, **options)
         assert self.url is not None
         return Client.connect_http(self.url, headers=dict(self.headers) or None, **options)
 
@@ -359,8 +378,8 @@ def _read_entry(reader: _Reader, name: str, raw: Mapping[str, Any], prefix: str,
     if kind == "stdio":
         return ServerConfig(name=name, kind=kind, prefix=prefix, command=reader.command(),
                             args=reader.strings("args"), env=reader.mapping("env"),
-                            cwd=reader.cwd(base), era=reader.era(), disabled=reader.disabled,
-                            extra=extra)
+                            cwd=reader.cwd(base), inherit_env=reader.inherit_env(),
+                            era=reader.era(), disabled=reader.disabled, extra=extra)
     return ServerConfig(name=name, kind=kind, prefix=prefix, url=reader.url(),
                         headers=reader.mapping("headers"), era=reader.era(),
                         disabled=reader.disabled, extra=extra)
@@ -445,11 +464,20 @@ class _Reader:
             raise self.error("cwd", "must not be empty")
         return str(base / cwd) if base is not None and not os.path.isabs(cwd) else cwd
 
+    def inherit_env(self) -> InheritEnv:
+        value = self.raw.get("inherit_env", "safe")
+        if not is_inherit_env(value):
+            shown = repr(value) if isinstance(value, str) else _json_kind(value)
+            raise self.error("inherit_env", f"must be true, false or \"safe\", not {shown}")
+        return cast(InheritEnv, value)
+
     def url(self) -> str:
+        from ._redact import redact_url
+
         key = "serverUrl" if "serverUrl" in self.raw else "url"
         url = self.string(key, self.raw.get(key)).strip()
         if not self.disabled and not re.match(r"^https?://[^/\s]+", url, re.IGNORECASE):
-            raise self.error(key, f"must be an http:// or https:// URL, not {url!r}")
+            raise self.error(key, f"must be an http:// or https:// URL, not {redact_url(url)!r}")
         return url
 
     def era(self) -> str | None:

@@ -48,6 +48,12 @@ Decisions:
   connecting, while waiting for the status line, or mid-stream -- and the
   connection never returns to the pool (PROTOCOL §7.6); answers arriving on
   it after that are not delivered;
+* a URL is shown -- in ``repr()``, messages and log records -- with its
+  userinfo and query values hidden (:mod:`mcp_client._redact`); it is sent
+  as given;
+* an ``Authorization`` header the caller set (on the transport or on one
+  message) is sent as given: ``~/.netrc`` credentials fill in only when
+  neither a header, ``auth=`` nor a ``user:password@`` in the URL did;
 * ``connect_timeout`` bounds connecting only; the whole exchange is bounded
   by the client's ``request_timeout``/``timeout=``, which cancels;
 * an ``application/json`` body, like one SSE event, may hold at most
@@ -64,6 +70,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import urljoin, urlsplit
 
+from ._redact import redact_text, redact_url
 from ._version import __version__
 from .exceptions import MCPClientError, TransportClosed, TransportError
 from .protocol import META_PROTOCOL_VERSION
@@ -184,7 +191,8 @@ class HTTPTransport(Transport):
                  max_redirects: int = 5) -> None:
         scheme, host, port = _origin(url) if isinstance(url, str) else ("", "", None)
         if scheme not in ("http", "https") or not host or port == -1:
-            raise MCPClientError(f"url must be an http:// or https:// URL, not {url!r}")
+            shown = repr(redact_url(url)) if isinstance(url, str) else type(url).__name__
+            raise MCPClientError(f"url must be an http:// or https:// URL, not {shown}")
         if headers is not None and not isinstance(headers, Mapping):
             raise MCPClientError("headers must be a dict of strings")
         for name, value in (headers or {}).items():
@@ -201,6 +209,7 @@ class HTTPTransport(Transport):
             raise MCPClientError("auth must be a requests.auth.AuthBase (or a callable, "
                                  "or a (user, password) pair)")
         self.url = url
+        self._shown = redact_url(url)
         self._headers = dict(headers or {})
         self._persistent = bool(persistent)
         self._connect_timeout = float(connect_timeout)
@@ -221,7 +230,7 @@ class HTTPTransport(Transport):
     # -- state ---------------------------------------------------------------------
 
     def __repr__(self) -> str:
-        return f"<HTTPTransport {self.url} {self._state} in_flight={len(self._inflight)}>"
+        return f"<HTTPTransport {self._shown} {self._state} in_flight={len(self._inflight)}>"
 
     @property
     def closed(self) -> bool:
@@ -339,7 +348,8 @@ class HTTPTransport(Transport):
         except Exception as exc:  # a worker never dies without a word
             if not exchange.handle.aborted:
                 self._fail(exchange, TransportError(
-                    f"{exchange.method}: the HTTP exchange failed unexpectedly: {exc!r}"))
+                    f"{exchange.method}: the HTTP exchange failed unexpectedly: "
+                    f"{redact_text(repr(exc), self.url)}"))
         finally:
             exchange.handle.finish()
             with self._lock:
@@ -363,7 +373,7 @@ class HTTPTransport(Transport):
                 finally:
                     response.close()
             raise TransportError(f"{exchange.method}: more than {self._max_redirects} "
-                                 f"redirects, the last to {url}")
+                                 f"redirects, the last to {redact_url(url)}")
         finally:
             if session is not self._session:
                 self._close_session(session)
@@ -372,28 +382,48 @@ class HTTPTransport(Transport):
               headers: dict[str, str]) -> requests.Response:
         import requests
 
+        from ._http_wire import explicit_auth
+
+        shown = redact_url(url)
         try:
-            return session.post(url, data=body, headers=headers, auth=self._auth,
+            return session.post(url, data=body, headers=headers,
+                                auth=explicit_auth(self._auth, headers),
                                 timeout=(self._connect_timeout, None), stream=True,
                                 allow_redirects=False)
         except requests.exceptions.ConnectTimeout as exc:
-            raise TransportError(f"{exchange.method}: could not connect to {url} within "
-                                 f"{self._connect_timeout:g}s") from exc
+            raise TransportError(f"{exchange.method}: could not connect to {shown} within "
+                                 f"{self._connect_timeout:g}s") from self._chained(exc, url)
         except requests.exceptions.ConnectionError as exc:
-            raise TransportError(f"{exchange.method}: cannot reach {url}: "
-                                 f"{_root_cause(exc)}") from exc
+            raise TransportError(f"{exchange.method}: cannot reach {shown}: "
+                                 f"{self._cause(exc, url)}") from self._chained(exc, url)
         except requests.exceptions.RequestException as exc:
-            raise TransportError(f"{exchange.method}: the POST to {url} failed: "
-                                 f"{_root_cause(exc)}") from exc
+            raise TransportError(f"{exchange.method}: the POST to {shown} failed: "
+                                 f"{self._cause(exc, url)}") from self._chained(exc, url)
+
+    def _cause(self, exc: BaseException, url: str) -> str:
+        """:func:`_root_cause`, with the URLs it may quote redacted."""
+        return redact_text(_root_cause(exc), url, self.url)
+
+    def _chained(self, exc: BaseException, url: str) -> BaseException | None:
+        """``exc`` as the cause of ours -- unless a URL with secrets is in play.
+
+        requests and urllib3 quote the URL's path and query in their messages
+        (``Max retries exceeded with url: /mcp?token=...``), and a chained
+        cause is printed with every traceback of ours.
+        """
+        secret = redact_url(url) != url or self._shown != self.url
+        return None if secret else exc
 
     def _redirect(self, exchange: _Exchange, url: str, response: requests.Response) -> str:
         location = response.headers.get("Location")
         target = urljoin(url, location) if location else None
         if response.status_code in (307, 308) and target and _origin(target) == _origin(url):
-            log.debug("%s: following HTTP %s to %s", exchange.method, response.status_code, target)
+            log.debug("%s: following HTTP %s to %s", exchange.method, response.status_code,
+                      redact_url(target))
             return target
+        shown = redact_url(target) if target else "(no Location header)"
         raise TransportError(f"{exchange.method}: the server redirected to "
-                             f"{target or '(no Location header)'}; only same-origin 307/308 "
+                             f"{shown}; only same-origin 307/308 "
                              "redirects are followed", status=response.status_code)
 
     # -- reading the answer --------------------------------------------------------
@@ -428,7 +458,8 @@ class HTTPTransport(Transport):
             data = response.raw.read(self._max_event + 1, decode_content=True)
         except WIRE_ERRORS as exc:
             raise TransportError(f"{exchange.method}: the response broke off: "
-                                 f"{_root_cause(exc)}", status=status) from exc
+                                 f"{self._cause(exc, self.url)}",
+                                 status=status) from self._chained(exc, self.url)
         if len(data) > self._max_event:
             raise TransportError(f"{exchange.method}: the response body is larger than "
                                  f"max_event_bytes={self._max_event}", status=status)
@@ -456,9 +487,10 @@ class HTTPTransport(Transport):
             try:
                 chunk = raw.read1(_READ_SIZE, decode_content=True)
             except WIRE_ERRORS as exc:
+                cause = self._chained(exc, self.url)
                 raise TransportError(f"{exchange.method}: the response stream broke before "
-                                     f"the answer: {_root_cause(exc)}",
-                                     status=response.status_code) from exc
+                                     f"the answer: {self._cause(exc, self.url)}",
+                                     status=response.status_code) from cause
             if not chunk:
                 break
             for event in parser.feed(chunk):

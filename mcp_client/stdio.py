@@ -52,12 +52,13 @@ import subprocess
 import threading
 from typing import IO, Any, Callable, Iterator, Mapping, Sequence
 
+from ._environ import SAFE_ENV_VARS, InheritEnv, base_environment, is_inherit_env, safe_env_vars
 from ._lines import LineBuffer
 from .exceptions import MCPClientError, ServerGone, SpawnFailed, TransportClosed
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from ._log import warn_through
 
-__all__ = ["StdioTransport", "DEFAULT_MAX_LINE_BYTES"]
+__all__ = ["StdioTransport", "DEFAULT_MAX_LINE_BYTES", "SAFE_ENV_VARS", "safe_env_vars"]
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +144,10 @@ class StdioTransport(Transport):
         env: variables layered over the inherited environment (or, with
             ``inherit_env=False``, the whole environment).
         cwd: the child's working directory.
-        inherit_env: whether the child starts from this process's environment.
+        inherit_env: what the child starts from: ``True``, this process's
+            whole environment; ``False``, nothing; ``"safe"``, only the
+            variables of :data:`SAFE_ENV_VARS` that are set (the official
+            SDKs' allow-list; see :mod:`mcp_client._environ`).
         on_stderr: called with each line the child writes to stderr (on the
             stderr thread; exceptions are reported through ``on_warn``).
         kill_grace: seconds to wait after closing stdin, and again after
@@ -152,14 +156,15 @@ class StdioTransport(Transport):
         max_line_bytes: the largest stdout line accepted.
 
     Raises:
-        SpawnFailed: a NUL byte in the command, an argument or the environment.
+        SpawnFailed: a NUL byte in the command, an argument or the environment,
+            or another bad value.
     """
 
     pipelines = True   # send() never waits on a live child: the outbox takes the rest
 
     def __init__(self, command: str, *, args: Sequence[str] = (),
                  env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
-                 inherit_env: bool = True, on_stderr: Callable[[str], None] | None = None,
+                 inherit_env: InheritEnv = True, on_stderr: Callable[[str], None] | None = None,
                  kill_grace: float = 2.0, stderr_lines: int = 100,
                  max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
         self.command = command
@@ -205,9 +210,12 @@ class StdioTransport(Transport):
 
     @staticmethod
     def _check_env(command: str, env: Mapping[str, str] | None,
-                   inherit: bool) -> dict[str, str] | None:
+                   inherit: InheritEnv) -> dict[str, str] | None:
+        if not is_inherit_env(inherit):
+            raise SpawnFailed(command, f"inherit_env must be True, False or \"safe\", "
+                                       f"not {inherit!r}")
         if env is None:
-            return None if inherit else {}
+            return None if inherit is True else base_environment(inherit)
         if not isinstance(env, Mapping):
             raise SpawnFailed(command, "env must be a mapping of strings to strings")
         for key, value in env.items():
@@ -217,7 +225,7 @@ class StdioTransport(Transport):
                 raise SpawnFailed(command, f"a NUL byte in env entry {key!r}")
             if not key or "=" in key:
                 raise SpawnFailed(command, f"invalid environment variable name {key!r}")
-        return {**os.environ, **env} if inherit else dict(env)
+        return {**base_environment(inherit), **env}
 
     # -- lifecycle -------------------------------------------------------------
 

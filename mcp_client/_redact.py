@@ -1,0 +1,109 @@
+"""URLs as they may be shown: with their credentials and query values hidden.
+
+A URL often carries a secret: ``https://user:password@host/`` or
+``https://host/mcp?token=...`` are how many hosted MCP servers are reached.
+Whatever this package renders -- an exception's text, a ``repr()``, a log
+record, the failure a :class:`~mcp_client.registry.Registry` lists, the tool
+message a model reads -- shows a URL through :func:`redact_url`, and text
+written by foreign code about one (a ``requests`` error, a ``urllib3`` log
+line) through :func:`redact_text`.  The URL itself is kept intact wherever it
+is *used*.
+
+What is hidden: the userinfo (``user:password@`` becomes ``***@``), every
+query value (``?token=abc&x=1`` becomes ``?token=***&x=***``; a parameter
+without ``=`` is hidden whole, since it may be the token itself; an empty value
+stays empty) and the fragment.  Scheme, host, port and path are kept: they are
+what a reader needs to tell which server failed.  Strings in, strings out: no
+I/O, no logging.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+__all__ = ["redact_url", "redact_text", "MASK"]
+
+#: What a hidden part is replaced with.
+MASK = "***"
+#: A URL inside free text: a scheme, ``://`` and everything up to whitespace or a quote.
+_URL_IN_TEXT = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
+#: Punctuation that ends a sentence rather than a URL ("cannot reach http://h/mcp: ...").
+_TRAILING = ".,:;!?)]}"
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its userinfo, query values and fragment hidden.
+
+    Also works on a reference without scheme and host (``/mcp?token=abc``), as
+    HTTP libraries log them.  Never raises: text that is not a URL at all is
+    returned with everything after a ``@``-ended prefix, a ``?`` or a ``#``
+    hidden.
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:   # e.g. an unbalanced "[" in the host: hide what could be secret
+        return _rough(url)
+    out = f"{parts.scheme}:" if parts.scheme else ""
+    if parts.netloc or url[len(out):].startswith("//"):
+        netloc = parts.netloc
+        if "@" in netloc:
+            netloc = f"{MASK}@{netloc.rpartition('@')[2]}"
+        out += f"//{netloc}"
+    out += parts.path
+    if parts.query:
+        out += "?" + _redact_query(parts.query)
+    if parts.fragment:
+        out += f"#{MASK}"
+    return out
+
+
+def redact_text(text: str, *urls: str) -> str:
+    """``text`` with every URL in it shown by :func:`redact_url`.
+
+    Args:
+        text: foreign text, such as an exception message from ``requests``.
+        *urls: URLs the text may quote in part -- ``urllib3`` writes only the
+            path and query (``with url: /mcp?token=abc``) -- whose query
+            string and userinfo are hidden wherever they appear.
+    """
+    text = _URL_IN_TEXT.sub(_redact_match, text)
+    for url in urls:
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            continue
+        if parts.query:
+            text = text.replace(f"?{parts.query}", f"?{_redact_query(parts.query)}")
+        userinfo = parts.netloc.rpartition("@")[0]
+        if userinfo:
+            text = text.replace(f"{userinfo}@", f"{MASK}@")
+    return text
+
+
+def _redact_match(match: re.Match[str]) -> str:
+    found = match.group(0)
+    kept = len(found.rstrip(_TRAILING))
+    return redact_url(found[:kept]) + found[kept:]
+
+
+def _redact_query(query: str) -> str:
+    items = []
+    for item in query.split("&"):
+        name, equals, value = item.partition("=")
+        if not equals:
+            items.append(MASK if item else "")
+        else:
+            items.append(f"{name}={MASK}" if value else f"{name}=")
+    return "&".join(items)
+
+
+def _rough(text: str) -> str:
+    scheme, sep, rest = text.partition("://")
+    if sep and "@" in rest.split("/", 1)[0]:
+        rest = f"{MASK}@{rest.split('@', 1)[1]}"
+    head = scheme + sep + rest
+    for mark in "?#":
+        if mark in head:
+            head = head.split(mark, 1)[0] + mark + MASK
+    return head
