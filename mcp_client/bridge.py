@@ -47,24 +47,21 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
 import logging
-from typing import TYPE_CHECKING, Any, Hashable, Iterable, Mapping, NamedTuple, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union
 
-from . import batch, protocol
-from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, ProtocolError,
-                         ServerGone, Timeout, TransportClosed, TransportError)
+from . import batch
+from .exceptions import MCPClientError
 from .names import NameMap
+from .provider import (CallParts, arguments_key, as_call_list, declaration, describe_failure,
+                       error_message, parse_arguments, read_call, result_message)
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from .client import Client
 
-__all__ = ["tools_for_llm", "execute_tool_calls", "tool_annotations", "CallParts",
-           "read_call", "parse_arguments", "declaration", "client_names", "tool_message",
-           "error_message", "result_message", "flatten_content", "describe_failure",
-           "arguments_key", "as_call_list"]
+__all__ = ["tools_for_llm", "execute_tool_calls", "tool_annotations", "client_names"]
 
 log = logging.getLogger(__name__)
 
@@ -85,25 +82,6 @@ def _catalogue_tools(tools: Any) -> list[dict[str, Any]]:
 def client_names(tools: Iterable[Mapping[str, Any]]) -> NameMap[str]:
     """The published names of a server's tools (each tool's own name is its key)."""
     return NameMap((tool["name"], tool["name"], tool["name"]) for tool in tools)
-
-
-def _description(tool: Mapping[str, Any]) -> str:
-    annotations = tool.get("annotations")
-    title = annotations.get("title") if isinstance(annotations, dict) else None
-    for text in (tool.get("description"), tool.get("title"), title):
-        if isinstance(text, str) and text:
-            return text
-    return ""
-
-
-def declaration(name: str, tool: Mapping[str, Any]) -> dict[str, Any]:
-    """An OpenAI-style function declaration for one MCP tool, published as ``name``."""
-    schema = tool.get("inputSchema")
-    parameters = copy.deepcopy(schema) if isinstance(schema, dict) \
-        else {"type": "object", "properties": {}}
-    return {"type": "function",
-            "function": {"name": name, "description": _description(tool),
-                         "parameters": parameters}}
 
 
 def tools_for_llm(client: Client) -> list[dict[str, Any]]:
@@ -153,260 +131,6 @@ def tool_annotations(client: Client, name: str) -> dict[str, Any] | None:
         return None
     annotations = catalogue.tools[original].get("annotations")
     return copy.deepcopy(annotations) if isinstance(annotations, dict) else None
-
-
-# -- reading calls -------------------------------------------------------------------
-
-class CallParts(NamedTuple):
-    """One tool call, read but not yet judged.
-
-    Attributes:
-        ident: the call's ``id`` (None when it had none, or one that is not a
-            string or an integer).
-        name: the function name, or None when the call is malformed.
-        arguments: the arguments exactly as given (dict, JSON string, ...).
-        problem: why the call is malformed, or None.
-    """
-
-    ident: Any
-    name: str | None
-    arguments: Any
-    problem: str | None
-
-
-_NOT_CALLS = (str, bytes, int, float, list, tuple)
-
-
-def _member(obj: Any, key: str) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(key, _MISSING)
-    if obj is None or isinstance(obj, _NOT_CALLS):
-        return _MISSING
-    return getattr(obj, key, _MISSING)
-
-
-def read_call(call: Any) -> CallParts:
-    """Read a tool call: a dict shaped like OpenAI's, or an object with those attributes.
-
-    Accepts ``{"id", "type"?: "function", "function": {"name", "arguments"}}``
-    and any object with ``.id`` and ``.function.name``/``.function.arguments``
-    (the ``openai`` package's ``ChatCompletionMessageToolCall``).  Never
-    raises: a call that cannot be read -- an object whose attributes raise --
-    is malformed.
-    """
-    try:
-        return _read_call(call)
-    except Exception as exc:   # a model's call is data; its oddities are the call's problem
-        return CallParts(None, None, None, f"the call cannot be read ({type(exc).__name__}: "
-                         f"{exc})")
-
-
-def _read_call(call: Any) -> CallParts:
-    if call is None or isinstance(call, _NOT_CALLS):
-        return CallParts(None, None, None, "a tool call must be an object with an id and a "
-                         f"function, not {type(call).__name__}")
-    ident = _member(call, "id")
-    if isinstance(ident, bool) or not isinstance(ident, (str, int)):
-        ident = None
-    kind = _member(call, "type")
-    if kind not in (_MISSING, None, "function"):
-        return CallParts(ident, None, None, f"a call of type {kind!r} is not a function call")
-    function = _member(call, "function")
-    if function is _MISSING or function is None:
-        return CallParts(ident, None, None, "the call has no function")
-    name = _member(function, "name")
-    if not isinstance(name, str) or not name:
-        return CallParts(ident, None, None, "the call names no function")
-    arguments = _member(function, "arguments")
-    return CallParts(ident, name, None if arguments is _MISSING else arguments, None)
-
-
-def parse_arguments(arguments: Any) -> dict[str, Any]:
-    """A call's arguments as a dict.
-
-    A dict is taken as is; a string must be a JSON object, except ``""`` (and
-    whitespace), which models send for a tool that takes none; None means none.
-
-    Raises:
-        ValueError: the arguments are not a JSON object (the message says why).
-    """
-    if arguments is None:
-        return {}
-    if isinstance(arguments, Mapping):
-        try:
-            return dict(arguments)
-        except Exception as exc:   # a Mapping of our caller's whose items raise
-            raise ValueError(f"arguments cannot be read ({type(exc).__name__}: {exc})") from None
-    if not isinstance(arguments, str):
-        raise ValueError("arguments must be a JSON object or a string holding one, "
-                         f"not {type(arguments).__name__}")
-    if not arguments.strip():
-        return {}
-    try:
-        value = json.loads(arguments)
-    except ValueError as exc:
-        detail = f"{exc.msg} at position {exc.pos}" \
-            if isinstance(exc, json.JSONDecodeError) else str(exc)
-        raise ValueError(f"arguments are not valid JSON ({detail})") from None
-    except RecursionError:
-        raise ValueError("arguments are nested too deeply to be read") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"arguments are not a JSON object (got {_json_kind(value)})")
-    return value
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else type(value).__name__
-
-
-def arguments_key(name: str, arguments: Mapping[str, Any]) -> Hashable | None:
-    """What makes two calls identical: the tool and its canonical JSON arguments."""
-    try:
-        text = json.dumps(arguments, sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError):
-        return None
-    return (name, text)
-
-
-# -- shaping entries -------------------------------------------------------------------
-
-def tool_message(ident: Any, content: str, *, is_error: bool,
-                 structured_content: Any = _MISSING) -> dict[str, Any]:
-    """One ``{"role": "tool", "tool_call_id", "content", "is_error"}`` entry.
-
-    ``structured_content`` (copied) is added only when given.
-    """
-    entry: dict[str, Any] = {"role": "tool", "tool_call_id": ident, "content": content,
-                             "is_error": is_error}
-    if structured_content is not _MISSING:
-        entry["structured_content"] = copy.deepcopy(structured_content)
-    return entry
-
-
-def error_message(ident: Any, text: str) -> dict[str, Any]:
-    """An ``is_error`` entry saying ``text``."""
-    return tool_message(ident, text, is_error=True)
-
-
-def result_message(ident: Any, result: Mapping[str, Any]) -> dict[str, Any]:
-    """The entry for a ``tools/call`` result (``isError`` kept, content flattened)."""
-    content = flatten_content(result.get("content"))
-    is_error = result.get("isError") is True
-    structured = result.get("structuredContent", _MISSING)
-    if not content and structured is not _MISSING:
-        try:
-            content = json.dumps(structured, ensure_ascii=False)
-        except (TypeError, ValueError):
-            content = ""
-    if not content and is_error:
-        content = "the tool reported an error and said nothing more"
-    return tool_message(ident, content, is_error=is_error, structured_content=structured)
-
-
-def flatten_content(blocks: Any) -> str:
-    """Content blocks as the text a model reads: one line (or more) per block.
-
-    Text is kept; images, audio and blob resources are named with their MIME
-    type and size, never inlined (a base64 payload costs a fortune in tokens
-    and tells a model nothing it can act on).
-    """
-    if not isinstance(blocks, list):
-        return ""
-    return "\n".join(_block_text(block) for block in blocks)
-
-
-def _block_text(block: Any) -> str:
-    if not isinstance(block, dict):
-        return "[unreadable content block]"
-    kind = block.get("type")
-    if kind == "text":
-        text = block.get("text")
-        return text if isinstance(text, str) else ""
-    if kind in ("image", "audio"):
-        return f"[{kind}: {_mime(block)}, {base64_size(block.get('data'))}]"
-    if kind == "resource_link":
-        return _link_text(block)
-    if kind == "resource":
-        return _resource_text(block.get("resource"))
-    return f"[{kind if isinstance(kind, str) else 'unknown'} content omitted]"
-
-
-def _mime(block: Mapping[str, Any]) -> str:
-    mime = block.get("mimeType")
-    return mime if isinstance(mime, str) and mime else "unknown type"
-
-
-def base64_size(data: Any) -> str:
-    """The decoded size of base64 ``data``, as text ("123 bytes"; "unknown size")."""
-    if not isinstance(data, str):
-        return "unknown size"
-    text = "".join(data.split())
-    padding = len(text) - len(text.rstrip("="))
-    return f"{max(0, len(text) * 3 // 4 - padding)} bytes"
-
-
-def _link_text(block: Mapping[str, Any]) -> str:
-    details = [value for value in (block.get("title") or block.get("name"),
-                                   block.get("mimeType")) if isinstance(value, str) and value]
-    size = block.get("size")
-    if isinstance(size, int) and not isinstance(size, bool):
-        details.append(f"{size} bytes")
-    text = f"[resource link: {block.get('uri')}"
-    text += f" ({', '.join(details)})]" if details else "]"
-    description = block.get("description")
-    return f"{text} {description}" if isinstance(description, str) and description else text
-
-
-def _resource_text(resource: Any) -> str:
-    if not isinstance(resource, dict):
-        return "[unreadable resource]"
-    uri = resource.get("uri")
-    text = resource.get("text")
-    if isinstance(text, str):
-        return f"[resource: {uri}]\n{text}"
-    return f"[resource: {uri}, {_mime(resource)}, {base64_size(resource.get('blob'))}]"
-
-
-def describe_failure(name: str, exc: BaseException) -> str:
-    """What a model should read when the call to ``name`` failed with ``exc``."""
-    if isinstance(exc, Timeout):
-        return f"the call to {name} timed out after {exc.seconds:g}s"
-    if isinstance(exc, Cancelled):
-        return f"the call to {name} was cancelled"
-    if isinstance(exc, InputLoopExceeded):
-        return (f"{name} kept asking for input past {exc.rounds} rounds; "
-                "the call was abandoned")
-    if isinstance(exc, ServerGone):
-        code = "" if exc.exit_code is None else f" (exit code {exc.exit_code})"
-        return f"the server is gone{code}; {name} could not run"
-    if isinstance(exc, TransportClosed):
-        return f"the connection to the server is closed; {name} could not run"
-    if isinstance(exc, ProtocolError):
-        return _protocol_failure(name, exc)
-    if isinstance(exc, TransportError):
-        return f"the call to {name} failed on the wire: {exc}"
-    if isinstance(exc, MCPClientError):
-        return f"the call to {name} failed: {exc}"
-    return f"the call to {name} failed inside the client: {type(exc).__name__}: {exc}"
-
-
-def _protocol_failure(name: str, exc: ProtocolError) -> str:
-    data = exc.data
-    if exc.code == protocol.MISSING_CAPABILITY and isinstance(data, dict) \
-            and isinstance(data.get("requiredCapabilities"), dict):
-        needs = ", ".join(sorted(data["requiredCapabilities"])) or "a capability"
-        return f"the server needs {needs}, which this client does not offer; {name} could not run"
-    code = "" if exc.code is None else f" (code {exc.code})"
-    return f"the server refused the call to {name}: {exc.message}{code}"
 
 
 # -- running a batch -------------------------------------------------------------------
@@ -471,14 +195,6 @@ def _start(client: Client, name: str, arguments: dict[str, Any], ident: Any
         return refused
     return client._start_call(params, tool_call_id=None if ident is None else str(ident),
                               outcome=True)
-
-
-def as_call_list(calls: Any) -> list[Any]:
-    """``calls`` as a list; a single call, a string or a non-iterable is refused."""
-    if isinstance(calls, (Mapping, str, bytes)) or not isinstance(calls, Iterable):
-        raise MCPClientError("execute_tool_calls takes a list of tool calls, not "
-                             f"{type(calls).__name__}")
-    return list(calls)
 
 
 def execute_tool_calls(client: Client, calls: Iterable[Any]) -> list[dict[str, Any]]:

@@ -71,8 +71,8 @@ class ParseTest(LeakCheckingTestCase):
         self.assertEqual([e.name for e in entries], ["a"])
         self.assertConfigError({"servers": {}, "mcpServers": {}}, None, "servers", "keep one")
         self.assertConfigError({"other": 1}, None, "mcpServers", "no \"mcpServers\"")
-        self.assertConfigError([], None, None, "a JSON object", "not a list")
-        self.assertConfigError({"mcpServers": []}, None, "mcpServers", "not a list")
+        self.assertConfigError([], None, None, "a JSON object", "not an array")
+        self.assertConfigError({"mcpServers": []}, None, "mcpServers", "not an array")
         self.assertEqual(load_config({"mcpServers": {}}), [])
 
     def test_expansion_in_every_expanded_key(self) -> None:
