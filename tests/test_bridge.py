@@ -292,18 +292,12 @@ class FailureTest(FakeBridgeCase):
                          "the connection to the server is closed; t could not run")
 
     def test_a_bug_inside_the_client_is_an_entry_too(self) -> None:
-        class Broken:
-            _opts = {"tool_concurrency": 4}
+        def broken(name: str, arguments: Any, tool_call_id: str | None) -> dict[str, Any]:
+            raise RuntimeError("oops")
 
-            def list_tools(self, **_: Any) -> list[dict[str, Any]]:
-                return [tool("t")]
-
-            def call_tool(self, name: str, arguments: Any = None) -> dict[str, Any]:
-                raise RuntimeError("oops")
-
+        driven = bridge.Bridge(list_tools=lambda **_: [tool("t")], call=broken)
         with self.assertLogs("mcp_client.bridge", "ERROR"):
-            entry = bridge.execute_tool_calls(Broken(),  # type: ignore[arg-type]
-                                              [call("t", "{}", "id-1")])[0]
+            entry, = driven.execute_tool_calls([call("t", "{}", "id-1")])
         self.assertEqual(entry["content"], "the call to t failed inside the client: "
                                            "RuntimeError: oops")
 
@@ -370,16 +364,12 @@ class ProgressTest(LeakCheckingTestCase):
     def test_the_bridge_hands_the_call_id_to_the_client(self) -> None:
         seen: list[tuple[str, Any]] = []
 
-        class Recording:
-            def list_tools(self, **_: Any) -> list[dict[str, Any]]:
-                return [tool("t")]
+        def recording(name: str, arguments: Any, tool_call_id: str | None) -> dict[str, Any]:
+            seen.append((name, tool_call_id))
+            return text_result("ok")
 
-            def _call_tool_for_bridge(self, name: str, arguments: Any, *,
-                                      tool_call_id: str | None) -> dict[str, Any]:
-                seen.append((name, tool_call_id))
-                return text_result("ok")
-
-        entries = bridge.execute_tool_calls(Recording(), [  # type: ignore[arg-type]
+        driven = bridge.Bridge(list_tools=lambda **_: [tool("t")], call=recording)
+        entries = driven.execute_tool_calls([
             call("t", "", "call_9"), call("t", "", None), call("t", "", 12)])
         self.assertEqual(seen, [("t", "call_9"), ("t", None), ("t", "12")])
         self.assertEqual([e["tool_call_id"] for e in entries], ["call_9", None, 12])

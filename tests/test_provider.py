@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import threading
 from typing import Any, Callable, Iterable
 
@@ -155,3 +157,49 @@ class LayerTest(LeakCheckingTestCase):
             entry, = Layer(Short()).execute_tool_calls([good])
         self.assertEqual(entry, {"role": "tool", "tool_call_id": "g", "is_error": True,
                                  "content": "echo: the provider answered 1 calls with 0 results"})
+
+
+def _imports(module: str) -> set[str]:
+    """What ``module`` imports from the package, anywhere (``TYPE_CHECKING`` blocks included).
+
+    ``from .x import y`` counts as ``mcp_client.x`` and ``mcp_client.x.y``.
+    """
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None
+    package = module if spec.origin.endswith("__init__.py") else module.rsplit(".", 1)[0]
+    found: set[str] = set()
+    with open(spec.origin, encoding="utf-8") as source:
+        tree = ast.parse(source.read())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = package
+            for _ in range(node.level - 1):
+                base = base.rsplit(".", 1)[0]
+            target = node.module or "" if not node.level else \
+                f"{base}.{node.module}" if node.module else base
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {name for name in found if name.split(".")[0] == "mcp_client"}
+
+
+class SeamTest(LeakCheckingTestCase):
+    """The provider role sits below everything that uses it."""
+
+    def test_the_provider_module_imports_only_the_vocabulary(self) -> None:
+        for name in _imports("mcp_client.provider"):
+            self.assertRegex(name, r"^mcp_client(\.protocol|\.exceptions(\.\w+)?)?$")
+
+    def test_the_bridge_never_imports_the_client(self) -> None:
+        self.assertNotIn("mcp_client.client", _imports("mcp_client.bridge"))
+
+    def test_layers_never_import_the_bridge_or_the_client(self) -> None:
+        for module in ("mcp_client.reasons", "mcp_client.unknown_keys", "mcp_client.leases",
+                       "mcp_client.policy._policy", "mcp_client.policy._calls",
+                       "mcp_client.registry", "mcp_client.local", "mcp_client.cli._output"):
+            with self.subTest(module):
+                imported = _imports(module)
+                self.assertNotIn("mcp_client.bridge", imported)
+                if module != "mcp_client.local":
+                    self.assertNotIn("mcp_client.client", imported)

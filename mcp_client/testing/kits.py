@@ -19,7 +19,7 @@ either way::
 
     kit = TestKit()
     with kit.local() as local, TestKit.connect_stdio() as remote:
-        assert local.tools_for_llm() == bridge.tools_for_llm(remote)
+        assert local.tools_for_llm() == remote.tools_for_llm()
 
     python -m mcp_client.testing.kits testkit      # the kit over stdio
 
