@@ -25,7 +25,7 @@ import sys
 from typing import Any, Iterable
 
 from .client import Client
-from .testing.inprocess import InProcessTransport
+from ._inprocess import InProcessTransport
 
 __all__ = ["LocalServer", "is_sdk_server"]
 

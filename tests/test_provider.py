@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import subprocess
+import sys
 import threading
 from typing import Any, Callable, Iterable
 
@@ -203,3 +205,13 @@ class SeamTest(LeakCheckingTestCase):
                 self.assertNotIn("mcp_client.bridge", imported)
                 if module != "mcp_client.local":
                     self.assertNotIn("mcp_client.client", imported)
+
+    def test_product_code_never_loads_the_test_doubles(self) -> None:
+        code = ("import sys, mcp_client.registry, mcp_client.local\n"
+                "print([m for m in sys.modules if m.startswith('mcp_client.testing')])\n")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=60)
+        self.assertEqual((done.returncode, done.stdout.strip()), (0, "[]"), done.stderr)
+
+    def test_the_kit_servers_do_not_import_the_kits(self) -> None:
+        self.assertNotIn("mcp_client.testing.kits", _imports("mcp_client.testing._kitservers"))

@@ -4,7 +4,8 @@
   request, notifications and server requests pushed at any moment, and a
   record of everything the client sent.  No subprocess, no network.
 * :class:`InProcessTransport` -- a live official-SDK server object in this
-  process, no wire (what :class:`~mcp_client.local.LocalServer` rests on).
+  process, no wire (what :class:`~mcp_client.local.LocalServer` rests on;
+  it lives in ``mcp_client._inprocess`` and is re-exported here).
 * :class:`TestKit` and :class:`ProgressKit` -- official-SDK servers with one
   tool of every shape, and tools that report progress; in this process
   (``kit.local()``) or as a child process (``TestKit.connect_stdio()``).
@@ -15,8 +16,8 @@ SDK server object over, or builds a kit.
 
 from __future__ import annotations
 
+from .._inprocess import InProcessTransport
 from .fake import NO_ANSWER, Die, Error, FakeTransport, Raw
-from .inprocess import InProcessTransport
 from .kits import ProgressKit, TestKit
 
 __all__ = ["FakeTransport", "Error", "Raw", "Die", "NO_ANSWER", "InProcessTransport",
