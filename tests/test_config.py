@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mcp_client import Client, MCPClientError, ServerGone, SpawnFailed
+from mcp_client import MCPClientError, ServerGone, SpawnFailed
 from mcp_client.config import (ConfigError, ConfigFailure, ServerConfig, connect_config,
                                connect_entries, expand, load_config)
 
@@ -287,8 +287,6 @@ class ConnectTest(LeakCheckingTestCase):
     def test_a_stdio_and_an_http_server_through_registry_from_config(self) -> None:
         from mcp_client.registry import Registry
 
-        if not hasattr(Client, "connect_http"):
-            self.skipTest("Client.connect_http does not exist yet: the HTTP entry cannot connect")
         http = HTTPServer()
         self.addCleanup(http.close)
         registry = Registry.from_config(servers(

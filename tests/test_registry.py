@@ -7,7 +7,7 @@ import unittest
 from pathlib import Path
 from typing import Any, Iterable
 
-from mcp_client import Client, MCPClientError
+from mcp_client import MCPClientError
 from mcp_client.local import LocalServer
 from mcp_client.names import LLM_NAME
 from mcp_client.registry import Registry
@@ -293,7 +293,6 @@ class ProvidersTest(RegistryCase):
         tools.close()
         self.assertEqual((owned.closed, kept.closed), (1, 0))
 
-    @unittest.skipUnless(hasattr(Client, "tools_for_llm"), "Client.tools_for_llm() not added yet")
     def test_from_config(self) -> None:
         kit = TestKit.command()
         config = {"mcpServers": {
