@@ -9,8 +9,10 @@ and every layer (:class:`~mcp_client.policy.Policy`,
 contract (:class:`Provider`):
 
 * ``tools_for_llm()`` returns a list of OpenAI-style function declarations,
-  ``{"type": "function", "function": {"name", "description", "parameters"}}``.
-  It may raise :class:`~mcp_client.exceptions.MCPClientError` when the tools
+  ``{"type": "function", "function": {"name", "description", "parameters"}}``,
+  each name one a model API accepts (``^[a-zA-Z0-9_-]{1,64}$``) and none
+  twice (a layer passes its inner provider's names on as they came).  It
+  may raise :class:`~mcp_client.exceptions.MCPClientError` when the tools
   cannot be listed (a dead server).
 * ``execute_tool_calls(calls)`` takes a *list* of tool calls (dicts shaped
   like OpenAI's, or objects with the same attributes) and returns **one
