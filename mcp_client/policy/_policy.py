@@ -114,7 +114,7 @@ from ._calls import CallView, parse_arguments, read_call
 from .._options import unknown_option
 from ..exceptions import MCPClientError
 from ..paths import Tri, common_directory
-from ..provider import CallParts, Layer, error_message
+from ..provider import CallParts, Layer, declared_name, error_message
 from .rules import (ANNOTATIONS_UNREAD, CHECK_FUNCTIONS, RULE_KEYS, Facts, Rule, RuleError,
                     check_roots, compile_rule, compile_rules, gather)
 
@@ -440,9 +440,8 @@ class Policy(Layer):
         return None
 
     def _hidden(self, declaration: Any) -> bool:
-        function = declaration.get("function") if isinstance(declaration, Mapping) else None
-        name = function.get("name") if isinstance(function, Mapping) else None
-        return isinstance(name, str) and any(
+        name = declared_name(declaration)
+        return name is not None and any(
             rule.decision == "deny" and not rule.narrowed and rule.names(name)
             for rule in self._rules)
 
