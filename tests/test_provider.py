@@ -94,6 +94,17 @@ class MalformedCallsTest(LeakCheckingTestCase):
                         layer.execute_tool_calls(calls)
                     self.assertEqual(inner.received, [])
 
+    def test_a_single_call_dict_is_refused_not_read_as_calls(self) -> None:
+        """Its keys ("id", "type", "function") used to be taken for three calls."""
+        single = {"id": "1", "type": "function",
+                  "function": {"name": "echo", "arguments": '{"text": "hi"}'}}
+        for layer_name in ("Reasons", "UnknownKeys", "Leases"):
+            with self.subTest(layer=layer_name):
+                inner = Inner()
+                with self.assertRaisesRegex(MCPClientError, "a list of tool calls, not dict"):
+                    layers()[layer_name](inner).execute_tool_calls(single)
+                self.assertEqual(inner.received, [])
+
 
 class MalformedDeclarationsTest(LeakCheckingTestCase):
     """A declaration a layer cannot read is passed on (or dropped), never a crash."""
