@@ -28,6 +28,7 @@ given, calls to the ``tool`` the caller names as safe to run.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import threading
 from typing import Any, Callable, Iterator, Mapping
@@ -197,8 +198,6 @@ def _check_malformed(provider: Any) -> None:
 
 def _tool_calls(tool: str, arguments: Mapping[str, Any]) -> tuple[list[Any],
                                                                   list[tuple[Any, bool | None]]]:
-    import json
-
     calls: list[Any] = [
         {"id": "t0", "type": "function", "function": {"name": tool,
                                                       "arguments": json.dumps(arguments)}},
@@ -305,7 +304,7 @@ def check_provider(make: Callable[[], Any], *, tool: str | None = None,
 
 # -- transports -----------------------------------------------------------------------
 
-def discover_request(ident: int | str) -> dict[str, Any]:
+def _discover(ident: int | str) -> dict[str, Any]:
     """A ``server/discover`` request at the newest modern version (the default probe)."""
     meta = protocol.envelope(protocol.MODERN_VERSIONS[0],
                              client_info={"name": "mcp_client-check", "version": "0"},
@@ -430,7 +429,7 @@ def _check_closed(transport: Transport, recorder: _Recorder,
 
 
 def check_transport(make: Callable[[], Any], *,
-                    request: Callable[[int | str], dict[str, Any]] = discover_request,
+                    request: Callable[[int | str], dict[str, Any]] = _discover,
                     timeout: float = DEFAULT_TIMEOUT) -> None:
     """Assert the transport contract (:mod:`mcp_client.transport`) against ``make()``.
 
@@ -454,7 +453,7 @@ def check_transport(make: Callable[[], Any], *,
         make: a zero-argument factory: the transport, or a context manager
             giving it (see the module docstring).
         request: builds the request to send under an id (default: a
-            ``server/discover``, :func:`discover_request`).
+            ``server/discover`` at the newest 2026-07-28 version).
         timeout: seconds any one wait may take.
 
     Raises:
