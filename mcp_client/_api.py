@@ -9,7 +9,7 @@ state of its own.
 from __future__ import annotations
 
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from . import protocol
 from ._async import AsyncTwins
@@ -146,48 +146,6 @@ class TypedAPI(AsyncTwins):
                                            not isinstance(progress_token, (str, int))):
             raise MCPClientError("progress_token must be a string or an integer")
         return {"name": name, "arguments": self._arguments(arguments)}
-
-    def _call_tool_for_bridge(self, name: str, arguments: Mapping[str, Any] | None, *,
-                              tool_call_id: str | None,
-                              timeout: float | None = None) -> dict[str, Any]:
-        """:meth:`call_tool` for the LLM bridge: progress is reported under the
-        model's ``tool_call_id`` (the join key back to the model's tool card)."""
-        return self._call(self._tool_params(name, arguments), timeout=timeout, cancelled=None,
-                          tool_call_id=tool_call_id)
-
-    # -- the LLM bridge (mcp_client.bridge) -------------------------------------------
-
-    def tools_for_llm(self) -> list[dict[str, Any]]:
-        """The server's tools as OpenAI-style function declarations.
-
-        Every name matches ``^[a-zA-Z0-9_-]{1,64}$`` (see :mod:`mcp_client.names`).
-
-        Raises:
-            MCPClientError: the catalogue could not be fetched.
-        """
-        from . import bridge
-
-        return bridge.tools_for_llm(self)  # type: ignore[arg-type]
-
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
-        """Run a model's tool calls: one ``{"role": "tool", ...}`` entry per call, in order.
-
-        Never raises for a call (each failure is an ``is_error`` entry); the
-        batch has run when this returns.  See :mod:`mcp_client.bridge` and
-        :mod:`mcp_client.batch`.
-
-        Raises:
-            MCPClientError: ``calls`` is not a list.
-        """
-        from . import bridge
-
-        return bridge.execute_tool_calls(self, calls)  # type: ignore[arg-type]
-
-    def tool_annotations(self, name: str) -> dict[str, Any] | None:
-        """What the server said about one tool (its ``annotations``), or None."""
-        from . import bridge
-
-        return bridge.tool_annotations(self, name)  # type: ignore[arg-type]
 
     # -- x-mcp-header (2026-07-28 Streamable HTTP; PROTOCOL §7.4, S17) ------------------
 

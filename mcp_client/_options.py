@@ -15,7 +15,7 @@ from .exceptions import MCPClientError, UnsupportedVersion
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Any
 
 __all__ = ["CLIENT_OPTIONS", "STDIO_OPTIONS", "HTTP_OPTIONS", "unknown_option",
            "check_client_options", "split_options"]
@@ -168,8 +168,3 @@ def check_client_options(options: Mapping[str, Any]) -> dict[str, Any]:
     merged["parallel_tools"] = _names("parallel_tools", merged["parallel_tools"])
     merged["serial_tools"] = _names("serial_tools", merged["serial_tools"])
     return merged
-
-
-def callable_or_none(value: Any) -> Callable[..., Any] | None:
-    """``value`` if it is callable, else None (for typing)."""
-    return value if callable(value) else None

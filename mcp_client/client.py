@@ -29,6 +29,7 @@ Decisions beyond the seed (see also API.md):
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -52,7 +53,9 @@ from .transport import Transport
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Mapping
+    from typing import Any, Callable, Iterable, Mapping
+
+    from .bridge import Bridge
     # concurrent.futures is imported on first use: it is not free
     from concurrent.futures import ThreadPoolExecutor
 
@@ -265,6 +268,55 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
     def notifications(self) -> Stream:
         """Every notification the server sends, from subscription on."""
         return self._notifications
+
+    # -- the LLM bridge (mcp_client.bridge) -------------------------------------------
+
+    def tools_for_llm(self) -> list[dict[str, Any]]:
+        """The server's tools as OpenAI-style function declarations.
+
+        Every name matches ``^[a-zA-Z0-9_-]{1,64}$`` (see :mod:`mcp_client.names`).
+
+        Raises:
+            MCPClientError: the catalogue could not be fetched.
+        """
+        return self._bridge.tools_for_llm()
+
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+        """Run a model's tool calls: one ``{"role": "tool", ...}`` entry per call, in order.
+
+        Never raises for a call (each failure is an ``is_error`` entry); the
+        batch has run when this returns.  See :mod:`mcp_client.bridge` and
+        :mod:`mcp_client.batch`.
+
+        Raises:
+            MCPClientError: ``calls`` is not a list.
+        """
+        return self._bridge.execute_tool_calls(calls)
+
+    def tool_annotations(self, name: str) -> dict[str, Any] | None:
+        """What the server said about one tool (its ``annotations``), or None."""
+        return self._bridge.tool_annotations(name)
+
+    @functools.cached_property
+    def _bridge(self) -> Bridge:
+        """The LLM bridge over this client's own methods, made on first use."""
+        from .bridge import Bridge
+
+        def call(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
+            # progress is reported under the model's tool_call_id, the join key
+            # back to the model's tool card
+            return self._call(self._tool_params(name, arguments), timeout=None, cancelled=None,
+                              tool_call_id=tool_call_id)
+
+        def start(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
+            return self._start_call(self._tool_params(name, arguments),
+                                    tool_call_id=tool_call_id, outcome=True)
+
+        return Bridge(list_tools=self.list_tools, call=call, start=start,
+                      can_pipeline=self._pipelining, executor=self._batch_executor,
+                      concurrency=self._opts["tool_concurrency"],
+                      parallel_tools=self._opts["parallel_tools"],
+                      serial_tools=self._opts["serial_tools"])
 
     # -- the era -----------------------------------------------------------------
 

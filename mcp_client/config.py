@@ -98,6 +98,7 @@ from ._environ import InheritEnv, is_inherit_env
 from ._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options
 from .exceptions import MCPClientError
 from .names import NameMap
+from .provider import json_kind
 
 if TYPE_CHECKING:
     from .client import Client
@@ -324,7 +325,7 @@ def parse_config(data: Any, *, environ: Mapping[str, str] | None = None,
     """
     if not isinstance(data, Mapping):
         raise ConfigError("the configuration must be a JSON object with an \"mcpServers\" "
-                          f"object, not {_json_kind(data)}")
+                          f"object, not {json_kind(data)}")
     keys = [key for key in ("mcpServers", "servers") if key in data]
     if len(keys) == 2:
         raise ConfigError("both \"mcpServers\" and \"servers\" are present; keep one",
@@ -333,7 +334,7 @@ def parse_config(data: Any, *, environ: Mapping[str, str] | None = None,
         raise ConfigError("no \"mcpServers\" object (or VS Code's \"servers\")", key="mcpServers")
     servers = data[keys[0]]
     if not isinstance(servers, Mapping):
-        raise ConfigError(f"must be an object of servers, not {_json_kind(servers)}",
+        raise ConfigError(f"must be an object of servers, not {json_kind(servers)}",
                           key=keys[0])
     env = os.environ if environ is None else environ
     names = [name for name in servers]
@@ -354,7 +355,7 @@ def _entry(name: Any, raw: Any, prefix: str, environ: Mapping[str, str],
     if not isinstance(name, str) or not name:
         raise ConfigError("a server needs a non-empty name", server=str(name))
     if not isinstance(raw, Mapping):
-        raise ConfigError(f"the entry must be an object, not {_json_kind(raw)}", server=name)
+        raise ConfigError(f"the entry must be an object, not {json_kind(raw)}", server=name)
     reader = _Reader(name, raw, environ)
     try:
         return _read_entry(reader, name, raw, prefix, base)
@@ -392,7 +393,7 @@ class _Reader:
         self.name, self.raw, self.environ = name, raw, environ
         disabled = raw.get("disabled", False)
         if not isinstance(disabled, bool):
-            raise self.error("disabled", f"must be true or false, not {_json_kind(disabled)}")
+            raise self.error("disabled", f"must be true or false, not {json_kind(disabled)}")
         self.disabled = disabled
 
     def error(self, key: str, message: str) -> ConfigError:
@@ -422,7 +423,7 @@ class _Reader:
 
     def _declared_kind(self, declared: Any) -> Literal["stdio", "http"]:
         if not isinstance(declared, str):
-            raise self.error("type", f"must be a string, not {_json_kind(declared)}")
+            raise self.error("type", f"must be a string, not {json_kind(declared)}")
         normal = declared.lower().replace("-", "").replace("_", "")
         if normal == "sse":
             raise self.error("type", "\"sse\" is the 2024-11-05 HTTP+SSE transport, which this "
@@ -435,7 +436,7 @@ class _Reader:
 
     def string(self, key: str, value: Any) -> str:
         if not isinstance(value, str):
-            raise self.error(key, f"must be a string, not {_json_kind(value)}")
+            raise self.error(key, f"must be a string, not {json_kind(value)}")
         return expand(value, self.environ, server=self.name, key=key, strict=not self.disabled)
 
     def command(self) -> str:
@@ -447,13 +448,13 @@ class _Reader:
     def strings(self, key: str) -> tuple[str, ...]:
         values = self.raw.get(key, [])
         if not isinstance(values, list):
-            raise self.error(key, f"must be a list of strings, not {_json_kind(values)}")
+            raise self.error(key, f"must be a list of strings, not {json_kind(values)}")
         return tuple(self.string(f"{key}[{n}]", value) for n, value in enumerate(values))
 
     def mapping(self, key: str) -> dict[str, str]:
         values = self.raw.get(key, {})
         if not isinstance(values, Mapping):
-            raise self.error(key, f"must be an object of strings, not {_json_kind(values)}")
+            raise self.error(key, f"must be an object of strings, not {json_kind(values)}")
         return {name: self.string(f"{key}.{name}", value) for name, value in values.items()}
 
     def cwd(self, base: Path | None) -> str | None:
@@ -508,20 +509,6 @@ def expand(text: str, environ: Mapping[str, str] | None = None, *, server: str |
         return _text.expand(text, os.environ if environ is None else environ, strict=strict)
     except _text.Unexpandable as exc:
         raise ConfigError(str(exc), server=server, key=key) from None
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object" if isinstance(value, Mapping) else type(value).__name__
 
 
 # -- connecting -------------------------------------------------------------------------

@@ -236,11 +236,6 @@ class HTTPTransport(Transport):
     def closed(self) -> bool:
         return self._state == "closed"
 
-    @property
-    def in_flight(self) -> int:
-        """How many POSTs are being sent or read right now."""
-        return len(self._inflight)
-
     def start(self, on_message: MessageCallback, on_close: CloseCallback,
               on_warn: WarnCallback, on_error: ErrorCallback | None = None) -> None:
         with self._lock:

@@ -63,7 +63,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from . import paths
-from .bridge import parse_arguments, read_call
+from .provider import CallParts, Layer, declared_name, error_message, parse_arguments, tool_message
 
 __all__ = ["LeaseTable", "Leases", "Lease", "ACQUIRE", "RELEASE", "ENFORCED_TOOLS"]
 
@@ -215,9 +215,9 @@ class LeaseTable:
         return max(0.0, self._clock() - lease.since)
 
 
-def _tool_message(ident: Any, payload: Any, *, is_error: bool) -> dict[str, Any]:
-    content = payload if isinstance(payload, str) else json.dumps(payload)
-    return {"role": "tool", "tool_call_id": ident, "content": content, "is_error": is_error}
+def _answer(ident: Any, payload: Any) -> dict[str, Any]:
+    """A lock call's successful answer: ``payload`` as JSON."""
+    return tool_message(ident, json.dumps(payload), is_error=False)
 
 
 def _shielded(hook: Callable[[], Any] | None, what: str) -> None:
@@ -229,7 +229,7 @@ def _shielded(hook: Callable[[], Any] | None, what: str) -> None:
         log.exception("%s raised; ignored", what)
 
 
-class Leases:
+class Leases(Layer):
     """One agent's view of the workspace's leases, as a provider layer.
 
     Args:
@@ -243,6 +243,11 @@ class Leases:
         on_wait_begin: told when an acquire really starts waiting.
         on_wait_end: told when that wait ends, however it ends.
         cancelled: asked on every poll; True ends a wait early.
+
+    Raises:
+        TypeError: ``table`` is not a :class:`LeaseTable`.
+        ValueError: ``agent_id`` is empty or not a string.
+        MCPClientError: ``inner`` is not a provider.
     """
 
     def __init__(self, inner: Any, table: LeaseTable, agent_id: str, *,
@@ -256,7 +261,7 @@ class Leases:
             raise TypeError("table must be a LeaseTable")
         if not isinstance(agent_id, str) or not agent_id:
             raise ValueError("agent_id must be a non-empty string")
-        self.inner = inner
+        super().__init__(inner)
         self.table = table
         self.agent_id = agent_id
         self.roots = {prefix: paths.check_root(root) for prefix, root in (roots or {}).items()}
@@ -268,7 +273,12 @@ class Leases:
         self._cancelled = cancelled
 
     def __repr__(self) -> str:
-        return f"<Leases agent={self.agent_id!r} over {self.inner!r}>"
+        return f"<Leases agent={self.agent_id!r} over {self.provider!r}>"
+
+    @property
+    def inner(self) -> Any:
+        """The provider underneath: :attr:`provider` under its older name (read-only)."""
+        return self.provider
 
     # -- the provider pair -----------------------------------------------------------
 
@@ -276,48 +286,43 @@ class Leases:
         """The inner provider's annotations for ``name`` (None when it cannot say)."""
         if name in (ACQUIRE, RELEASE):
             return None
-        lookup = getattr(self.inner, "tool_annotations", None)
-        return lookup(name) if callable(lookup) else None
+        return super().tool_annotations(name)
 
     def tools_for_llm(self) -> list[dict[str, Any]]:
         """``lock_acquire`` and ``lock_release``, then the inner provider's tools."""
         mine: list[dict[str, Any]] = json.loads(json.dumps(_DECLARATIONS))
-        return mine + [d for d in self.inner.tools_for_llm()
-                       if not (isinstance(d, dict) and d.get("function", {}).get("name")
-                               in (ACQUIRE, RELEASE))]
+        return mine + [d for d in self.provider.tools_for_llm()
+                       if declared_name(d) not in (ACQUIRE, RELEASE)]
 
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[dict[str, Any]]:
         """Lock calls here, refused mutations in place, the rest to the inner provider.
 
         Consecutive calls that go to the inner provider go as one batch; a lock
         call between them is a barrier, so order is kept.
         """
-        calls = list(calls)
         results: list[dict[str, Any] | None] = [None] * len(calls)
         batch: list[int] = []
 
         def flush() -> None:
             if batch:
-                answers = list(self.inner.execute_tool_calls([calls[i] for i in batch]))
+                answers = list(self.provider.execute_tool_calls([calls[i] for i in batch]))
                 for index, answer in zip(batch, answers):
                     results[index] = answer
                 batch.clear()
 
-        for index, call in enumerate(calls):
-            parts = read_call(call)
-            if parts.name in (ACQUIRE, RELEASE):
+        for index, part in enumerate(parts):
+            if part.name in (ACQUIRE, RELEASE):
                 flush()
-                results[index] = self._lock_call(parts.ident, parts.name, parts.arguments)
+                results[index] = self._lock_call(part.ident, part.name, part.arguments)
                 continue
-            refusal = self._enforce(parts.name, parts.arguments) \
-                if parts.name in self.enforced_tools else None
+            refusal = self._enforce(part.name, part.arguments) \
+                if part.name in self.enforced_tools else None
             if refusal is not None:
-                results[index] = _tool_message(parts.ident, refusal, is_error=True)
+                results[index] = error_message(part.ident, refusal)
             else:
                 batch.append(index)
         flush()
-        return [r if r is not None else _tool_message(None, "no result", is_error=True)
-                for r in results]
+        return [r if r is not None else error_message(None, "no result") for r in results]
 
     # -- lock calls ------------------------------------------------------------------
 
@@ -342,29 +347,27 @@ class Leases:
         try:
             arguments = parse_arguments(raw)
         except ValueError as exc:
-            return _tool_message(ident, f"{name}: {exc}", is_error=True)
+            return error_message(ident, f"{name}: {exc}")
         if name == RELEASE:
             wanted = None
             if arguments.get("paths") is not None:
                 resolved = self._resolve(name, arguments["paths"])
                 if isinstance(resolved, str):
-                    return _tool_message(ident, f"{name}: {resolved}", is_error=True)
+                    return error_message(ident, f"{name}: {resolved}")
                 wanted = resolved
             freed = self.table.release(self.agent_id, wanted)
-            return _tool_message(ident, {"released": freed}, is_error=False)
+            return _answer(ident, {"released": freed})
         resolved = self._resolve(ACQUIRE, arguments.get("paths"))
         if isinstance(resolved, str):
-            return _tool_message(ident, f"{name}: {resolved}", is_error=True)
+            return error_message(ident, f"{name}: {resolved}")
         ttl = arguments.get("ttl", self.table.default_ttl)
         wait = arguments.get("wait", DEFAULT_WAIT)
         for label, value in (("ttl", ttl), ("wait", wait)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or \
                     value != value or value < 0 or (label == "ttl" and value == 0):
-                return _tool_message(ident, f"{name}: {label} must be a positive number",
-                                     is_error=True)
-        return _tool_message(ident, self._acquire(resolved, float(ttl),
-                                                  min(float(wait), self.table.default_ttl)),
-                             is_error=False)
+                return error_message(ident, f"{name}: {label} must be a positive number")
+        return _answer(ident, self._acquire(resolved, float(ttl),
+                                            min(float(wait), self.table.default_ttl)))
 
     def _acquire(self, wanted: list[str], ttl: float, wait: float) -> dict[str, Any]:
         blocker = self.table.try_acquire(self.agent_id, wanted, ttl)

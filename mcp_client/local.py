@@ -10,7 +10,7 @@ object in a ``LocalServer`` automatically.
 
 It owns one :class:`~mcp_client.Client` over an
 :class:`~mcp_client.testing.InProcessTransport`, kept in :attr:`client`, and
-delegates the bridge to :mod:`mcp_client.bridge`.  That is the whole design:
+delegates the provider methods to it.  That is the whole design:
 the messages cross the same JSON encoding a stdio pipe would, and the same
 bridge reads them, so the output is byte-identical to the same server reached
 over stdio (the golden-parity test pins it).
@@ -24,9 +24,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Iterable
 
-from . import bridge
 from .client import Client
-from .testing.inprocess import InProcessTransport
+from ._inprocess import InProcessTransport
 
 __all__ = ["LocalServer", "is_sdk_server"]
 
@@ -76,16 +75,17 @@ class LocalServer:
         return self._server
 
     def tools_for_llm(self) -> list[dict[str, Any]]:
-        """The server's tools as OpenAI-style function declarations (see :mod:`.bridge`)."""
-        return bridge.tools_for_llm(self._client)
+        """The server's tools as function declarations (:meth:`Client.tools_for_llm`)."""
+        return self._client.tools_for_llm()
 
     def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
-        """Run a model's tool calls; one entry per call, never raising (see :mod:`.bridge`)."""
-        return bridge.execute_tool_calls(self._client, calls)
+        """Run a model's tool calls; one entry per call, never raising
+        (:meth:`Client.execute_tool_calls`)."""
+        return self._client.execute_tool_calls(calls)
 
     def tool_annotations(self, name: str) -> dict[str, Any] | None:
-        """What the server said about one tool, or None."""
-        return bridge.tool_annotations(self._client, name)
+        """What the server said about one tool, or None (:meth:`Client.tool_annotations`)."""
+        return self._client.tool_annotations(name)
 
     def close(self) -> None:
         """Stop the server and its threads; idempotent."""

@@ -40,9 +40,9 @@ from __future__ import annotations
 import copy
 import json
 import threading
-from typing import Any, Iterable
+from typing import Any
 
-from .bridge import parse_arguments, read_call
+from .provider import CallParts, Layer, declared_name, parse_arguments
 
 __all__ = ["Reasons", "REASON_PARAM", "REASON_SCHEMA"]
 
@@ -57,15 +57,15 @@ REASON_SCHEMA: dict[str, Any] = {
 
 
 def _declares_reason(declaration: Any) -> bool:
-    parameters = declaration.get("function", {}).get("parameters") \
-        if isinstance(declaration, dict) else None
+    function = declaration.get("function") if isinstance(declaration, dict) else None
+    parameters = function.get("parameters") if isinstance(function, dict) else None
     properties = parameters.get("properties") if isinstance(parameters, dict) else None
     return isinstance(properties, dict) and REASON_PARAM in properties
 
 
 def _augmented(declaration: dict[str, Any]) -> dict[str, Any]:
     copied = copy.deepcopy(declaration)
-    function = copied.setdefault("function", {})
+    function = copied["function"] = dict(copied["function"])
     parameters = function.get("parameters")
     if not isinstance(parameters, dict):
         parameters = {"type": "object"}
@@ -76,61 +76,57 @@ def _augmented(declaration: dict[str, Any]) -> dict[str, Any]:
     return copied
 
 
-class Reasons:
+class Reasons(Layer):
     """Adds a ``reason`` parameter to every declaration; strips it from every call.
 
     Args:
         provider: the provider underneath (anything with ``tools_for_llm()``
             and ``execute_tool_calls(calls)``).
+
+    Raises:
+        MCPClientError: ``provider`` is not a provider.
     """
 
     def __init__(self, provider: Any) -> None:
-        self.provider = provider
+        super().__init__(provider)
         self._lock = threading.Lock()
         self._augmented: set[str] = set()   # tools whose reason is ours to strip
         self._seen: set[str] = set()
 
-    def __repr__(self) -> str:
-        return f"<Reasons over {self.provider!r}>"
-
-    def tool_annotations(self, name: str) -> Any:
-        """The inner provider's annotations for ``name`` (None when it cannot say)."""
-        lookup = getattr(self.provider, "tool_annotations", None)
-        return lookup(name) if callable(lookup) else None
-
     def tools_for_llm(self) -> list[dict[str, Any]]:
-        """The inner declarations, each with an optional ``reason`` parameter."""
+        """The inner declarations, each with an optional ``reason`` parameter.
+
+        A declaration without a usable name, or with its own ``reason``, is
+        passed on as it came.
+        """
         declarations = []
         augmented, seen = set(), set()
         for declaration in self.provider.tools_for_llm():
-            name = declaration.get("function", {}).get("name") \
-                if isinstance(declaration, dict) else None
-            if isinstance(name, str):
+            name = declared_name(declaration)
+            if name is not None:
                 seen.add(name)
-            if not isinstance(declaration, dict) or _declares_reason(declaration):
-                declarations.append(declaration)   # its own reason: hands off
+            if name is None or not isinstance(declaration, dict) or _declares_reason(declaration):
+                declarations.append(declaration)   # its own reason, or not ours to read
                 continue
-            if isinstance(name, str):
-                augmented.add(name)
+            augmented.add(name)
             declarations.append(_augmented(declaration))
         with self._lock:
             self._augmented, self._seen = augmented, seen
         return declarations
 
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[dict[str, Any]]:
         """Forward the calls with our ``reason`` removed (the caller's calls untouched)."""
-        calls = list(calls)
-        names = {parts.name for parts in map(read_call, calls) if parts.name}
+        names = {part.name for part in parts if part.name}
         if names - self._seen:
             self.tools_for_llm()   # learn what the inner provider declares
         with self._lock:
             ours = set(self._augmented)
-        return list(self.provider.execute_tool_calls([self._strip(c, ours) for c in calls]))
+        return list(self.provider.execute_tool_calls(
+            [self._strip(call, part, ours) for call, part in zip(calls, parts)]))
 
     @staticmethod
-    def _strip(call: Any, ours: set[str]) -> Any:
-        parts = read_call(call)
-        if parts.problem is not None or parts.name not in ours:
+    def _strip(call: Any, parts: CallParts, ours: set[str]) -> Any:
+        if parts.name not in ours:
             return call
         try:
             arguments = parse_arguments(parts.arguments)

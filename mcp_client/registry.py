@@ -45,10 +45,11 @@ import re
 import threading
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
-from . import bridge
 from .exceptions import MCPClientError
 from .local import LocalServer, is_sdk_server
 from .names import NameMap
+from .provider import (CallParts, as_call_list, declared_name, error_message, is_provider,
+                       read_call)
 from ._log import warn_through
 
 __all__ = ["Registry"]
@@ -63,17 +64,6 @@ class _Entry(NamedTuple):
     prefix: str
     provider: Any
     owned: bool
-
-
-def _is_provider(obj: object) -> bool:
-    return callable(getattr(obj, "tools_for_llm", None)) and \
-        callable(getattr(obj, "execute_tool_calls", None))
-
-
-def _declared_name(declaration: Any) -> str | None:
-    function = declaration.get("function") if isinstance(declaration, Mapping) else None
-    name = function.get("name") if isinstance(function, Mapping) else None
-    return name if isinstance(name, str) and name else None
 
 
 class Registry:
@@ -166,7 +156,7 @@ class Registry:
         elif options:
             raise MCPClientError(f"options ({', '.join(options)}) configure the LocalServer an "
                                  "SDK server object is wrapped in; this provider is ready-made")
-        elif not _is_provider(provider):
+        elif not is_provider(provider):
             raise MCPClientError("a provider needs tools_for_llm() and execute_tool_calls(calls);"
                                  f" {type(provider).__name__} has not both")
         with self._lock:
@@ -226,7 +216,7 @@ class Registry:
         listed: list[tuple[str, str, Mapping[str, Any]]] = []
         for entry in entries:
             for declaration in self._declarations(entry):
-                name = _declared_name(declaration)
+                name = declared_name(declaration)
                 if name is None:
                     self._warn(f"provider {entry.prefix!r} declared a tool without a name")
                     continue
@@ -295,17 +285,16 @@ class Registry:
         Raises:
             MCPClientError: ``calls`` is not a list (a programming error).
         """
-        parts = [bridge.read_call(call) for call in bridge.as_call_list(calls)]
+        parts = [read_call(call) for call in as_call_list(calls)]
         answers: list[dict[str, Any] | None] = [None] * len(parts)
         batches: dict[str, list[tuple[int, dict[str, Any]]]] = {}
         for index, part in enumerate(parts):
             if part.problem is not None or part.name is None:
-                answers[index] = bridge.error_message(part.ident,
-                                                      f"malformed tool call: {part.problem}")
+                answers[index] = error_message(part.ident, f"malformed tool call: {part.problem}")
                 continue
             routed = self.route(part.name)
             if routed is None:
-                answers[index] = bridge.error_message(part.ident, f"unknown tool: {part.name}")
+                answers[index] = error_message(part.ident, f"unknown tool: {part.name}")
                 continue
             forwarded = {"id": part.ident, "type": "function",
                          "function": {"name": routed[1], "arguments": part.arguments}}
@@ -316,7 +305,7 @@ class Registry:
         return [answer for answer in answers if answer is not None]
 
     def _run(self, prefix: str, slots: Sequence[tuple[int, dict[str, Any]]],
-             parts: Sequence[bridge.CallParts]) -> list[dict[str, Any]]:
+             parts: Sequence[CallParts]) -> list[dict[str, Any]]:
         """One provider's batch, answers re-addressed to the model's call ids."""
         with self._lock:
             entry = self._entries.get(prefix)
@@ -331,15 +320,15 @@ class Registry:
                 raise MCPClientError(f"answered {count} for {len(slots)} calls")
         except Exception as exc:
             self._warn(f"provider {prefix!r} failed a batch: {type(exc).__name__}: {exc}")
-            return [bridge.error_message(ident, f"{name} could not run: its provider failed "
-                                                f"({type(exc).__name__}: {exc})")
+            return [error_message(ident, f"{name} could not run: its provider failed "
+                                         f"({type(exc).__name__}: {exc})")
                     for ident, name in zip(idents, names)]
         return [self._readdressed(answer, ident) for answer, ident in zip(answers, idents)]
 
     @staticmethod
     def _readdressed(answer: Any, ident: Any) -> dict[str, Any]:
         if not isinstance(answer, Mapping):
-            return bridge.error_message(ident, "the provider's answer could not be read")
+            return error_message(ident, "the provider's answer could not be read")
         entry = dict(answer)
         entry["role"] = "tool"
         entry["tool_call_id"] = ident

@@ -8,7 +8,8 @@ keys with them, and calls ``on_warn`` once per (tool, undeclared key) with
 caller's own calls, untouched, and returns the inner provider's results as
 they came.
 
-It is a smoke alarm, not a valve: it never refuses a call, strips a key,
+It is a smoke alarm, not a valve: it never refuses a call it can read
+(one it cannot is refused in place, as by every :class:`~mcp_client.provider.Layer`), strips a key,
 rewrites arguments or delays a batch, and an inner provider that raises raises
 straight through it.  It is quiet unless it has something to say: a tool it
 never saw declared, a tool that declared no properties, arguments that do not
@@ -27,9 +28,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
-from .bridge import parse_arguments, read_call
+from .provider import CallParts, Layer, declared_name, parse_arguments
 from .reasons import REASON_PARAM
 
 __all__ = ["UnknownKeys"]
@@ -37,51 +38,46 @@ __all__ = ["UnknownKeys"]
 log = logging.getLogger(__name__)
 
 
-class UnknownKeys:
+class UnknownKeys(Layer):
     """Reports argument keys a tool never declared, once per (tool, key).
 
     Args:
         provider: the provider underneath.
         on_warn: called with ``{"tool", "id", "unknown_keys", "declared_keys"}``.
+
+    Raises:
+        TypeError: ``on_warn`` is not callable.
+        MCPClientError: ``provider`` is not a provider.
     """
 
     def __init__(self, provider: Any, on_warn: Callable[[dict[str, Any]], Any]) -> None:
         if not callable(on_warn):
             raise TypeError("on_warn must be callable")
-        self.provider = provider
+        super().__init__(provider)
         self._on_warn = on_warn
         self._lock = threading.Lock()
         self._declared: dict[str, frozenset[str]] = {}
         self._reported: set[tuple[str, str]] = set()
-
-    def __repr__(self) -> str:
-        return f"<UnknownKeys over {self.provider!r}>"
-
-    def tool_annotations(self, name: str) -> Any:
-        """The inner provider's annotations for ``name`` (None when it cannot say)."""
-        lookup = getattr(self.provider, "tool_annotations", None)
-        return lookup(name) if callable(lookup) else None
 
     def tools_for_llm(self) -> list[dict[str, Any]]:
         """The inner declarations, unchanged; their properties are remembered."""
         declarations = list(self.provider.tools_for_llm())
         declared: dict[str, frozenset[str]] = {}
         for declaration in declarations:
-            function = declaration.get("function") if isinstance(declaration, dict) else None
-            name = function.get("name") if isinstance(function, dict) else None
-            parameters = function.get("parameters") if isinstance(function, dict) else None
+            name = declared_name(declaration)
+            function = declaration["function"] if name is not None else None
+            parameters = function.get("parameters") if function is not None else None
             properties = parameters.get("properties") if isinstance(parameters, dict) else None
-            if isinstance(name, str) and isinstance(properties, dict) and properties:
+            if name is not None and isinstance(properties, dict) and properties:
                 declared[name] = frozenset(properties)
         with self._lock:
             self._declared = declared
         return declarations
 
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[dict[str, Any]]:
         """Audit the calls, then forward them untouched."""
-        calls = list(calls)
-        for call in calls:
-            warning = self._audit(call)
+        for part in parts:
+            warning = self._audit(part)
             if warning is not None:
                 try:
                     self._on_warn(warning)
@@ -89,10 +85,8 @@ class UnknownKeys:
                     log.exception("the UnknownKeys warning hook raised")
         return list(self.provider.execute_tool_calls(calls))
 
-    def _audit(self, call: Any) -> dict[str, Any] | None:
-        parts = read_call(call)
-        if parts.problem is not None or parts.name is None:
-            return None
+    def _audit(self, parts: CallParts) -> dict[str, Any] | None:
+        assert parts.name is not None
         with self._lock:
             declared = self._declared.get(parts.name)
         if not declared:

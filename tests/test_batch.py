@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from mcp_client import Client, bridge
+from mcp_client import Client
 from mcp_client.batch import Task, is_parallel_safe, may_overlap, run_batch
 from mcp_client.testing import FakeTransport, TestKit
 
@@ -143,19 +143,19 @@ class KitBatchTest(LeakCheckingTestCase):
 
     def test_a_read_only_batch_really_overlaps(self) -> None:
         client = self.kit()
-        entries = bridge.execute_tool_calls(client, [self.meet(4, f"r{n}") for n in range(4)])
+        entries = client.execute_tool_calls([self.meet(4, f"r{n}") for n in range(4)])
         self.assertEqual([e["content"] for e in entries], [f"r{n}: met 4" for n in range(4)])
 
     def test_never_more_than_tool_concurrency_in_flight(self) -> None:
         client = self.kit(tool_concurrency=2)
-        entries = bridge.execute_tool_calls(client, [self.meet(2, f"p{n}") for n in range(4)])
+        entries = client.execute_tool_calls([self.meet(2, f"p{n}") for n in range(4)])
         self.assertEqual([e["content"] for e in entries], [f"p{n}: met 2" for n in range(4)])
-        entries = bridge.execute_tool_calls(client, [self.meet(3, f"t{n}", 0.3) for n in range(3)])
+        entries = client.execute_tool_calls([self.meet(3, f"t{n}", 0.3) for n in range(3)])
         self.assertTrue(all(e["is_error"] for e in entries), entries)
 
     def test_one_unannotated_call_makes_the_batch_serial(self) -> None:
         client = self.kit()
-        entries = bridge.execute_tool_calls(client, [
+        entries = client.execute_tool_calls([
             self.meet(2, "a", 0.3), call("write_note", {"text": "x"}, "w"), self.meet(2, "b", 0.3)])
         self.assertEqual([e["content"] for e in entries], [
             "Error executing tool rendezvous: a: fewer than 2 calls were in flight together "
@@ -167,31 +167,31 @@ class KitBatchTest(LeakCheckingTestCase):
         for options in ({"tool_concurrency": 1}, {"serial_tools": ["rendezvous"]}):
             with self.subTest(options):
                 client = self.kit(**options)
-                entries = bridge.execute_tool_calls(client, [self.meet(2, "a", 0.2),
-                                                             self.meet(2, "b", 0.2)])
+                entries = client.execute_tool_calls([self.meet(2, "a", 0.2),
+                                                     self.meet(2, "b", 0.2)])
                 self.assertEqual([e["is_error"] for e in entries], [True, True])
 
     def test_parallel_tools_vouch_for_an_unannotated_tool(self) -> None:
         client = self.kit(parallel_tools=["write_note"])
-        entries = bridge.execute_tool_calls(client, [
+        entries = client.execute_tool_calls([
             self.meet(2, "a"), call("write_note", {"text": "x"}, "w"), self.meet(2, "b")])
         self.assertEqual([e["content"] for e in entries],
                          ["a: met 2", "noted (1 so far)", "b: met 2"])
 
     def test_identical_read_only_calls_hit_the_server_once(self) -> None:
         client = self.kit()
-        entries = bridge.execute_tool_calls(client, [
+        entries = client.execute_tool_calls([
             call("ticket", "", "t1"), call("ticket", "{}", "t2"), call("echo", {"text": "x"}, "e"),
             call("ticket", {}, "t3")])
         self.assertEqual([(e["tool_call_id"], e["content"]) for e in entries],
                          [("t1", "1"), ("t2", "1"), ("e", "x"), ("t3", "1")])
         entries[0]["structured_content"]["result"] = 99     # slots never share objects
         self.assertEqual(entries[1]["structured_content"], {"result": 1})
-        self.assertEqual(bridge.execute_tool_calls(client, [call("ticket")])[0]["content"], "2")
+        self.assertEqual(client.execute_tool_calls([call("ticket")])[0]["content"], "2")
 
     def test_identical_calls_in_a_serial_batch_all_run(self) -> None:
         client = self.kit()
-        entries = bridge.execute_tool_calls(client, [
+        entries = client.execute_tool_calls([
             call("ticket", "", "t1"), call("write_note", {"text": "x"}, "w"),
             call("ticket", "", "t2")])
         self.assertEqual([e["content"] for e in entries], ["1", "noted (1 so far)", "2"])
@@ -210,7 +210,7 @@ class FakeBatchTest(LeakCheckingTestCase):
         client, fake = self.connect({"tools": [
             {"name": "add", "inputSchema": OBJECT, "annotations": READ_ONLY}]})
         fake.on("tools/call", text_result("3"))
-        entries = bridge.execute_tool_calls(client, [
+        entries = client.execute_tool_calls([
             call("add", {"a": 1, "b": 2}, "x"), call("add", '{"b": 2, "a": 1}', "y"),
             call("add", '{"a": 1, "b": 3}', "z")])
         self.assertEqual([e["tool_call_id"] for e in entries], ["x", "y", "z"])
@@ -226,6 +226,6 @@ class FakeBatchTest(LeakCheckingTestCase):
             sent_when_answered.append(len(fake.requests("tools/call")))
             return text_result(request["params"]["name"])
         fake.on("tools/call", answer)
-        entries = bridge.execute_tool_calls(client, [call(f"t{n}", "", n) for n in range(3)])
+        entries = client.execute_tool_calls([call(f"t{n}", "", n) for n in range(3)])
         self.assertEqual([e["content"] for e in entries], ["t0", "t1", "t2"])
         self.assertEqual(sent_when_answered, [1, 2, 3])   # each sent after the last answered

@@ -8,7 +8,7 @@ import threading
 import unittest
 from typing import Any
 
-from mcp_client import Client, MCPClientError, bridge
+from mcp_client import Client, MCPClientError, bridge, provider
 from mcp_client.names import LLM_NAME
 from mcp_client.testing import NO_ANSWER, Die, Error, FakeTransport, ProgressKit, TestKit
 from mcp_client.testing.kits import DOTTED_TOOL_NAME, LONG_TOOL_NAME
@@ -73,7 +73,7 @@ class DeclarationTest(FakeBridgeCase):
                               {"name": "bare"},
                               tool("titled", title="A title"),
                               tool("annotated", annotations={"title": "From annotations"}))
-        self.assertEqual(bridge.tools_for_llm(client), [
+        self.assertEqual(client.tools_for_llm(), [
             {"type": "function", "function": {"name": "echo", "description": "Echo it.",
                                               "parameters": OBJECT}},
             {"type": "function", "function": {"name": "bare", "description": "",
@@ -87,52 +87,52 @@ class DeclarationTest(FakeBridgeCase):
 
     def test_declarations_are_copies(self) -> None:
         client = self.connect(tool("echo"))
-        first = bridge.tools_for_llm(client)
+        first = client.tools_for_llm()
         first[0]["function"]["parameters"]["properties"]["text"]["type"] = "integer"
-        self.assertEqual(bridge.tools_for_llm(client)[0]["function"]["parameters"], OBJECT)
+        self.assertEqual(client.tools_for_llm()[0]["function"]["parameters"], OBJECT)
 
     def test_names_a_model_api_refuses_are_mapped_and_routed_back(self) -> None:
         client = self.connect(tool(DOTTED_TOOL_NAME), tool(LONG_TOOL_NAME), tool("files_read_text"))
-        names = [d["function"]["name"] for d in bridge.tools_for_llm(client)]
+        names = [d["function"]["name"] for d in client.tools_for_llm()]
         for name in names:
             self.assertRegex(name, LLM_NAME)
         self.assertEqual(names[2], "files_read_text")     # the real name keeps its name
         self.assertEqual(len(set(names)), 3)
         self.fake.on("tools/call", lambda req: text_result(req["params"]["name"]))
-        entries = bridge.execute_tool_calls(client, [call(n, ident=n) for n in names])
+        entries = client.execute_tool_calls([call(n, ident=n) for n in names])
         self.assertEqual([e["content"] for e in entries],
                          [DOTTED_TOOL_NAME, LONG_TOOL_NAME, "files_read_text"])
-        self.assertEqual(bridge.execute_tool_calls(client, [call(DOTTED_TOOL_NAME)])[0]["content"],
+        self.assertEqual(client.execute_tool_calls([call(DOTTED_TOOL_NAME)])[0]["content"],
                          DOTTED_TOOL_NAME)   # the server's own name works too
 
     def test_tool_annotations(self) -> None:
         client = self.connect(tool("read", annotations={"readOnlyHint": True}),
                               tool(LONG_TOOL_NAME, annotations={"readOnlyHint": False}),
                               tool("plain"))
-        self.assertEqual(bridge.tool_annotations(client, "read"), {"readOnlyHint": True})
-        published = bridge.tools_for_llm(client)[1]["function"]["name"]
-        self.assertEqual(bridge.tool_annotations(client, published), {"readOnlyHint": False})
-        self.assertEqual(bridge.tool_annotations(client, LONG_TOOL_NAME), {"readOnlyHint": False})
-        self.assertIsNone(bridge.tool_annotations(client, "plain"))
-        self.assertIsNone(bridge.tool_annotations(client, "missing"))
+        self.assertEqual(client.tool_annotations("read"), {"readOnlyHint": True})
+        published = client.tools_for_llm()[1]["function"]["name"]
+        self.assertEqual(client.tool_annotations(published), {"readOnlyHint": False})
+        self.assertEqual(client.tool_annotations(LONG_TOOL_NAME), {"readOnlyHint": False})
+        self.assertIsNone(client.tool_annotations("plain"))
+        self.assertIsNone(client.tool_annotations("missing"))
 
 
 class CallShapeTest(KitCase):
     def test_every_argument_shape(self) -> None:
         client = self.kit()
         shapes: list[Any] = [{"text": "dict"}, '{"text": "json"}', ' {"text": "padded"} ']
-        entries = bridge.execute_tool_calls(client, [call("echo", a, f"c{n}")
-                                                     for n, a in enumerate(shapes)])
+        entries = client.execute_tool_calls([call("echo", a, f"c{n}")
+                                             for n, a in enumerate(shapes)])
         self.assertEqual([e["content"] for e in entries], ["dict", "json", "padded"])
         self.assertEqual([e["tool_call_id"] for e in entries], ["c0", "c1", "c2"])
         for no_arguments in ("", "  ", None):
             with self.subTest(no_arguments):
-                entry = bridge.execute_tool_calls(client, [call("no_args", no_arguments)])[0]
+                entry = client.execute_tool_calls([call("no_args", no_arguments)])[0]
                 self.assertEqual(entry, {"role": "tool", "tool_call_id": "c1",
                                          "content": "nothing needed", "is_error": False,
                                          "structured_content": {"result": "nothing needed"}})
         missing = {"id": "m", "function": {"name": "no_args"}}
-        self.assertEqual(bridge.execute_tool_calls(client, [missing])[0]["content"],
+        self.assertEqual(client.execute_tool_calls([missing])[0]["content"],
                          "nothing needed")
 
     @unittest.skipUnless(HAVE_OPENAI, "the openai package is not installed")
@@ -143,7 +143,7 @@ class CallShapeTest(KitCase):
              "function": {"name": "echo", "arguments": '{"text": "from openai"}'}},
             {"id": "call_b", "type": "function", "function": {"name": "no_args", "arguments": ""}},
             {"id": "call_c", "type": "custom", "custom": {"name": "echo", "input": "hi"}})
-        entries = bridge.execute_tool_calls(client, calls)
+        entries = client.execute_tool_calls(calls)
         self.assertEqual([(e["tool_call_id"], e["content"], e["is_error"]) for e in entries], [
             ("call_a", "from openai", False), ("call_b", "nothing needed", False),
             ("call_c", "malformed tool call: a call of type 'custom' is not a function call",
@@ -167,7 +167,7 @@ class CallShapeTest(KitCase):
             call("nope", "{}", "unknown"),
             call("echo", {"text": "still runs"}, "fine"),
         ]
-        entries = bridge.execute_tool_calls(client, calls)
+        entries = client.execute_tool_calls(calls)
         self.assertEqual(len(entries), len(calls))
         got = [(e["tool_call_id"], e["content"]) for e in entries]
         not_object = "a tool call must be an object with an id and a function, not "
@@ -197,9 +197,9 @@ class CallShapeTest(KitCase):
         bad_calls: list[Any] = [call("echo"), "echo", None, 3]
         for bad in bad_calls:
             with self.subTest(bad), self.assertRaises(MCPClientError):
-                bridge.execute_tool_calls(client, bad)
-        self.assertEqual(bridge.execute_tool_calls(client, []), [])
-        self.assertEqual(len(bridge.execute_tool_calls(client, (c for c in [call("no_args")]))), 1)
+                client.execute_tool_calls(bad)
+        self.assertEqual(client.execute_tool_calls([]), [])
+        self.assertEqual(len(client.execute_tool_calls((c for c in [call("no_args")]))), 1)
 
 
 class FlatteningTest(KitCase):
@@ -207,7 +207,7 @@ class FlatteningTest(KitCase):
         client = self.kit()
         names = ["image", "audio", "resource_link", "embedded_text", "embedded_blob", "mixed",
                  "weather", "silent", "fail"]
-        entries = bridge.execute_tool_calls(client, [
+        entries = client.execute_tool_calls([
             call(n, '{"city": "Oslo"}' if n == "weather" else "", n) for n in names])
         contents = {e["tool_call_id"]: e["content"] for e in entries}
         self.assertEqual(contents, {
@@ -231,8 +231,8 @@ class FlatteningTest(KitCase):
         self.assertNotIn("iVBOR", json.dumps(entries))   # no base64 PNG anywhere
 
     def test_flatten_content_edge_cases(self) -> None:
-        self.assertEqual(bridge.flatten_content(None), "")
-        self.assertEqual(bridge.flatten_content([
+        self.assertEqual(provider.flatten_content(None), "")
+        self.assertEqual(provider.flatten_content([
             "junk", {"type": "text", "text": 5}, {"type": "video", "data": "AAAA"},
             {"type": "image", "data": "QUJD"}, {"type": "image", "data": None, "mimeType": "x/y"},
             {"type": "resource", "resource": "?"}, {"type": "resource_link", "uri": "u",
@@ -240,13 +240,13 @@ class FlatteningTest(KitCase):
             "[unreadable content block]\n\n[video content omitted]\n"
             "[image: unknown type, 3 bytes]\n[image: x/y, unknown size]\n"
             "[unreadable resource]\n[resource link: u (10 bytes)]")
-        self.assertEqual(bridge.result_message("x", {"content": [], "isError": True})["content"],
+        self.assertEqual(provider.result_message("x", {"content": [], "isError": True})["content"],
                          "the tool reported an error and said nothing more")
 
 
 class FailureTest(FakeBridgeCase):
     def run_one(self, client: Client, name: str = "t") -> dict[str, Any]:
-        entries = bridge.execute_tool_calls(client, [call(name, "{}", "id-1")])
+        entries = client.execute_tool_calls([call(name, "{}", "id-1")])
         self.assertEqual(len(entries), 1)
         self.assertEqual(entries[0]["tool_call_id"], "id-1")
         self.assertTrue(entries[0]["is_error"])
@@ -292,17 +292,12 @@ class FailureTest(FakeBridgeCase):
                          "the connection to the server is closed; t could not run")
 
     def test_a_bug_inside_the_client_is_an_entry_too(self) -> None:
-        class Broken:
-            _opts = {"tool_concurrency": 4}
+        def broken(name: str, arguments: Any, tool_call_id: str | None) -> dict[str, Any]:
+            raise RuntimeError("oops")
 
-            def list_tools(self, **_: Any) -> list[dict[str, Any]]:
-                return [tool("t")]
-
-            def call_tool(self, name: str, arguments: Any = None) -> dict[str, Any]:
-                raise RuntimeError("oops")
-
+        driven = bridge.Bridge(list_tools=lambda **_: [tool("t")], call=broken)
         with self.assertLogs("mcp_client.bridge", "ERROR"):
-            entry = self.run_one(Broken())  # type: ignore[arg-type]
+            entry, = driven.execute_tool_calls([call("t", "{}", "id-1")])
         self.assertEqual(entry["content"], "the call to t failed inside the client: "
                                            "RuntimeError: oops")
 
@@ -310,16 +305,16 @@ class FailureTest(FakeBridgeCase):
         client = self.connect()
         self.fake.on("tools/list", Error(-32603, "broken"))
         self.fake.on("tools/call", lambda req: text_result(req["params"]["name"]))
-        entries = bridge.execute_tool_calls(client, [call("anything")])
+        entries = client.execute_tool_calls([call("anything")])
         self.assertEqual(entries[0]["content"], "anything")
 
     def test_an_unknown_name_refetches_the_catalogue_once(self) -> None:
         client = self.connect()
         self.fake.on("tools/list", {"tools": []}, {"tools": [tool("new")]})
         self.fake.on("tools/call", text_result("found"))
-        self.assertEqual(bridge.execute_tool_calls(client, [call("new")])[0]["content"], "found")
+        self.assertEqual(client.execute_tool_calls([call("new")])[0]["content"], "found")
         self.assertEqual(len(self.fake.requests("tools/list")), 2)
-        self.assertEqual(bridge.execute_tool_calls(client, [call("gone")])[0]["content"],
+        self.assertEqual(client.execute_tool_calls([call("gone")])[0]["content"],
                          "unknown tool: gone")
         self.assertEqual(len(self.fake.requests("tools/call")), 1)
 
@@ -336,7 +331,7 @@ class ProgressTest(LeakCheckingTestCase):
                 reports.append(report)
 
         client = provider_for(on_progress)
-        entries = bridge.execute_tool_calls(client, [
+        entries = client.execute_tool_calls([
             call("count", '{"n": 3}', "call_a"), call("count", '{"n": 2}', "call_b"),
             call("ticks", '{"n": 2}', "call_c")])
         # The batch has finished when execute_tool_calls returns: every answer
@@ -369,16 +364,12 @@ class ProgressTest(LeakCheckingTestCase):
     def test_the_bridge_hands_the_call_id_to_the_client(self) -> None:
         seen: list[tuple[str, Any]] = []
 
-        class Recording:
-            def list_tools(self, **_: Any) -> list[dict[str, Any]]:
-                return [tool("t")]
+        def recording(name: str, arguments: Any, tool_call_id: str | None) -> dict[str, Any]:
+            seen.append((name, tool_call_id))
+            return text_result("ok")
 
-            def _call_tool_for_bridge(self, name: str, arguments: Any, *,
-                                      tool_call_id: str | None) -> dict[str, Any]:
-                seen.append((name, tool_call_id))
-                return text_result("ok")
-
-        entries = bridge.execute_tool_calls(Recording(), [  # type: ignore[arg-type]
+        driven = bridge.Bridge(list_tools=lambda **_: [tool("t")], call=recording)
+        entries = driven.execute_tool_calls([
             call("t", "", "call_9"), call("t", "", None), call("t", "", 12)])
         self.assertEqual(seen, [("t", "call_9"), ("t", None), ("t", "12")])
         self.assertEqual([e["tool_call_id"] for e in entries], ["call_9", None, 12])

@@ -195,7 +195,7 @@ class ProgressAndLogTest(LeakCheckingTestCase):
             lambda n: seen.set() if n["params"].get("progress") == 2 else None)
         client.call_tool("a")
         self.assertTrue(seen.wait(5))
-        client._call_tool_for_bridge("b", {}, tool_call_id="call_7")
+        client.execute_tool_calls([{"id": "call_7", "function": {"name": "b", "arguments": ""}}])
         tokens = [m["params"]["_meta"]["progressToken"] for m in fake.requests("tools/call")]
         self.assertEqual(len(set(tokens)), 2)
         self.assertFalse(set(tokens) & {m["id"] for m in fake.requests("tools/call")})

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from mcp_client import Client
 from mcp_client.cli import _output as out
 from mcp_client.cli._terminal import Form
 from mcp_client.cli import main
@@ -75,11 +74,9 @@ class VerbsTest(CLITestCase):
         super().setUpClass()
         # Over stdio, each command line starts its own server (about a second of imports);
         # the --json runs and the exit-code runs share one HTTP server when there is one.
-        shared = ["--stdio", STDIO]
-        if hasattr(Client, "connect_http"):
-            http = HTTPServer()
-            cls.addClassCleanup(http.close)
-            shared = ["--http", http.url, "--header", "X-Test: 1"]
+        http = HTTPServer()
+        cls.addClassCleanup(http.close)
+        shared = ["--http", http.url, "--header", "X-Test: 1"]
         verbs = {"info": ["info"], "tools": ["tools"], "resources": ["resources"],
                  "templates": ["templates"], "prompts": ["prompts"], "call": ["call", "image"],
                  "read": ["read", "res://readme"],

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from mcp_client import Client, MCPClientError, ProtocolError, protocol
 from mcp_client._lines import LineBuffer
-from mcp_client.bridge import parse_arguments, read_call
+from mcp_client.provider import parse_arguments, read_call
 from mcp_client.policy import Policy
 from mcp_client.protocol import Kind
 from mcp_client.policy.rules import compile_rule, gather

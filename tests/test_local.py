@@ -6,7 +6,7 @@ import subprocess
 import threading
 from typing import Any
 
-from mcp_client import Client, MCPClientError, ServerGone, TransportClosed, bridge
+from mcp_client import Client, MCPClientError, ServerGone, TransportClosed
 from mcp_client.local import LocalServer, is_sdk_server
 from mcp_client.testing import InProcessTransport, TestKit
 
@@ -90,12 +90,12 @@ class InProcessTransportTest(LeakCheckingTestCase):
         self.addCleanup(setattr, logging.getLogger("mcp"), "disabled", False)
         transport = InProcessTransport(lowlevel_server(), raise_exceptions=True)
         with Client(transport=transport) as client:
-            entries = bridge.execute_tool_calls(client, [call("boom", "", 1)])
+            entries = client.execute_tool_calls([call("boom", "", 1)])
             self.assertTrue(entries[0]["is_error"])
             with self.assertRaises(ServerGone) as caught:
                 client.call_tool("hello")
             self.assertIn("the in-process server stopped", str(caught.exception))
-            self.assertEqual(bridge.execute_tool_calls(client, [call("hello", "", 2)])[0],
+            self.assertEqual(client.execute_tool_calls([call("hello", "", 2)])[0],
                              {"role": "tool", "tool_call_id": 2, "is_error": True,
                               "content": "the server is gone; hello could not run"})
 
@@ -149,9 +149,9 @@ class GoldenParityTest(LeakCheckingTestCase):
         return batches
 
     def run_all(self, client: Client) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]:
-        declarations = bridge.tools_for_llm(client)
+        declarations = client.tools_for_llm()
         published = [d["function"]["name"] for d in declarations]
-        return declarations, [bridge.execute_tool_calls(client, batch)
+        return declarations, [client.execute_tool_calls(batch)
                               for batch in self.batches(published)]
 
     def test_local_and_stdio_are_identical(self) -> None:

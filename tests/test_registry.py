@@ -7,7 +7,7 @@ import unittest
 from pathlib import Path
 from typing import Any, Iterable
 
-from mcp_client import Client, MCPClientError, bridge
+from mcp_client import MCPClientError
 from mcp_client.local import LocalServer
 from mcp_client.names import LLM_NAME
 from mcp_client.registry import Registry
@@ -42,26 +42,6 @@ class Stub:
             raise RuntimeError(f"{self.label} is down")
         return [{"role": "tool", "tool_call_id": c["id"], "is_error": False,
                  "content": f"{self.label}:{c['function']['name']}"} for c in calls]
-
-
-class BridgeAdapter:
-    """A client as a provider, until Client has tools_for_llm() of its own."""
-
-    def __init__(self, client: Client) -> None:
-        self.client = client
-
-    def tools_for_llm(self) -> list[dict[str, Any]]:
-        return bridge.tools_for_llm(self.client)
-
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
-        return bridge.execute_tool_calls(self.client, calls)
-
-    def tool_annotations(self, name: str) -> dict[str, Any] | None:
-        return bridge.tool_annotations(self.client, name)
-
-
-def as_provider(client: Client) -> Any:
-    return client if hasattr(client, "tools_for_llm") else BridgeAdapter(client)
 
 
 def names(registry: Registry) -> list[str]:
@@ -150,7 +130,7 @@ class ExecutionTest(RegistryCase):
         tools.add(TestKit().server, prefix="kit")
         remote = TestKit.connect_stdio()
         self.addCleanup(remote.close)
-        tools.add(as_provider(remote), prefix="remote")
+        tools.add(remote, prefix="remote")
         tools.add(ProgressKit().server, prefix="prog")
         calls = [call("remote_echo", {"text": "r1"}, "1"), call("kit_echo", {"text": "k1"}, "2"),
                  call("prog_count", {"n": 2}, "3"), call("remote_ticket", "", "4"),
@@ -313,7 +293,6 @@ class ProvidersTest(RegistryCase):
         tools.close()
         self.assertEqual((owned.closed, kept.closed), (1, 0))
 
-    @unittest.skipUnless(hasattr(Client, "tools_for_llm"), "Client.tools_for_llm() not added yet")
     def test_from_config(self) -> None:
         kit = TestKit.command()
         config = {"mcpServers": {

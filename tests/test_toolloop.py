@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-import unittest
 from pathlib import Path
-
-from mcp_client import Client
 
 from .base import PYTHON, LeakCheckingTestCase
 
@@ -33,7 +30,6 @@ assistant: Since the last release: Gears can be reversed.; Sprockets load twice 
 """
 
 
-@unittest.skipUnless(hasattr(Client, "tools_for_llm"), "Client.tools_for_llm() not added yet")
 class ToolLoopExampleTest(LeakCheckingTestCase):
     def test_the_tool_loop_prints_the_same_every_run(self) -> None:
         env = dict(os.environ, PYTHONPATH=str(ROOT))

@@ -19,7 +19,7 @@ Decisions:
   to the terminal's width (with ``...``), never when output is piped.
 * Results are text; images, audio and blob resources are named with their
   MIME type and decoded size (``[image: image/png, 67 bytes]``), never
-  dumped (the LLM bridge's rendering, :func:`mcp_client.bridge.flatten_content`).
+  dumped (the LLM bridge's rendering, :func:`mcp_client.provider.flatten_content`).
   A result with no content but ``structuredContent`` prints that JSON.
 * A resource read with one text content prints the text alone, like ``cat``;
   with several, each is introduced by a ``[resource: uri]`` line.
@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from ..bridge import base64_size, flatten_content
+from ..provider import base64_size, flatten_content
 
 __all__ = ["table", "tools_table", "resources_table", "templates_table", "prompts_table",
            "info_text", "result_text", "contents_text", "prompt_text", "HINTS_LEGEND"]

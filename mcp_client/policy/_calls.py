@@ -1,10 +1,10 @@
-"""Reading a tool call for the policy, with the bridge's own reader and parser.
+"""Reading a tool call for the policy, with the provider role's own reader and parser.
 
 A call arrives shaped like OpenAI's (``{"id", "function": {"name",
 "arguments"}}``, arguments a dict, a JSON string or ``""``), or as an object
 with those attributes.  The policy reads it with exactly the functions every
-other provider layer uses -- :func:`mcp_client.bridge.read_call` and
-:func:`mcp_client.bridge.parse_arguments` -- so a call the policy judges is
+other provider layer uses -- :func:`mcp_client.provider.read_call` and
+:func:`mcp_client.provider.parse_arguments` -- so a call the policy judges is
 the call the layers below would have read: one reader, one parser, pinned by
 construction (and by ``tests/test_policy.py``'s parity test).
 
@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .. import bridge
+from .. import provider
 
 __all__ = ["CallView", "read_call", "parse_arguments", "plain"]
 
@@ -33,7 +33,7 @@ class CallView:
         id: the ``tool_call_id`` to answer under (``None`` when it has none).
         name: the function name, or ``None`` when the call is malformed.
         raw_arguments: the arguments as the call carried them.
-        problem: why the call is malformed (the bridge's words), or ``None``.
+        problem: why the call is malformed (the reader's words), or ``None``.
         copy: the call as plain data (a detached copy, for the question).
     """
 
@@ -53,8 +53,8 @@ def plain(value: Any) -> Any:
 
 
 def read_call(call: Any) -> CallView:
-    """Read one call (see :func:`mcp_client.bridge.read_call`)."""
-    parts = bridge.read_call(call)
+    """Read one call (see :func:`mcp_client.provider.read_call`)."""
+    parts = provider.read_call(call)
     if isinstance(call, dict):
         shown = {str(key): plain(value) for key, value in call.items()}
     else:
@@ -65,13 +65,13 @@ def read_call(call: Any) -> CallView:
 
 
 def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str]:
-    """Parse a call's arguments (see :func:`mcp_client.bridge.parse_arguments`), detached.
+    """Parse a call's arguments (see :func:`mcp_client.provider.parse_arguments`), detached.
 
     Returns:
-        ``(arguments, "")``, or ``(None, why not)`` in the bridge's words.
+        ``(arguments, "")``, or ``(None, why not)`` in the parser's words.
     """
     try:
-        value = bridge.parse_arguments(raw)
+        value = provider.parse_arguments(raw)
         return copy.deepcopy(value), ""
     except ValueError as exc:
         return None, str(exc)

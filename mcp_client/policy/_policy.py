@@ -11,9 +11,10 @@ starts no thread.
 
 How one call is decided, failing closed at every step:
 
-1. A call is read and its arguments parsed with the bridge's own reader and
-   parser (:mod:`mcp_client.policy._calls`).  A malformed call, or arguments that
-   are not a JSON object, is answered here in the bridge's own words
+1. A call is read and its arguments parsed with the reader and parser every
+   provider shares (:mod:`mcp_client.provider`, via :mod:`mcp_client.policy._calls`).
+   A malformed call, or arguments that are not a JSON object, is answered here
+   in those functions' words
    (``malformed tool call: ...``, ``fs_write: arguments are not valid JSON
    ...``) and never forwarded: nothing unreadable is judged, let alone run.
 2. Every rule whose ``tool`` matches is evaluated; the strongest decision that
@@ -108,12 +109,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .. import bridge
 from ._asking import ANSWERS, interpret, suggested_rule
 from ._calls import CallView, parse_arguments, read_call
 from .._options import unknown_option
 from ..exceptions import MCPClientError
 from ..paths import Tri, common_directory
+from ..provider import CallParts, Layer, declared_name, error_message
 from .rules import (ANNOTATIONS_UNREAD, CHECK_FUNCTIONS, RULE_KEYS, Facts, Rule, RuleError,
                     check_roots, compile_rule, compile_rules, gather)
 
@@ -242,7 +243,7 @@ class _Static:
     floor: list[dict[str, str]] = field(default_factory=list)
 
 
-class Policy:
+class Policy(Layer):
     """A provider that decides what its inner provider may run (see the module docstring).
 
     Args:
@@ -273,16 +274,12 @@ class Policy:
                  grants_store: Grants | None = None, **unknown: Any) -> None:
         for name in unknown:
             raise unknown_option(name, _OPTIONS)
-        for method in ("tools_for_llm", "execute_tool_calls"):
-            if not callable(getattr(provider, method, None)):
-                raise MCPClientError(f"Policy needs a provider with {method}(), "
-                                     f"not {type(provider).__name__}")
+        super().__init__(provider)
         for name, hook in (("on_ask", on_ask), ("on_grant", on_grant)):
             if hook is not None and not callable(hook):
                 raise MCPClientError(f"{name} must be callable or None")
         if grants_store is not None and not isinstance(grants_store, Grants):
             raise MCPClientError("grants_store must be a mcp_client.policy.Grants")
-        self._provider = provider
         self._rules = compile_rules(rules)
         self._roots = check_roots(roots)
         self._on_ask = on_ask
@@ -336,25 +333,20 @@ class Policy:
     def tools_for_llm(self) -> list[Any]:
         """The inner provider's declarations, without tools a rule denies outright
         (a ``deny`` rule with no narrower but ``tool``)."""
-        return [declaration for declaration in self._provider.tools_for_llm()
+        return [declaration for declaration in self.provider.tools_for_llm()
                 if not self._hidden(declaration)]
 
-    def tool_annotations(self, name: str) -> Any:
-        """The inner provider's annotations for ``name`` (``None`` if it has none)."""
-        lookup = getattr(self._provider, "tool_annotations", None)
-        return lookup(name) if callable(lookup) else None
-
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[dict[str, Any]]:
         """Decide each call, forward the allowed ones as one batch, refuse the rest in place.
+
+        :meth:`execute_tool_calls` (the :class:`~mcp_client.provider.Layer`'s)
+        has refused the calls it could not read and raised for ``calls`` that
+        is not a list; nothing about a single call raises.
 
         Returns:
             One result per call, in call order.
-
-        Raises:
-            MCPClientError: ``calls`` is not a list (a programming error);
-                nothing about a single call raises.
         """
-        items = bridge.as_call_list(calls)
+        items = calls
         results: list[dict[str, Any] | None] = [None] * len(items)
         forward: list[tuple[int, CallView, dict[str, Any]]] = []
         for position, call in enumerate(items):
@@ -448,9 +440,8 @@ class Policy:
         return None
 
     def _hidden(self, declaration: Any) -> bool:
-        function = declaration.get("function") if isinstance(declaration, Mapping) else None
-        name = function.get("name") if isinstance(function, Mapping) else None
-        return isinstance(name, str) and any(
+        name = declared_name(declaration)
+        return name is not None and any(
             rule.decision == "deny" and not rule.narrowed and rule.names(name)
             for rule in self._rules)
 
@@ -504,7 +495,7 @@ class Policy:
             return []
         calls = [_outgoing(view, arguments) for _, view, arguments in batch]
         try:
-            answered = self._provider.execute_tool_calls(calls)
+            answered = self.provider.execute_tool_calls(calls)
             results = list(answered) if isinstance(answered, (list, tuple)) else None
         except Exception as exc:
             log.warning("the inner provider raised %s: %s", type(exc).__name__, exc)
@@ -525,7 +516,7 @@ class Policy:
 
 
 def _refusal(call_id: Any, content: str) -> dict[str, Any]:
-    return bridge.error_message(call_id, content)
+    return error_message(call_id, content)
 
 
 def _denied_by(tool: str, rule: Rule) -> str:

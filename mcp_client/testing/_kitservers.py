@@ -22,10 +22,7 @@ from mcp_types import (BlobResourceContents, ContentBlock, EmbeddedResource, Res
                        TextContent, TextResourceContents, ToolAnnotations)
 from pydantic import BaseModel
 
-from .kits import DOTTED_TOOL_NAME, LONG_TOOL_NAME
-
-__all__ = ["build_testkit", "build_progresskit", "KIT_VERSION", "TINY_PNG", "TINY_WAV",
-           "LONG_TOOL_NAME", "DOTTED_TOOL_NAME"]
+__all__ = ["build_testkit", "build_progresskit", "KIT_VERSION", "TINY_PNG", "TINY_WAV"]
 
 KIT_VERSION = "1.0.0"
 
@@ -101,7 +98,7 @@ def _content_tools(server: MCPServer) -> None:
         server.add_tool(tool, annotations=READ_ONLY)
 
 
-def _behaviour_tools(server: MCPServer, state: _State) -> None:
+def _behaviour_tools(server: MCPServer, state: _State, dotted_name: str, long_name: str) -> None:
     """Tools that fail, wait, count and write."""
 
     def echo(text: str) -> str:
@@ -160,8 +157,8 @@ def _behaviour_tools(server: MCPServer, state: _State) -> None:
 
     for tool in (echo, add, slow, rendezvous, ticket, read_notes):
         server.add_tool(tool, annotations=READ_ONLY)
-    server.add_tool(files_read_text, name=DOTTED_TOOL_NAME, annotations=READ_ONLY)
-    server.add_tool(long_named, name=LONG_TOOL_NAME, annotations=READ_ONLY)
+    server.add_tool(files_read_text, name=dotted_name, annotations=READ_ONLY)
+    server.add_tool(long_named, name=long_name, annotations=READ_ONLY)
     server.add_tool(fail)
 
     def write_note(text: str) -> str:
@@ -177,12 +174,18 @@ def _behaviour_tools(server: MCPServer, state: _State) -> None:
     server.add_tool(no_args)
 
 
-def build_testkit(name: str = "testkit", **settings: Any) -> MCPServer:
-    """A fresh TestKit server: one tool of every shape, and a README resource."""
+def build_testkit(name: str = "testkit", *, dotted_name: str, long_name: str,
+                  **settings: Any) -> MCPServer:
+    """A fresh TestKit server: one tool of every shape, and a README resource.
+
+    ``dotted_name`` and ``long_name`` are the two tools named as a model API
+    would refuse (the kit module owns the names: ``DOTTED_TOOL_NAME``,
+    ``LONG_TOOL_NAME``).
+    """
     server = MCPServer(name=name, version=KIT_VERSION, log_level="WARNING",
                        instructions="Tools of every shape, for testing agents.", **settings)
     state = _State()
-    _behaviour_tools(server, state)
+    _behaviour_tools(server, state, dotted_name, long_name)
     _content_tools(server)
 
     def readme() -> str:

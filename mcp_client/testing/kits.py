@@ -19,7 +19,7 @@ either way::
 
     kit = TestKit()
     with kit.local() as local, TestKit.connect_stdio() as remote:
-        assert local.tools_for_llm() == bridge.tools_for_llm(remote)
+        assert local.tools_for_llm() == remote.tools_for_llm()
 
     python -m mcp_client.testing.kits testkit      # the kit over stdio
 
@@ -55,13 +55,15 @@ class _Kit:
 
     __test__ = False     # not a pytest test class, whatever its name
     kind: ClassVar[str] = ""
+    #: What the server builder is told besides the server's name.
+    build_options: ClassVar[dict[str, str]] = {}
 
     def __init__(self, *, name: str | None = None) -> None:
         from . import _kitservers
 
         builder = getattr(_kitservers, f"build_{self.kind}")
         #: The ``mcp.server.mcpserver.MCPServer`` (not yet running).
-        self.server: Any = builder(name or self.kind)
+        self.server: Any = builder(name or self.kind, **self.build_options)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} server={self.server.name!r}>"
@@ -101,6 +103,7 @@ class TestKit(_Kit):
     """An official-SDK server with one tool of every shape (see the module docstring)."""
 
     kind = "testkit"
+    build_options = {"dotted_name": DOTTED_TOOL_NAME, "long_name": LONG_TOOL_NAME}
 
 
 class ProgressKit(_Kit):
