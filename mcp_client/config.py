@@ -468,7 +468,7 @@ class _Reader:
     def inherit_env(self) -> InheritEnv:
         value = self.raw.get("inherit_env", "safe")
         if not is_inherit_env(value):
-            shown = repr(value) if isinstance(value, str) else _json_kind(value)
+            shown = repr(value) if isinstance(value, str) else json_kind(value)
             raise self.error("inherit_env", f"must be true, false or \"safe\", not {shown}")
         return cast(InheritEnv, value)
 

@@ -21,7 +21,6 @@ from typing import Any, Iterator
 from unittest import mock
 
 from mcp_client import MCPClientError, SpawnFailed, TransportError
-from mcp_client import bridge
 from mcp_client._redact import redact_text, redact_url
 from mcp_client.config import ConfigError, connect_config, expand, load_config
 from mcp_client.http import HTTPTransport
@@ -163,8 +162,8 @@ class RedactedHTTPTest(ScriptedCase):
         client = self.client(srv, url=secret_url(srv.port), persistent=False)
         srv.stop()
         with every_log_record() as records:
-            answers = bridge.execute_tool_calls(
-                client, [{"id": "1", "function": {"name": "echo", "arguments": "{}"}}])
+            answers = client.execute_tool_calls(
+                [{"id": "1", "function": {"name": "echo", "arguments": "{}"}}])
         self.assertTrue(answers[0]["is_error"], answers)
         self.assertIn("127.0.0.1", answers[0]["content"])
         self.assertClean(json.dumps(answers), *records.texts, *self.warnings)
