@@ -103,7 +103,7 @@ class DeclarationTest(FakeBridgeCase):
         self.assertEqual([e["content"] for e in entries],
                          [DOTTED_TOOL_NAME, LONG_TOOL_NAME, "files_read_text"])
         self.assertEqual(bridge.execute_tool_calls(client, [call(DOTTED_TOOL_NAME)])[0]["content"],
-                         DOTTED_TOOL_NAME)   # the server's own name works too
+                         f"unknown tool: {DOTTED_TOOL_NAME}")   # only the published name
 
     def test_tool_annotations(self) -> None:
         client = self.connect(tool("read", annotations={"readOnlyHint": True}),
@@ -112,7 +112,7 @@ class DeclarationTest(FakeBridgeCase):
         self.assertEqual(bridge.tool_annotations(client, "read"), {"readOnlyHint": True})
         published = bridge.tools_for_llm(client)[1]["function"]["name"]
         self.assertEqual(bridge.tool_annotations(client, published), {"readOnlyHint": False})
-        self.assertEqual(bridge.tool_annotations(client, LONG_TOOL_NAME), {"readOnlyHint": False})
+        self.assertIsNone(bridge.tool_annotations(client, LONG_TOOL_NAME))   # never published
         self.assertIsNone(bridge.tool_annotations(client, "plain"))
         self.assertIsNone(bridge.tool_annotations(client, "missing"))
 
