@@ -11,7 +11,8 @@ key names, :func:`scan` walks a call's arguments (objects and arrays, to a
 bounded depth and size) and returns every location, URL and command it
 found, with where each sat (``edits[0].path``).  It also collects the
 *strays*: strings that look like a path or a URL but sit under a key it does
-not know -- evidence that the call names a place the reader cannot place.
+not know, or are themselves a key (``{"changes": {"/etc/passwd": ...}}``) --
+evidence that the call names a place the reader cannot place.
 
 It is pure (JSON-shaped values in, lists out), holds no state, and judges
 nothing: :mod:`mcp_client.paths` resolves locations, the policy's rules
@@ -215,6 +216,8 @@ def _object(found: Scan, obj: Mapping[Any, Any], where: str, depth: int) -> None
         if not _spend(found, depth):
             return
         name = f"{where}.{key}" if where else str(key)
+        if looks_placed(key):
+            found.strays.append((name, key))   # {"changes": {"/etc/passwd": ...}}
         kind = key_kind(key)
         if kind == "location":
             _location(found, value, name, depth)
