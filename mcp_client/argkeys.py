@@ -72,7 +72,8 @@ COMMAND_TAILS = {"command": "command", "cmd": "command", "cmdline": "command",
 TEXT_TAILS = frozenset({"content", "contents", "text", "texts", "body", "message", "messages",
                         "description", "comment", "comments", "note", "notes", "query",
                         "pattern", "patterns", "regex", "replacement", "diff", "patch",
-                        "prompt", "reason", "summary", "title", "subject"})
+                        "prompt", "reason", "summary", "title", "subject", "observation",
+                        "observations", "thought"})
 #: The reader's own spellings of a command: the shell reader reads these at the top level.
 _SHELL_KEYS = frozenset({"command", "cmd", "argv", "script", "commands"})
 
@@ -216,8 +217,8 @@ def _object(found: Scan, obj: Mapping[Any, Any], where: str, depth: int) -> None
         if not _spend(found, depth):
             return
         name = f"{where}.{key}" if where else str(key)
-        if looks_placed(key):
-            found.strays.append((name, key))   # {"changes": {"/etc/passwd": ...}}
+        if looks_placed(key) and any(char in key for char in "/\\:"):
+            found.strays.append((name, key))   # {"changes": {"/etc/passwd": ...}}, not "$ref"
         kind = key_kind(key)
         if kind == "location":
             _location(found, value, name, depth)

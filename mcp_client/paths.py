@@ -256,7 +256,7 @@ class Location:
 
     Attributes:
         key: where it came from: the argument name, with ``[i]`` for a list
-            item (``paths[1]``).
+            item and ``.`` for a nested key (``paths[1]``, ``edits[0].path``).
         value: the raw value the call carried (any JSON value).
         resolved: the absolute, normalised path, or ``None`` when unknown.
         directory: ``True`` when the text itself says it names a directory

@@ -20,13 +20,14 @@ from mcp_client.leases import LeaseTable, Leases
 from mcp_client.paths import locate
 from mcp_client.policy import Policy
 from mcp_client.registry import Registry
-from mcp_client.testing import FakeTransport
+from mcp_client.testing import Error, FakeTransport
 
 from .base import LeakCheckingTestCase
 from .tables import add_rows
 
 README = Path(__file__).resolve().parents[1] / "README.rst"
-ROOTS = {"fs": "/srv/work", "sh": "/srv/work", "web": "/srv/work", "lock": "/srv/work"}
+ROOTS = {"fs": "/srv/work", "sh": "/srv/work", "web": "/srv/work", "git": "/srv/work",
+         "lock": "/srv/work"}
 READ_ONLY = {"readOnlyHint": True}
 WRITES = {"readOnlyHint": False, "destructiveHint": True}
 
@@ -88,6 +89,7 @@ DENY_EVIL = {"tool": "web_*", "decision": "deny", "host": "evil.example"}
 ALLOW_LS = {"tool": "sh_run", "decision": "allow", "command": "ls"}
 DENY_RM = {"tool": "sh_run", "decision": "deny", "command": "rm"}
 ALLOW_SH = {"tool": "sh_run", "decision": "allow"}
+ALLOW_GIT = {"tool": "git_*", "decision": "allow", "under": "/srv/work"}
 
 
 class LocationKeysTest(LeakCheckingTestCase):
@@ -200,6 +202,18 @@ class AliasTest(LeakCheckingTestCase):
             refused = bridge.execute_tool_calls(client, [call("files.delete")])[0]
             self.assertEqual(refused["content"], "unknown tool: files.delete")
             self.assertIsNone(bridge.tool_annotations(client, "files.delete"))
+
+    def test_without_a_catalogue_only_a_name_a_model_api_accepts_passes(self) -> None:
+        fake = FakeTransport()
+        fake.on("server/discover", {"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                                    "capabilities": {"tools": {}}})
+        fake.on("tools/list", Error(-32603, "catalogue down"))
+        fake.on("tools/call", {"resultType": "complete",
+                               "content": [{"type": "text", "text": "ran"}]})
+        with Client(transport=fake) as client:
+            answers = bridge.execute_tool_calls(client, [call("files.delete", ident="a"),
+                                                         call("files_delete", ident="b")])
+        self.assertEqual([a["content"] for a in answers], ["unknown tool: files.delete", "ran"])
 
     def test_a_lease_is_not_passed_by_the_original_name(self) -> None:
         table = LeaseTable()
@@ -519,6 +533,31 @@ POLICY_ROWS: list[tuple[str, list[dict[str, Any]], str, dict[str, Any], Any, str
      False),
     ("cmd floor: cwd outside", [ALLOW_SH], "sh_run", {"command": "ls", "cwd": "/etc"}, None,
      "ask", False),
+    # the reference servers' own argument names
+    ("git_add inside", [ALLOW_GIT], "git_add", {"repo_path": "/srv/work", "files": ["src/a.py"]},
+     None, "allow", False),
+    ("git_add outside", [ALLOW_GIT], "git_add", {"repo_path": "/srv/work", "files": [EVIL]},
+     None, "ask", False),
+    ("git_add a relative escape", [ALLOW_GIT], "git_add",
+     {"repo_path": "/srv/work", "files": ["../../etc/passwd"]}, None, "ask", False),
+    ("git_init elsewhere", [ALLOW_GIT], "git_init", {"repo_path": "/tmp/x"}, None, "ask", False),
+    ("git_diff target is a branch", DEFAULTS, "git_diff",
+     {"repo_path": "/srv/work", "target": "main"}, READ_ONLY, "allow", True),
+    ("git_commit message", [ALLOW_GIT], "git_commit",
+     {"repo_path": "/srv/work", "message": "/etc handling fixed"}, None, "allow", False),
+    ("memory observations", [{"tool": "mem_*", "decision": "allow"}], "mem_create_entities",
+     {"entities": [{"name": "x", "entityType": "y", "observations": ["/etc/passwd is open"]}]},
+     None, "allow", False),
+    ("time zones are not places", [{"tool": "time_*", "decision": "allow"}], "time_convert",
+     {"source_timezone": "Europe/Paris", "time": "10:00", "target_timezone": "Asia/Tokyo"},
+     None, "allow", False),
+    ("filesystem move_file", [ALLOW_WORK], "fs_move_file",
+     {"source": IN, "destination": "/srv/work/../../etc/x"}, None, "ask", False),
+    ("filesystem edit_file dryRun", [ALLOW_WORK], "fs_edit_file",
+     {"path": IN, "edits": [{"oldText": "a", "newText": "b"}], "dryRun": True}, None, "allow",
+     False),
+    ("a JSON-schema key is not a place", [ALLOW_WORK], "fs_write",
+     {"path": IN, "schema": {"$ref": "#/defs/x"}}, None, "allow", False),
 ]
 
 
