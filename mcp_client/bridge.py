@@ -21,15 +21,18 @@ Decisions (API.md and the seed are silent):
   else ``""``; ``parameters`` is a copy of ``inputSchema`` (an empty object
   schema when the server sent none).
 * A tool name a model API would refuse is published under the name
-  :class:`~mcp_client.names.NameMap` gives it, and a call under either name
-  reaches the tool.
+  :class:`~mcp_client.names.NameMap` gives it, and only that name reaches the
+  tool: the server's own spelling (``files.delete`` for ``files_delete``) is
+  an unknown tool, so a rule or a lease about the published name cannot be
+  walked around by the other one.
 * A call with no ``id`` is still run; its entry's ``tool_call_id`` is None.
   A call whose ``type`` is present and not ``"function"`` is malformed.
   Missing ``arguments`` means no arguments, like ``""``; the JSON text
   ``null`` is not an object and is refused.
 * A name the catalogue does not have triggers one refetch (``refresh=True``)
   before the call is answered "unknown tool" without reaching the server.
-  Without a catalogue at all, names go to the server as given.
+  Without a catalogue at all, a name goes to the server as given only if a
+  model API accepts it (such a name is always published as itself).
 * Binary payloads are named as ``[image: image/png, 67 bytes]`` (decoded
   size), an embedded text resource is its text under a ``[resource: uri]``
   line, a resource link is ``[resource link: uri (name, mimeType)]``.  A
@@ -49,7 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Un
 
 from . import batch
 from .exceptions import MCPClientError
-from .names import NameMap
+from .names import NameMap, is_llm_name
 from .provider import (CallParts, arguments_key, as_call_list, declaration, describe_failure,
                        error_message, parse_arguments, read_call, result_message)
 
@@ -93,11 +96,8 @@ class _Catalogue:
         self.names = client_names(tools)
 
     def resolve(self, name: str) -> str | None:
-        """The server's name for a published (or original) name, or None."""
-        original = self.names.key_for(name)
-        if original is not None:
-            return original
-        return name if name in self.tools else None
+        """The server's name for a published name, or None (any other spelling too)."""
+        return self.names.key_for(name)
 
     def annotations(self) -> dict[str, Mapping[str, Any] | None]:
         return {name: tool.get("annotations") for name, tool in self.tools.items()}
@@ -169,8 +169,8 @@ class Bridge:
         """What the server said about one tool (a copy of its ``annotations``).
 
         Args:
-            name: the server's tool name, or the name :meth:`tools_for_llm`
-                published for it.
+            name: the name :meth:`tools_for_llm` published for the tool (the
+                server's own name when it needed no rewriting).
 
         Returns:
             the annotations dict, or None when the tool has none or does not exist.
@@ -289,7 +289,10 @@ def _plan(parts: Sequence[CallParts], catalogue: _Catalogue | None
         if part.problem is not None or part.name is None:
             entries[index] = error_message(part.ident, f"malformed tool call: {part.problem}")
             continue
-        target = part.name if catalogue is None else catalogue.resolve(part.name)
+        if catalogue is None:
+            target = part.name if is_llm_name(part.name) else None
+        else:
+            target = catalogue.resolve(part.name)
         if target is None:
             entries[index] = error_message(part.ident, f"unknown tool: {part.name}")
             continue

@@ -14,8 +14,7 @@ away (seed "File leases").  This module closes that window.
 * :class:`Leases` -- one per agent, a provider wrapping a provider.  It
   publishes ``lock_acquire(paths, ttl?, wait?)`` and ``lock_release(paths?)``
   without any prefix, routes those names ahead of everything else, and
-  enforces leases on the tools that change things (``fs_write``, ``fs_edit``,
-  ``fs_move``, ``fs_delete`` by default).
+  enforces leases on the tools that change things (see "Which tools").
 
 Acquisition is all or nothing.  It tries at once and, when somebody else holds
 a path, waits -- woken by every release, and looking again about once a
@@ -33,19 +32,36 @@ granted lock into an error.  ``cancelled()`` is asked on every poll and ends a
 wait early; it fails *open* (a raise counts as "not cancelled"), because
 over-waiting costs seconds and a falsely abandoned acquire costs correctness.
 
+Which tools: by default, the seed toolkit's ``fs_write``, ``fs_edit``,
+``fs_move`` and ``fs_delete`` and the reference filesystem server's
+``write_file``, ``edit_file``, ``move_file`` and ``create_directory``
+(:data:`ENFORCED_TOOLS`, under any prefix: ``fs_write_file``), and every
+other tool the server did not annotate ``readOnlyHint: true`` (MCP presumes
+a tool without annotations may change things) or annotated
+``destructiveHint: true``, judged on the locations it names -- one that
+names none is let through, as there is nothing to lease.  ``enforced_tools``
+replaces all of that with exactly the names it lists.
+
 Enforcement: another holder's lease on a location a mutating call names always
 refuses it.  Strict mode -- a mutation must be covered by a lease *this* agent
 holds, or it is refused with an error that teaches ``lock_acquire`` -- is on
 whenever ``concurrent()`` reports more than one live agent.  ``concurrent``
 fails *closed*: a raise, or an answer that is not a count, means strict.  A
 mutating call whose location cannot be read (no root, ``..``, not a string;
-see :mod:`mcp_client.paths`) is refused in strict mode, and outside it whenever
-another agent holds anything at all -- it cannot be shown not to collide.
+see :mod:`mcp_client.paths`; a string that looks like a path under a key
+nobody knows, :mod:`mcp_client.argkeys`; or none at all, for a tool enforced
+by name) is refused in strict mode, and outside it whenever another agent
+holds anything at all -- it cannot be shown not to collide.
 
 Decisions beyond the seed: a lock call's paths are resolved against the root
 of the name ``lock_acquire`` in ``roots`` (so ``{"lock": "/srv/work"}`` or a
-catch-all ``""`` key), the same lexical rules the policy uses; the successful
-answer and the refusal are JSON objects (``{"acquired": true, ...}``); calls
+catch-all ``""`` key), the same lexical rules the policy uses, and a path
+outside that root is refused; a ``ttl`` must be above 0 and at most ten
+times the table's ``default_ttl`` (:data:`TTL_CAP_FACTOR`), so no lease
+outlives its holder for ever; every answer of a lock call -- the grant, the
+refusal and the error -- is a strict JSON object (``{"acquired": true,
+...}``, ``{"acquired": false, "error": ...}``; never ``NaN`` or
+``Infinity``); calls
 around a lock call are forwarded to the inner provider in separate batches, so
 a ``lock_release`` never overtakes the write before it.
 
@@ -57,6 +73,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -65,14 +82,20 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from . import paths
 from .provider import CallParts, Layer, declared_name, error_message, parse_arguments, tool_message
 
-__all__ = ["LeaseTable", "Leases", "Lease", "ACQUIRE", "RELEASE", "ENFORCED_TOOLS"]
+__all__ = ["LeaseTable", "Leases", "Lease", "ACQUIRE", "RELEASE", "ENFORCED_TOOLS",
+           "TTL_CAP_FACTOR"]
 
 log = logging.getLogger(__name__)
 
 ACQUIRE = "lock_acquire"
 RELEASE = "lock_release"
-#: The tools that change things, by the filesystem toolkit's names (seed).
-ENFORCED_TOOLS = ("fs_write", "fs_edit", "fs_move", "fs_delete")
+#: The tools that change things, by name: the filesystem toolkit's (seed) and the
+#: reference filesystem server's (@modelcontextprotocol/server-filesystem),
+#: matched bare or after any prefix (``fs_write_file``).
+ENFORCED_TOOLS = ("fs_write", "fs_edit", "fs_move", "fs_delete", "write_file", "edit_file",
+                  "move_file", "create_directory")
+#: The longest ``ttl`` a ``lock_acquire`` may ask for, in ``default_ttl`` units.
+TTL_CAP_FACTOR = 10
 #: The default wait of ``lock_acquire``, seconds (seed).
 DEFAULT_WAIT = 90.0
 #: How often a waiting acquire looks again, at the least (seed: "about once a second").
@@ -215,9 +238,30 @@ class LeaseTable:
         return max(0.0, self._clock() - lease.since)
 
 
-def _answer(ident: Any, payload: Any) -> dict[str, Any]:
-    """A lock call's successful answer: ``payload`` as JSON."""
-    return tool_message(ident, json.dumps(payload), is_error=False)
+def _answer(ident: Any, payload: Any, *, is_error: bool = False) -> dict[str, Any]:
+    """A lock call's answer: ``payload`` as strict JSON (no ``Infinity`` or ``NaN``)."""
+    try:
+        content = json.dumps(payload, allow_nan=False)
+    except ValueError:     # nothing here should hold NaN; if it does, say so in JSON
+        content, is_error = json.dumps({"error": "the answer could not be written"}), True
+    return tool_message(ident, content, is_error=is_error)
+
+
+def _lock_error(ident: Any, name: str, text: str) -> dict[str, Any]:
+    """A lock call's error, as JSON shaped like its success (nothing acquired or freed)."""
+    outcome: dict[str, Any] = {"acquired": False} if name == ACQUIRE else {"released": []}
+    return _answer(ident, {**outcome, "error": f"{name}: {text}"}, is_error=True)
+
+
+def _seconds(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and \
+        not (isinstance(value, float) and math.isnan(value))
+
+
+def _named(tool: str, names: Iterable[str]) -> bool:
+    """``tool`` is one of ``names``, bare or after a prefix and separator."""
+    return any(tool == name or (tool.endswith(name) and tool[-len(name) - 1] in "_.-")
+               for name in names)
 
 
 def _shielded(hook: Callable[[], Any] | None, what: str) -> None:
@@ -239,7 +283,8 @@ class Leases(Layer):
         roots: tool-name prefix -> the server's directory (as for the policy).
         concurrent: how many agents are live now; more than one turns strict
             mode on.
-        enforced_tools: the mutating tools (default :data:`ENFORCED_TOOLS`).
+        enforced_tools: exactly the mutating tools (default: see the module
+            docstring, "Which tools").
         on_wait_begin: told when an acquire really starts waiting.
         on_wait_end: told when that wait ends, however it ends.
         cancelled: asked on every poll; True ends a wait early.
@@ -266,6 +311,7 @@ class Leases(Layer):
         self.agent_id = agent_id
         self.roots = {prefix: paths.check_root(root) for prefix, root in (roots or {}).items()}
         self._concurrent = concurrent
+        self._by_name_only = enforced_tools is not None
         self.enforced_tools = frozenset(ENFORCED_TOOLS if enforced_tools is None
                                         else enforced_tools)
         self._on_wait_begin = on_wait_begin
@@ -315,8 +361,9 @@ class Leases(Layer):
                 flush()
                 results[index] = self._lock_call(part.ident, part.name, part.arguments)
                 continue
-            refusal = self._enforce(part.name, part.arguments) \
-                if part.name in self.enforced_tools else None
+            how = None if part.name is None else self._enforced(part.name)
+            refusal = None if how is None else \
+                self._enforce(part.name, part.arguments, by_name=how == "name")
             if refusal is not None:
                 results[index] = error_message(part.ident, refusal)
             else:
@@ -340,6 +387,8 @@ class Leases(Layer):
                 return (f"cannot lock {item!r}: it is not a plain path under a known root "
                         "(relative paths need a root; '..', '~', escapes and the like are "
                         "refused)")
+            if root is not None and paths.contains(root, path) is not paths.Tri.YES:
+                return f"cannot lock {item!r}: it is outside the lock root {root}"
             resolved.append(path)
         return resolved
 
@@ -347,27 +396,29 @@ class Leases(Layer):
         try:
             arguments = parse_arguments(raw)
         except ValueError as exc:
-            return error_message(ident, f"{name}: {exc}")
+            return _lock_error(ident, name, str(exc))
         if name == RELEASE:
             wanted = None
             if arguments.get("paths") is not None:
                 resolved = self._resolve(name, arguments["paths"])
                 if isinstance(resolved, str):
-                    return error_message(ident, f"{name}: {resolved}")
+                    return _lock_error(ident, name, resolved)
                 wanted = resolved
             freed = self.table.release(self.agent_id, wanted)
             return _answer(ident, {"released": freed})
         resolved = self._resolve(ACQUIRE, arguments.get("paths"))
         if isinstance(resolved, str):
-            return error_message(ident, f"{name}: {resolved}")
+            return _lock_error(ident, name, resolved)
+        cap = self.table.default_ttl * TTL_CAP_FACTOR
         ttl = arguments.get("ttl", self.table.default_ttl)
         wait = arguments.get("wait", DEFAULT_WAIT)
-        for label, value in (("ttl", ttl), ("wait", wait)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                    value != value or value < 0 or (label == "ttl" and value == 0):
-                return error_message(ident, f"{name}: {label} must be a positive number")
+        if not _seconds(ttl) or not 0 < ttl <= cap:
+            return _lock_error(ident, name, f"ttl must be a number of seconds above 0 and at "
+                                            f"most {cap:g}")
+        if not _seconds(wait) or wait < 0:
+            return _lock_error(ident, name, "wait must be a number of seconds, 0 or more")
         return _answer(ident, self._acquire(resolved, float(ttl),
-                                            min(float(wait), self.table.default_ttl)))
+                                            float(min(wait, self.table.default_ttl))))
 
     def _acquire(self, wanted: list[str], ttl: float, wait: float) -> dict[str, Any]:
         blocker = self.table.try_acquire(self.agent_id, wanted, ttl)
@@ -414,27 +465,53 @@ class Leases(Layer):
             return True
         return live > 1
 
-    def _enforce(self, tool: str | None, raw: Any) -> str | None:
+    def _enforced(self, tool: str) -> str | None:
+        """Why ``tool`` is enforced: ``"name"``, ``"annotations"``, or None (it is not)."""
+        if self._by_name_only:
+            return "name" if tool in self.enforced_tools else None
+        if _named(tool, self.enforced_tools):
+            return "name"
+        try:
+            notes = self.tool_annotations(tool)
+        except Exception:   # fails closed: it may change things
+            log.debug("tool_annotations(%r) failed", tool, exc_info=True)
+            return "annotations"
+        if isinstance(notes, Mapping) and notes.get("readOnlyHint") is True and \
+                notes.get("destructiveHint") is not True:
+            return None
+        return "annotations"
+
+    def _enforce(self, tool: str | None, raw: Any, *, by_name: bool) -> str | None:
         """Why this mutating call is refused, or None to let it through."""
         assert tool is not None
         try:
             arguments = parse_arguments(raw)
         except ValueError:
             return None   # the inner provider reports malformed arguments
-        found = paths.locate(arguments, paths.root_for(self.roots, tool)) or []
+        found = paths.locate(arguments, paths.root_for(self.roots, tool), strays=True)
+        if found is None and not by_name:
+            return None   # it names nothing a lease could be about
         strict = self._strict()
-        for location in found:
-            blocker = self.table.blocking(self.agent_id, location.resolved)
+        named: list[paths.Location | None] = [None] if found is None else list(found)
+        for location in named:
+            resolved = None if location is None else location.resolved
+            blocker = self.table.blocking(self.agent_id, resolved)
             if blocker is not None:
-                return (f"{tool}: {blocker.path} is leased by {blocker.holder} (held for "
-                        f"{self.table.held_for(blocker):.0f}s); call {ACQUIRE} with a wait, "
-                        "or work on something else")
-            if strict and (location.resolved is None or
-                           not self.table.covers(self.agent_id, location.resolved)):
-                return self._teach(tool, location.value)
-        if strict and not found:
-            return self._teach(tool, None)
+                return self._blocked(tool, blocker, location)
+            if strict and (resolved is None or not self.table.covers(self.agent_id, resolved)):
+                return self._teach(tool, None if location is None else location.value)
         return None
+
+    def _blocked(self, tool: str, blocker: Lease, location: paths.Location | None) -> str:
+        held = f"held for {self.table.held_for(blocker):.0f}s"
+        if location is not None and location.resolved is not None:
+            return (f"{tool}: {blocker.path} is leased by {blocker.holder} ({held}); call "
+                    f"{ACQUIRE} with a wait, or work on something else")
+        what = "the call names no location" if location is None else \
+            f"{location.key} cannot be read as a plain path inside the root"
+        return (f"{tool}: {what}, so it cannot be shown to miss {blocker.path}, leased by "
+                f"{blocker.holder} ({held}); name the path plainly, or work on something "
+                "else until the lease is released")
 
     @staticmethod
     def _teach(tool: str, where: Any) -> str:

@@ -42,8 +42,11 @@ a conclusion, and a security check must never guess:
 ``.`` segments and repeated or trailing slashes are harmless and dropped.
 
 Which arguments of a call are locations is a convention (seed: "path/from/to,
-by convention", and lists of them): :data:`LOCATION_KEYS` names them, and
-:func:`locate` reads them out of a call's arguments.  Roots map a tool-name
+by convention", and lists of them), and servers spell it many ways:
+:mod:`mcp_client.argkeys` reads every common spelling, nested objects and
+arrays included, and :func:`locate` resolves what it found.  A ``file:`` URL
+is read as the path it names when it is plain (``file:///srv/a``; no host,
+query or fragment), and is unknown otherwise.  Roots map a tool-name
 prefix to the server's directory; :func:`root_for` picks the longest prefix
 that ends at a word boundary of the tool name (``fs`` owns ``fs_read`` and
 ``fs.read`` but not ``fsx_read``; ``""`` owns every tool no longer prefix
@@ -58,9 +61,11 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from . import argkeys
+
 __all__ = ["Tri", "tri_all", "tri_any", "MAX_PATH_CHARS", "LOCATION_KEYS", "segments",
            "check_root", "resolve", "contains", "within_any", "root_for", "Location", "locate",
-           "common_directory"]
+           "located", "UNREAD_REST", "common_directory"]
 
 #: Longest path text judged at all: Linux PATH_MAX (4096 bytes, including the
 #: terminating NUL).  A longer path is unknown rather than compared.
@@ -68,10 +73,11 @@ MAX_PATH_CHARS = 4096
 
 #: Argument names that carry a location, by convention (seed: path/from/to; the
 #: reference filesystem server also uses ``paths``, ``source`` and
-#: ``destination``).  A value may be a string or a list of strings.  Keys ending
-#: in ``_path`` or ``_paths`` (``repo_path``) are locations too.
+#: ``destination``).  The full reading -- other spellings, any case, nested --
+#: is :func:`mcp_client.argkeys.key_kind`; every name here is one it reads.
 LOCATION_KEYS = ("path", "paths", "from", "to", "source", "destination")
-_LOCATION_SUFFIXES = ("_path", "_paths")
+#: Where :func:`locate` says a walk stopped before the end (``Location.key``).
+UNREAD_REST = "<unread rest of the arguments>"
 
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _SHORT_NAME = re.compile(r"~[0-9]")
@@ -250,7 +256,7 @@ class Location:
 
     Attributes:
         key: where it came from: the argument name, with ``[i]`` for a list
-            item (``paths[1]``).
+            item and ``.`` for a nested key (``paths[1]``, ``edits[0].path``).
         value: the raw value the call carried (any JSON value).
         resolved: the absolute, normalised path, or ``None`` when unknown.
         directory: ``True`` when the text itself says it names a directory
@@ -263,42 +269,60 @@ class Location:
     directory: bool = False
 
 
-def _is_location_key(key: str) -> bool:
-    return key in LOCATION_KEYS or key.endswith(_LOCATION_SUFFIXES)
+def _file_url(value: str) -> str | None:
+    """The path a plain ``file:`` URL names, or None (a host, a query, anything odd)."""
+    rest = value[5:]
+    if rest.startswith("//"):
+        rest = rest[2:]
+        if not rest.startswith("/"):
+            return None       # file://host/...: a share on another machine
+    if not rest.startswith("/") or rest.startswith("//") or "?" in rest or "#" in rest:
+        return None
+    return resolve(rest, "/")
 
 
 def _one(key: str, value: Any, root: str | None) -> Location:
+    if isinstance(value, str) and value[:5].lower() == "file:":
+        return Location(key, value, _file_url(value), value.endswith("/"))
     resolved = resolve(value, root)
     is_dir = isinstance(value, str) and (value.endswith("/") or value.endswith("/."))
     return Location(key, value, resolved, is_dir)
 
 
-def locate(arguments: Mapping[str, Any], root: str | None) -> list[Location] | None:
+def locate(arguments: Mapping[str, Any], root: str | None, *,
+           strays: bool = False) -> list[Location] | None:
     """Read the locations out of a call's arguments.
 
-    Every argument named in :data:`LOCATION_KEYS` (or ending in ``_path`` /
-    ``_paths``) is a location; a list contributes one location per item, and
-    an empty list, ``null`` or any other non-string is one unknown location.
+    Every value :func:`mcp_client.argkeys.scan` finds under a location key
+    (``path``, ``file``, ``edits[0].path``, ``options.target``...) is a
+    location; a list contributes one location per item, and an empty list,
+    ``null`` or any other non-string is one unknown location.  When the walk
+    stopped short (too deep, too big), one more unknown location stands for
+    the rest (key :data:`UNREAD_REST`).
 
     Args:
         arguments: the call's parsed arguments.
         root: the tool's root (:func:`root_for`), or ``None``.
+        strays: also count every string that looks like a path or a URL
+            under a key nobody knows, as an unknown location (for a tool that
+            may change things).
 
     Returns:
         The locations in argument order, or ``None`` when the call names no
-        location argument at all.
+        location at all.
     """
-    found: list[Location] = []
-    seen = False
-    for key, value in arguments.items():
-        if not isinstance(key, str) or not _is_location_key(key):
-            continue
-        seen = True
-        if isinstance(value, list) and value:
-            found.extend(_one(f"{key}[{i}]", item, root) for i, item in enumerate(value))
-        else:
-            found.append(_one(key, value, root))
-    return found if seen else None
+    return located(argkeys.scan(arguments), root, strays=strays)
+
+
+def located(found: argkeys.Scan, root: str | None, *,
+            strays: bool = False) -> list[Location] | None:
+    """:func:`locate`, for arguments already scanned."""
+    result = [_one(key, value, root) for key, value in found.locations]
+    if strays:
+        result.extend(Location(key, value, None) for key, value in found.strays)
+    if not found.complete:
+        result.append(Location(UNREAD_REST, None, None))
+    return result or None
 
 
 def common_directory(locations: Sequence[Location]) -> str | None:

@@ -22,9 +22,12 @@ Decisions (API.md and the seed are silent):
   When two providers' names collide (``fs`` + ``ext_read`` and ``fs_ext`` +
   ``read``), the one longest-prefix routing would pick keeps the plain name
   and the other is hashed -- never merged.
-* A call is routed by the names published at the last :meth:`tools_for_llm`,
-  then by the longest ``{prefix}{sep}`` its name starts with, so prefixes may
-  extend each other and tool names may contain the separator.
+* A call is routed by the names published at the last :meth:`tools_for_llm`
+  (listed once more when the name is not among them), and by nothing else:
+  a name the registry never published -- ``fs_files.delete`` where it
+  published ``fs_files_delete`` -- is an unknown tool, even though its prefix
+  would say whose it is, so a rule or a lease about the published name
+  cannot be walked around by another spelling.
 * Prefixes and the separator are made of ``[a-zA-Z0-9_-]``: a model API would
   refuse anything else.  A prefix added twice is an error.
 * Providers' batches run one provider after another, in the order each first
@@ -253,17 +256,22 @@ class Registry:
         return declarations
 
     def route(self, name: str) -> tuple[str, str] | None:
-        """``(prefix, the provider's name)`` for a published tool name, or None."""
+        """``(prefix, the provider's name)`` for a published tool name, or None.
+
+        A name missing from the last listing lists every provider again once;
+        a name that is still not published is routed nowhere.
+        """
+        routed = self._published_key(name)
+        if routed is None:
+            self.tools_for_llm()
+            routed = self._published_key(name)
+        return routed
+
+    def _published_key(self, name: str) -> tuple[str, str] | None:
         with self._lock:
-            published, entries = self._published, dict(self._entries)
+            published, entries = self._published, set(self._entries)
         key = published.key_for(name) if published is not None else None
-        if key is not None and key[0] in entries:
-            return key
-        for prefix in sorted(entries, key=len, reverse=True):
-            head = prefix + self._sep
-            if name.startswith(head) and len(name) > len(head):
-                return prefix, name[len(head):]
-        return None
+        return key if key is not None and key[0] in entries else None
 
     def tool_annotations(self, name: str) -> dict[str, Any] | None:
         """What the owning provider says about one tool (None if it cannot say)."""

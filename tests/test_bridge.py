@@ -103,7 +103,7 @@ class DeclarationTest(FakeBridgeCase):
         self.assertEqual([e["content"] for e in entries],
                          [DOTTED_TOOL_NAME, LONG_TOOL_NAME, "files_read_text"])
         self.assertEqual(client.execute_tool_calls([call(DOTTED_TOOL_NAME)])[0]["content"],
-                         DOTTED_TOOL_NAME)   # the server's own name works too
+                         f"unknown tool: {DOTTED_TOOL_NAME}")   # only the published name
 
     def test_tool_annotations(self) -> None:
         client = self.connect(tool("read", annotations={"readOnlyHint": True}),
@@ -112,7 +112,7 @@ class DeclarationTest(FakeBridgeCase):
         self.assertEqual(client.tool_annotations("read"), {"readOnlyHint": True})
         published = client.tools_for_llm()[1]["function"]["name"]
         self.assertEqual(client.tool_annotations(published), {"readOnlyHint": False})
-        self.assertEqual(client.tool_annotations(LONG_TOOL_NAME), {"readOnlyHint": False})
+        self.assertIsNone(client.tool_annotations(LONG_TOOL_NAME))   # never published
         self.assertIsNone(client.tool_annotations("plain"))
         self.assertIsNone(client.tool_annotations("missing"))
 

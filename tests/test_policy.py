@@ -730,7 +730,7 @@ class ParityTest(LeakCheckingTestCase):
             {"id": "m", "function": {"arguments": "{}"}},
             {"id": "n", "type": "custom", "function": {"name": "echo"}},
             call("nope", "{}", "o"), call("add", {"a": 2, "b": 3}, "p"),
-            call("files.read_text", {"path": "notes.txt"}, "q"), "echo", None,
+            call("files_read_text", {"path": "notes.txt"}, "q"), "echo", None,
         ]
         self.assertEqual(policy.execute_tool_calls(calls), provider.execute_tool_calls(calls))
         self.assertEqual(policy.tools_for_llm(), provider.tools_for_llm())

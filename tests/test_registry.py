@@ -143,9 +143,13 @@ class ExecutionTest(RegistryCase):
             ("7", "1", False), ("8", "Error executing tool fail: failed: because", True)])
 
     def test_a_provider_that_throws_fails_only_its_own_calls(self) -> None:
+        class Broken(Stub):
+            def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+                raise RuntimeError("bad is down")
+
         tools = self.registry()
         tools.add(Stub("ok", "x"), prefix="ok")
-        tools.add(Stub("bad", "x", fail=True), prefix="bad")
+        tools.add(Broken("bad", "x"), prefix="bad")
         answers = tools.execute_tool_calls([call("ok_x", "", 1), call("bad_x", "", 2),
                                             call("ok_x", "", 3)])
         self.assertEqual([(x["tool_call_id"], x["content"], x["is_error"]) for x in answers], [
@@ -154,6 +158,14 @@ class ExecutionTest(RegistryCase):
             (3, "ok:x", False)])
         self.assertEqual(self.warnings,
                          ["provider 'bad' failed a batch: RuntimeError: bad is down"])
+
+    def test_a_provider_that_cannot_list_its_tools_publishes_none(self) -> None:
+        tools = self.registry()
+        down = Stub("bad", "x", fail=True)
+        tools.add(down, prefix="bad")
+        answers = tools.execute_tool_calls([call("bad_x", "", 1)])
+        self.assertEqual(answers[0]["content"], "unknown tool: bad_x")
+        self.assertEqual(down.batches, [])
 
     def test_a_provider_that_answers_out_of_shape(self) -> None:
         class Short(Stub):

@@ -16,8 +16,9 @@ The keys:
     ``allow``, ``ask`` or ``deny``.
 ``under``
     A directory.  Absolute, or relative to the tool's root.  The rule speaks
-    only about calls whose locations (:data:`mcp_client.paths.LOCATION_KEYS`)
-    fall inside it, measured by :mod:`mcp_client.paths`.
+    only about calls whose locations (:mod:`mcp_client.argkeys`: ``path``,
+    ``file``, ``edits[0].path``...) fall inside it, measured by
+    :mod:`mcp_client.paths`.
 ``command``
     A program basename, exact or with one trailing ``*`` (``python*``);
     never a path (a ``/`` could never match, so it is refused).
@@ -36,8 +37,8 @@ The keys:
     recognises).
 ``host``
     An exact host (``docs.raku.org``) or a ``*.`` suffix glob (``*.raku.org``:
-    a site *under* raku.org, not raku.org itself), against the call's ``url``
-    (or each of its ``urls``).
+    a site *under* raku.org, not raku.org itself), against each of the call's
+    URLs (``url``, ``urls``, ``uri``, ``endpoint``, ``baseUrl``..., nested too).
 ``note``
     Text for the human (shown in the question, and in a refusal).
 ``severity``
@@ -71,8 +72,9 @@ from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from . import _shell
+from .. import argkeys
 from ..exceptions import MCPClientError
-from ..paths import (Location, Tri, check_root, contains, locate, resolve, root_for, segments,
+from ..paths import (Location, Tri, check_root, contains, located, resolve, root_for, segments,
                      tri_all, tri_any, within_any)
 
 __all__ = ["RuleError", "RULE_KEYS", "DECISIONS", "SEVERITIES", "CHECKS", "Rule", "compile_rule",
@@ -391,7 +393,7 @@ class Facts:
         roots: every configured root.
         locations: the call's locations (``None``: it names none).
         commands: its effective commands (``None``: it has no command).
-        urls: the values of ``url`` / ``urls`` (``None``: it has neither).
+        urls: its URL values (``None``: it has none).
         annotations: the server's annotations for the tool, ``None`` when it
             has none, :data:`ANNOTATIONS_UNREAD` when they could not be read.
     """
@@ -406,24 +408,52 @@ class Facts:
     annotations: Any
 
 
-def _urls(arguments: Mapping[str, Any]) -> list[Any] | None:
-    if "url" not in arguments and "urls" not in arguments:
-        return None
-    found: list[Any] = []
-    for key in ("url", "urls"):
-        if key in arguments:
-            value = arguments[key]
-            found.extend(value if isinstance(value, list) and value else [value])
-    return found
+def _read_only_notes(annotations: Any) -> bool:
+    return isinstance(annotations, Mapping) and annotations is not ANNOTATIONS_UNREAD and \
+        annotations.get("readOnlyHint") is True
+
+
+def _urls(found: argkeys.Scan, strays: bool) -> list[Any] | None:
+    """Every URL value; a stray or a walk cut short adds one that cannot be read."""
+    urls = [value for _, value in found.urls]
+    if strays:
+        urls.extend(None for _ in found.strays)
+    if not found.complete:
+        urls.append(None)
+    return urls or None
+
+
+def _commands(arguments: Mapping[str, Any], found: argkeys.Scan) -> list[_shell.Command] | None:
+    """The shell reader's commands, plus those under other spellings or nested keys."""
+    commands = _shell.effective_commands(arguments)
+    extra = [spot for spot in found.commands if not spot.direct]
+    if not extra and found.complete:
+        return commands
+    result = list(commands or [])
+    for spot in extra:
+        result.extend(_shell.effective_commands(spot.arguments) or [_shell.Command(None)])
+    if not found.complete:
+        result.append(_shell.Command(None))
+    return result
 
 
 def gather(tool: str, arguments: dict[str, Any], roots: Mapping[str, str],
            annotations: Any) -> Facts:
-    """Read what the rules need out of one call (roots already normalised)."""
+    """Read what the rules need out of one call (roots already normalised).
+
+    Locations, URLs and commands are read wherever :mod:`mcp_client.argkeys`
+    finds them.  Unless the server annotated the tool ``readOnlyHint``, a
+    string that looks like a path or a URL under a key nobody knows is one
+    more location and one more URL, both unknown: an allow narrowed by
+    ``under`` or ``host`` cannot fire on it.
+    """
     root = root_for(roots, tool)
+    found = argkeys.scan(arguments)
+    strays = not _read_only_notes(annotations)
     return Facts(tool=tool, arguments=arguments, root=root, roots=tuple(roots.values()),
-                 locations=locate(arguments, root), commands=_shell.effective_commands(arguments),
-                 urls=_urls(arguments), annotations=annotations)
+                 locations=located(found, root, strays=strays),
+                 commands=_commands(arguments, found), urls=_urls(found, strays),
+                 annotations=annotations)
 
 
 def check_roots(roots: Any) -> dict[str, str]:
