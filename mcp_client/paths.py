@@ -28,6 +28,9 @@ a conclusion, and a security check must never guess:
     character;
   - contains a percent escape (``%2e%2e``, ``%2f``, even ``%20``): some
     servers decode them and some do not, and the two readings differ;
+  - contains a variable a server or a shell may expand: ``$HOME``,
+    ``${HOME}``, ``%USERPROFILE%`` (any ``$``, any ``%NAME%``) -- like ``~``,
+    the text names a place only the server's environment knows;
   - has a segment that Unicode NFKC normalisation changes (``．．`` is
     ``..`` to a server that normalises; fullwidth ``／`` is ``/``);
   - starts with ``~`` (a server may expand it to a home directory) or with
@@ -75,6 +78,7 @@ _LOCATION_SUFFIXES = ("_path", "_paths")
 
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _SHORT_NAME = re.compile(r"~[0-9]")
+_WINDOWS_VARIABLE = re.compile(r"%[^%/]+%")
 
 
 class Tri(enum.Enum):
@@ -131,6 +135,8 @@ def segments(path: object) -> tuple[bool, tuple[str, ...]] | None:
         return None
     if "\\" in path or path.startswith(("~", "//")):
         return None
+    if "$" in path or _WINDOWS_VARIABLE.search(path):
+        return None             # $HOME, ${HOME}, %USERPROFILE%: the server's environment
     parts = []
     for segment in path.split("/"):
         if segment in ("", "."):
