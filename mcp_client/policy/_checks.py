@@ -13,8 +13,8 @@ read; every answer is three-valued and fails closed:
 * long options are matched as git and GNU getopt read them, by any unique
   prefix (``git push --force-w``, ``git reset --har``, ``rm --rec``); a
   prefix that is ambiguous is the program's error, so it counts as a match;
-* a git subcommand that is not a built-in (an alias, a ``git-*`` program)
-  is unknown to the git checks.
+* a git subcommand that is not a built-in (an alias, a ``git-*`` program),
+  and a ``git config`` that writes, are unknown to the git checks.
 """
 
 from __future__ import annotations
@@ -35,17 +35,23 @@ _Test = Callable[[str, Sequence[str]], Tri]
 
 def _over(commands: Iterable[Command], test: _Test) -> Tri:
     """Kleene OR of ``test`` over ``commands``; an unreadable command is UNKNOWN, and a
-    spelling that is dangerous only once case is folded is UNKNOWN too."""
+    spelling that is dangerous only once the program, a subcommand or a long option is
+    case folded is UNKNOWN too."""
     def one(command: Command) -> Tri:
         name = program(command.argv)
         if command.argv is None or name is None:
             return Tri.UNKNOWN
         found = test(name, command.argv)
-        folded = [fold(word) for word in command.argv]
+        folded = [word if _is_short(word) else fold(word) for word in command.argv]
         if found is Tri.NO and folded != list(command.argv):
             return test(versionless(folded[0].rsplit("/", 1)[-1]), folded) & Tri.UNKNOWN
         return found
     return tri_any(one(command) for command in commands)
+
+
+def _is_short(word: str) -> bool:
+    """A short option keeps its case when folding: ``-C`` and ``-c`` are different options."""
+    return word.startswith("-") and not word.startswith("--")
 
 
 def _yes(flag: bool) -> Tri:
@@ -61,10 +67,16 @@ def _git(test: Callable[[str | None, list[str]], Tri]) -> _Test:
             return Tri.NO
         sub, rest, doubtful = git_split(argv)
         found = test(sub, rest)
-        if doubtful or (sub is not None and sub not in GIT_SUBCOMMANDS):
-            return found | Tri.UNKNOWN
+        if doubtful or (sub is not None and sub not in GIT_SUBCOMMANDS) or (
+                sub == "config" and not set(rest) & _CONFIG_READS):
+            return found | Tri.UNKNOWN      # (a config write changes what a later git does)
         return found
     return one
+
+
+#: ``git config`` words that make it a read.
+_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list",
+                           "-l", "get", "list", "--get-color", "--get-colorbool"})
 
 
 _DELETERS = frozenset({"rm", "rmdir", "unlink", "shred", "srm"})

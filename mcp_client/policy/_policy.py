@@ -5,7 +5,7 @@
 goes (seed "Permissions: the Policy").  :class:`Grants` is the lock-protected
 book of remembered answers that many policies can share.  The rule language
 lives in :mod:`mcp_client.policy.rules`, location logic in :mod:`mcp_client.paths`,
-command reading in :mod:`mcp_client.policy._shell` (judged by ``._checks``).  This module owns the decision,
+command reading in :mod:`mcp_client.policy._shell`.  This module owns the decision,
 the grants and the one seam to the human; it never touches the filesystem and
 starts no thread.
 

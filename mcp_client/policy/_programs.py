@@ -21,7 +21,7 @@ from typing import Sequence
 
 __all__ = ["program", "versionless", "fold", "SHELLS", "SHELL_C", "WRAPPERS", "RESERVED",
            "MULTIPLEXERS", "CHANGES_DIRECTORY", "abbreviates", "long_options", "short_flag",
-           "options", "git_split", "GIT_SUBCOMMANDS", "runs_unfollowed", "shell_text"]
+           "options", "git_split", "GIT_SUBCOMMANDS", "runs_unfollowed", "shell_text", "writes_of"]
 
 _VERSION = re.compile(r"[0-9.]+$")
 
@@ -293,3 +293,23 @@ def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
         return sub in _GIT_RUNS and _runs_by_option(["git"] + rest, _GIT_RUNS[sub])
     table = _RUNS_OPTIONS.get(base)
     return table is not None and _runs_by_option(argv, table)
+
+
+def writes_of(name: str, argv: Sequence[str]) -> list[str]:
+    """Files a command that is mostly a read writes by an option of its own: git's
+    ``--output=F`` (``log``, ``diff``, ``show``...) and ``format-patch -o DIR``."""
+    if versionless(fold(name)) != "git":
+        return []
+    sub, rest, _ = git_split(argv)
+    found: list[str] = []
+    for i, word in enumerate(rest):
+        if word == "--":
+            break
+        following = rest[i + 1] if i + 1 < len(rest) else ""
+        head, eq, value = word.partition("=")
+        if head == "--output" or (sub == "format-patch" and abbreviates(
+                head, ["--output-directory"], shortest=8)):
+            found.append(value if eq else following)
+        elif sub == "format-patch" and word.startswith("-o") and not word.startswith("--"):
+            found.append(word[2:] or following)
+    return found

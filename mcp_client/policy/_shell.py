@@ -20,7 +20,8 @@ POSIX mode (quotes and backslashes removed), and -- unlike ``shlex`` -- the
 A redirection's target is kept as a *write* of that command
 (:attr:`Command.writes`: ``> f``, ``>> f``, ``>| f``, ``&> f``, ``<> f``, ``>&
 f``) unless it is a file descriptor (``2>&1``) or ``/dev/null``; the policy
-judges those targets as locations.  Input redirections (``< f``) are reads
+judges those targets as locations, as it does git's ``--output=F``.  Input
+redirections (``< f``) are reads
 and dropped.  A quoted ``";"`` is an ordinary word, so ``git push ";"
 --force`` is one command.  ``#`` is an ordinary character: a comment only
 hides words from the shell, so reading them anyway can only add caution.
@@ -60,7 +61,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ._programs import (MULTIPLEXERS, RESERVED, SHELL_C, SHELLS, WRAPPERS, fold, program,
-                        runs_unfollowed, shell_text, versionless)
+                        runs_unfollowed, shell_text, versionless, writes_of)
 
 __all__ = ["Command", "UNKNOWN", "MAX_COMMAND_CHARS", "MAX_DEPTH", "SHELLS", "parse_shell",
            "parse_argv", "effective_commands", "program"]
@@ -271,6 +272,7 @@ def _expand(argv: list[str], piped: bool, depth: int, writes: tuple[str, ...] = 
     name = program(argv)
     if name is None or name in RESERVED or fold(name) in RESERVED:
         return [Command(None, piped, writes)]
+    writes = writes + tuple(writes_of(name, argv))
     found = [Command(tuple(argv), piped, writes)] + _inner(name, argv, piped, depth)
     if assigned or runs_unfollowed(name, argv) or (
             name not in _FOLLOWED and versionless(fold(name)) in _FOLLOWED):

@@ -79,7 +79,8 @@ What an output redirection of a command writes (``echo x > f``) is a
 location of the call too: it meets ``under``, ``inside-roots`` and the
 write-outside-roots floor.  A relative target is measured against the
 call's working directory argument (``cwd``, ``workdir``...) or the tool's
-root, and is unknown once the call changes directory (``cd``).
+root, and is unknown once the call changes directory (``cd``) or when it
+is git's own state (a ``.git`` directory, a ``.gitconfig``).
 """
 
 from __future__ import annotations
@@ -444,6 +445,7 @@ def gather(tool: str, arguments: dict[str, Any], roots: Mapping[str, str],
                  commands=commands, urls=_urls(arguments), annotations=annotations)
 
 
+_GIT_STATE = re.compile(r"(^|/)\.git(/|$)|(^|/)\.gitconfig$")
 #: Arguments that name the directory a command runs in.
 _CWD_KEYS = ("cwd", "workdir", "working_dir", "working_directory", "cwd_path", "directory",
              "dir")
@@ -466,6 +468,8 @@ def _with_writes(locations: list[Location] | None, commands: list[_shell.Command
     found = list(locations or [])
     for target in targets:
         resolved = resolve(target, root) if target.startswith("/") else resolve(target, base)
+        if _GIT_STATE.search(target.casefold()):
+            resolved = None             # git config or hooks: what a later git runs
         found.append(Location("redirect", target, resolved, target.endswith("/")))
     return found
 
