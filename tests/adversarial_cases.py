@@ -419,6 +419,12 @@ SYNTAX: list[Row] = [
     sh("empty", "ls", "", ASK),
     sh("only spaces", "ls", "   ", ASK),
     sh("only a comment", "ls", "# ls", ASK),
+    sh("readonly PATH", "ls", "readonly PATH=/tmp; ls", ASK),
+    sh("declare -x", "ls", "declare -x PATH=/tmp; ls", ASK),
+    sh("enable -f", "any shell", "enable -f /tmp/x.so ls; ls", ASK),
+    sh("fc -e", "any shell", "fc -e 'rm -rf x'", ASK),
+    sh("set -e is harmless", "any shell", "set -euo pipefail; git status", ALLOW),
+    sh("a versioned shell", "any shell", "bash5.1 -c 'ls -la'", ALLOW),
 ]
 
 # -- JSON shapes of arguments ---------------------------------------------------------------------

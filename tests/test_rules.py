@@ -380,6 +380,8 @@ ALLOW_CAT = {"tool": "sh_run", "decision": "allow", "command": "cat"}
 DENY_PUSH = {"tool": "sh_run", "decision": "deny", "command": "git", "args": ["push"]}
 DENY_CURL = {"tool": "sh_run", "decision": "deny", "command": "curl"}
 ALLOW_LS_HERE = {"tool": "sh_run", "decision": "allow", "command": "ls", "under": "/srv/project"}
+EXACT_CHMOD = {"tool": "sh_run", "decision": "allow", "command": "chmod",
+               "args": ["-R", "777", "/srv/work/tmp"], "exact": True}
 HARDENED: list[tuple[str, dict[str, Any], str, dict[str, Any], bool]] = [
     ("1 an assignment before an allowed push", ALLOW_GIT_PUSH, "sh_run",
      sh("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.push "
@@ -419,6 +421,14 @@ HARDENED: list[tuple[str, dict[str, Any], str, dict[str, Any], bool]] = [
      {"path": "scratch/%USERPROFILE%/x"}, False),
     ("9 deny under: $HOME fires", SECRET, "fs_write", {"path": "$HOME/.ssh/x"}, True),
     ("9 allow cat: a cat of a file is fine", ALLOW_CAT, "sh_run", sh("cat README.md"), True),
+    ("8 exact: the same argv", EXACT_CHMOD, "sh_run", sh("chmod -R 777 /srv/work/tmp"), True),
+    ("8 exact: one more word", EXACT_CHMOD, "sh_run", sh("chmod -R 777 /srv/work/tmp /etc"),
+     False),
+    ("8 exact: one word fewer", EXACT_CHMOD, "sh_run", sh("chmod -R 777"), False),
+    ("8 exact: no args means none", {"tool": "sh_run", "decision": "allow", "command": "ls",
+                                     "exact": True}, "sh_run", sh("ls /etc"), False),
+    ("8 exact: no args, bare", {"tool": "sh_run", "decision": "allow", "command": "ls",
+                                "exact": True}, "sh_run", sh("ls"), True),
 ]
 
 HARDENED_CHECKS: list[tuple[str, str, dict[str, Any], str, Tri]] = [
@@ -525,6 +535,9 @@ INVALID: list[tuple[str, Any, int | None, str | None]] = [
      0, "severity"),
     ("danger with allow", [{"tool": "x", "decision": "allow", "severity": "danger"}],
      0, "severity"),
+    ("exact not a boolean", [{"tool": "x", "decision": "allow", "command": "ls",
+                              "exact": "yes"}], 0, "exact"),
+    ("exact without command", [{"tool": "x", "decision": "allow", "exact": True}], 0, "exact"),
     ("the third rule is wrong", [{"tool": "a", "decision": "allow"},
                                  {"tool": "b", "decision": "deny"},
                                  {"tool": "c", "decision": "deny", "host": 5}], 2, "host"),

@@ -53,13 +53,13 @@ WRAPPERS = {"sudo": 0, "doas": 0, "nohup": 0, "time": 0, "command": 0, "exec": 0
             "toybox": 0, "timeout": 1, "chroot": 1, "flock": 1, "taskset": 1, "chrt": 1}
 #: Multi-call binaries: ``busybox rm -rf x`` runs ``rm``.
 MULTIPLEXERS = frozenset({"busybox", "toybox"})
-#: Words that make the command position mean something else entirely.
+#: Words that make the command position mean something else entirely, and builtins
+#: that change what later commands run (``hash -p``, ``export PATH=``, ``enable -f``,
+#: ``source``, ``fc -e``, ``complete -C``).
 RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                       "for", "case", "esac", "select", "function", "coproc", "{", "}", "!",
                       "[[", "]]", "alias", "su", "hash", "enable", "source", ".", "declare",
-                      "typeset", "export", "readonly", "local", "unset", "shopt", "set",
-                      "fc", "bind", "complete", "compgen", "getopts", "read", "mapfile",
-                      "readarray", "let"})
+                      "typeset", "export", "readonly", "shopt", "fc", "complete", "compgen"})
 #: Programs after which a relative path no longer means what it did.
 CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd", "chdir"})
 

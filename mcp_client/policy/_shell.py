@@ -274,8 +274,8 @@ def _expand(argv: list[str], piped: bool, depth: int, writes: tuple[str, ...] = 
         return [Command(None, piped, writes)]
     writes = writes + tuple(writes_of(name, argv))
     found = [Command(tuple(argv), piped, writes)] + _inner(name, argv, piped, depth)
-    if assigned or runs_unfollowed(name, argv) or (
-            name not in _FOLLOWED and versionless(fold(name)) in _FOLLOWED):
+    if assigned or runs_unfollowed(name, argv) or (versionless(name) not in _FOLLOWED
+                                                   and versionless(fold(name)) in _FOLLOWED):
         found.append(Command(None, piped))
     return found
 
