@@ -155,8 +155,8 @@ def _pushes_by_force(sub: str | None, rest: list[str]) -> Tri:
     here = ["git"] + rest
     if long_options(here, _PUSH_DESTROYS) or short_flag(here, "fd"):
         return Tri.YES
-    positional = [word for word in rest if not word.startswith("-")]
-    return _yes(any(word.startswith(("+", ":")) for word in positional[1:]))
+    # (any position: with --repo=R the first word is already a refspec)
+    return _yes(any(word.startswith(("+", ":")) for word in rest if not word.startswith("-")))
 
 
 def force_push(commands: list[Command] | None) -> Tri:
@@ -237,15 +237,24 @@ def _words_after(name: str, argv: Sequence[str], every: bool) -> tuple[list[str]
     return words, Tri.YES
 
 
+#: Directories whose programs are the ones their basenames name.
+_SYSTEM_BIN = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin",
+                         "/usr/local/sbin", "/opt/homebrew/bin"})
+
+
 def match_command(command: Command, pattern: str, args: Sequence[str],
                   args_any: Sequence[str], exact: bool, every: bool) -> Tri:
     """Whether one simple command is the rule's ``command`` with its ``args`` (a prefix
     of the argv after the program, or all of it when ``exact``) and one of its
-    ``args_any``.  ``every`` is true for an allow: only literal words count."""
+    ``args_any``.  ``every`` is true for an allow: only literal words count, and a
+    program named by a path outside the system's bin directories is unknown."""
     name = program(command.argv)
     if command.argv is None or name is None:
         return Tri.UNKNOWN
     found = _glob(pattern, name)
+    head = command.argv[0]
+    if every and "/" in head and head.rsplit("/", 1)[0] not in _SYSTEM_BIN:
+        found = found & Tri.UNKNOWN     # ./ls, /tmp/x/ls: named ls, but which program?
     if found is Tri.NO:
         return Tri.NO
     words, doubt = _words_after(name, command.argv, every)

@@ -26,14 +26,15 @@ __all__ = ["program", "versionless", "fold", "SHELLS", "SHELL_C", "WRAPPERS", "R
 _VERSION = re.compile(r"[0-9.]+$")
 
 #: Programs that run code read from their standard input (names compared after
-#: a trailing version number is dropped and case folded: ``python3.12``, ``PYPY3``).
+#: a trailing version number is dropped and case folded: ``python3.12``, ``PYPY3``);
+#: ``at``, ``batch`` and ``crontab -`` run it later, ``script`` as a session.
 SHELLS = frozenset({
     "sh", "bash", "rbash", "dash", "zsh", "rzsh", "ksh", "rksh", "mksh", "lksh", "oksh",
     "pdksh", "yash", "posh", "csh", "tcsh", "fish", "ash", "elvish", "xonsh", "nu", "osh",
     "ysh", "rc", "es", "busybox", "toybox", "python", "pypy", "perl", "ruby", "irb", "node",
     "nodejs", "deno", "bun", "php", "pwsh", "powershell", "cmd", "lua", "luajit", "tclsh",
     "wish", "expect", "osascript", "rscript", "r", "julia", "jshell", "scala", "groovy",
-    "sqlite", "dc", "ed", "ex", "gdb"})
+    "sqlite", "dc", "ed", "ex", "gdb", "at", "batch", "crontab", "script"})
 #: Shells whose ``-c TEXT`` this reader follows.
 SHELL_C = frozenset({"sh", "bash", "rbash", "dash", "zsh", "rzsh", "ksh", "rksh", "mksh",
                      "lksh", "oksh", "pdksh", "yash", "posh", "ash", "fish", "csh", "tcsh"})
@@ -291,14 +292,69 @@ def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
         if doubtful or sub == "filter-branch":
             return True
         return sub in _GIT_RUNS and _runs_by_option(["git"] + rest, _GIT_RUNS[sub])
+    if base == "sed":
+        return _sed_runs(argv)
     table = _RUNS_OPTIONS.get(base)
     return table is not None and _runs_by_option(argv, table)
 
 
+#: The parts of a sed script that are text, not commands: ``s/a/b/``, ``y/a/b/``, ``/re/``.
+_SED_TEXT = re.compile(r"([sy])(.)(?:\\.|(?!\2).)*\2(?:\\.|(?!\2).)*\2|/(?:\\.|[^/])*/")
+
+
+def _sed_scripts(argv: Sequence[str]) -> tuple[list[str], list[str], bool]:
+    """``(scripts, files, unreadable)`` of a sed argv (``-f FILE`` is unreadable)."""
+    scripts: list[str] = []
+    files: list[str] = []
+    unreadable = False
+    words = list(argv[1:])
+    i = 0
+    while i < len(words):
+        word = words[i]
+        head, eq, value = word.partition("=")
+        if word in ("-e", "--expression") or abbreviates(head, ["--expression"]):
+            if eq:
+                scripts.append(value)
+            elif i + 1 < len(words):
+                scripts.append(words[i + 1])
+                i += 1
+        elif word == "-f" or abbreviates(head, ["--file"]):
+            unreadable = True
+            i += 0 if eq else 1
+        elif word.startswith("-") and word != "-":
+            unreadable = unreadable or (not word.startswith("--") and "f" in word[1:])
+        else:
+            files.append(word)
+        i += 1
+    if not scripts and files:
+        scripts.append(files.pop(0))
+    return scripts, files, unreadable
+
+
+def _sed_runs(argv: Sequence[str]) -> bool:
+    """GNU sed runs a command with ``e`` (a command or an ``s///e`` flag) and writes a file
+    with ``w``/``W``: any of those letters left once the text of ``s///``, ``y///`` and
+    ``/re/`` is taken out, or a script read from a file, is unfollowed; ``--sandbox``
+    refuses them."""
+    if "--sandbox" in argv:
+        return False
+    scripts, _, unreadable = _sed_scripts(argv)
+    return unreadable or any(set(_SED_TEXT.sub("", text)) & set("ewW") for text in scripts)
+
+
 def writes_of(name: str, argv: Sequence[str]) -> list[str]:
     """Files a command that is mostly a read writes by an option of its own: git's
-    ``--output=F`` (``log``, ``diff``, ``show``...) and ``format-patch -o DIR``."""
-    if versionless(fold(name)) != "git":
+    ``--output=F`` (``log``, ``diff``, ``show``...) and ``format-patch -o DIR``, find's
+    ``-fprint F`` (``-fprint0``, ``-fprintf``, ``-fls``), and the files ``sed -i`` edits."""
+    base = versionless(fold(name))
+    if base == "find":
+        return [argv[i + 1] if i + 1 < len(argv) else "" for i, word in enumerate(argv)
+                if word in ("-fprint", "-fprint0", "-fprintf", "-fls")]
+    if base == "sed":
+        in_place = any(abbreviates(word, ["--in-place"]) or (
+            not word.startswith("--") and "i" in word[1:]) for word in options(argv))
+        return _sed_scripts(argv)[1] if in_place else []
+    if base != "git":
         return []
     sub, rest, _ = git_split(argv)
     found: list[str] = []
