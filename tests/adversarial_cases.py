@@ -46,6 +46,8 @@ RULE_SETS: dict[str, list[dict[str, Any]]] = {
     "find": [allow("find")],
     "python3": [allow("python3")],
     "sed": [allow("sed")],
+    "npm -publish": [allow("npm"), deny("npm", "publish")],
+    "docker -rm": [allow("docker"), deny("docker", "rm")],
     "any shell": [{"tool": "sh_run", "decision": "allow"}],
     "deny curl": [{"tool": "sh_run", "decision": "allow"}, deny("curl")],
     "deny rm": [{"tool": "sh_run", "decision": "allow"}, deny("rm")],
@@ -252,6 +254,13 @@ GIT_OPTIONS: list[Row] = [
     sh("deny push: in a subshell", "git -push", "(git push)", DENY),
     sh("deny push: in an argv list", "git -push", ["git", "-C", ".", "push"], DENY),
     sh("deny push: an args list", "git -push", None, DENY),           # replaced below
+    sh("deny publish: --registry=", "npm -publish", "npm --registry=https://x publish", DENY),
+    sh("deny publish: -w pkg", "npm -publish", "npm -w pkg publish", DENY),
+    sh("deny publish: abbreviated", "npm -publish", "npm PUBLISH", DENY),
+    sh("deny publish: npm test is fine", "npm -publish", "npm test", ALLOW),
+    sh("deny docker rm: -H", "docker -rm", "docker -H tcp://x rm -f c", DENY),
+    sh("deny docker rm: --context", "docker -rm", "docker --context prod rm c", DENY),
+    sh("deny docker rm: ps is fine", "docker -rm", "docker ps -a", ALLOW),
     sh("deny push: status is allowed", "git -push", "git -C . status", ALLOW),
     sh("deny push: log is allowed", "git -push", "git --no-pager log -3", ALLOW),
 ]

@@ -411,7 +411,8 @@ class HumanTest(PolicyCase):
         asker = Asker("deny-once")
         policy = self.policy(on_ask=asker)
         policy.execute_tool_calls([
-            sh("git push origin main"), sh("rm -f a.txt"), sh("ls; rm x"),
+            sh("git push origin main"), sh("rm -f a.txt"), sh("ls; rm x"), sh("./ls -la"),
+            sh("ls > out.txt"),
             call("web_fetch", {"url": "https://Docs.Raku.org/x"}),
             call("web_fetch", {"url": "not a url"}),
             call("fs_write", {"path": "../escape"}), call("fs_read", {})])
@@ -419,7 +420,8 @@ class HumanTest(PolicyCase):
             {"tool": "sh_run", "command": "git", "args": ["push", "origin", "main"],
              "exact": True},
             {"tool": "sh_run", "command": "rm", "args": ["-f", "a.txt"], "exact": True},
-            None,
+            None, None,
+            {"tool": "sh_run", "under": "/srv/project", "command": "ls", "exact": True},
             {"tool": "web_fetch", "host": "docs.raku.org"},
             None, None,
             {"tool": "fs_read"}])

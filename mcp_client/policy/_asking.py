@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from . import _shell
 from ..paths import common_directory
-from .rules import Facts, Rule, compile_rules, host_of
+from .rules import Facts, Rule, compile_rule, compile_rules, host_of
 
 __all__ = ["ANSWERS", "suggested_rule", "interpret"]
 
@@ -27,7 +27,9 @@ def suggested_rule(facts: Facts) -> dict[str, Any] | None:
     call cannot be read (then the answer must bring its own).
 
     It is never wider than the call: a command's whole argv, ``exact``; the
-    directory holding the locations; the one host of the URLs.
+    directory holding the locations; the one host of the URLs.  And it must
+    allow the call it answers (``./ls`` names ``ls``, but an allow for ``ls``
+    does not fire on it): a rule that would not is no suggestion.
     """
     rule: dict[str, Any] = {"tool": facts.tool}
     if facts.locations is not None:
@@ -48,6 +50,8 @@ def suggested_rule(facts: Facts) -> dict[str, Any] | None:
         if len(hosts) != 1 or None in hosts:
             return None
         rule["host"] = hosts.pop()
+    if not compile_rule({**rule, "decision": "allow"}, 0).fires(facts):
+        return None
     return rule
 
 

@@ -2,10 +2,10 @@
 
 A tool that runs commands (``sh_run {"command": "git push --force"}``) is
 judged on the programs it would start.  This module turns a call's arguments
-into a list of :class:`Command` -- one per simple command the text contains --
-and answers the command-shaped questions the policy asks about them
-(:func:`recursive_delete`, :func:`force_push`, :func:`hard_reset`,
-:func:`pipes_to_shell`).  It is pure: no process is started, no file read.
+into a list of :class:`Command` -- one per simple command the text contains,
+and one for each command those run in turn; :mod:`mcp_client.policy._checks`
+answers the command-shaped questions the policy asks about them.  It is pure:
+no process is started, no file read.
 
 Where the text comes from (:func:`effective_commands`): ``command`` or ``cmd``
 (a string is shell text; a list of strings is an argv, run by no shell),
@@ -20,9 +20,9 @@ POSIX mode (quotes and backslashes removed), and -- unlike ``shlex`` -- the
 A redirection's target is kept as a *write* of that command
 (:attr:`Command.writes`: ``> f``, ``>> f``, ``>| f``, ``&> f``, ``<> f``, ``>&
 f``) unless it is a file descriptor (``2>&1``) or ``/dev/null``; the policy
-judges those targets as locations, as it does git's ``--output=F``.  Input
-redirections (``< f``) are reads
-and dropped.  A quoted ``";"`` is an ordinary word, so ``git push ";"
+judges those targets as locations, as it does git's ``--output=F``, ``find
+-fprint F`` and the files of ``sed -i``.  Input redirections (``< f``) are
+reads and dropped.  A quoted ``";"`` is an ordinary word, so ``git push ";"
 --force`` is one command.  ``#`` is an ordinary character: a comment only
 hides words from the shell, so reading them anyway can only add caution.
 
