@@ -28,6 +28,9 @@ a conclusion, and a security check must never guess:
     character;
   - contains a percent escape (``%2e%2e``, ``%2f``, even ``%20``): some
     servers decode them and some do not, and the two readings differ;
+  - contains a variable a server or a shell may expand: ``$HOME``,
+    ``${HOME}``, ``%USERPROFILE%`` (any ``$``, any ``%NAME%``) -- like ``~``,
+    the text names a place only the server's environment knows;
   - has a segment that Unicode NFKC normalisation changes (``．．`` is
     ``..`` to a server that normalises; fullwidth ``／`` is ``/``);
   - starts with ``~`` (a server may expand it to a home directory) or with
@@ -81,6 +84,7 @@ UNREAD_REST = "<unread rest of the arguments>"
 
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _SHORT_NAME = re.compile(r"~[0-9]")
+_WINDOWS_VARIABLE = re.compile(r"%[^%/]+%")
 
 
 class Tri(enum.Enum):
@@ -137,6 +141,8 @@ def segments(path: object) -> tuple[bool, tuple[str, ...]] | None:
         return None
     if "\\" in path or path.startswith(("~", "//")):
         return None
+    if "$" in path or _WINDOWS_VARIABLE.search(path):
+        return None             # $HOME, ${HOME}, %USERPROFILE%: the server's environment
     parts = []
     for segment in path.split("/"):
         if segment in ("", "."):
@@ -281,9 +287,11 @@ def _file_url(value: str) -> str | None:
     return resolve(rest, "/")
 
 
-def _one(key: str, value: Any, root: str | None) -> Location:
+def _one(key: str, value: Any, root: str | None, *, url: bool) -> Location:
     if isinstance(value, str) and value[:5].lower() == "file:":
-        return Location(key, value, _file_url(value), value.endswith("/"))
+        # Under a URL key it is a URL; under a path key a server may take it as
+        # a URL or as a relative path named "file:...": unknown.
+        return Location(key, value, _file_url(value) if url else None, value.endswith("/"))
     resolved = resolve(value, root)
     is_dir = isinstance(value, str) and (value.endswith("/") or value.endswith("/."))
     return Location(key, value, resolved, is_dir)
@@ -317,7 +325,8 @@ def locate(arguments: Mapping[str, Any], root: str | None, *,
 def located(found: argkeys.Scan, root: str | None, *,
             strays: bool = False) -> list[Location] | None:
     """:func:`locate`, for arguments already scanned."""
-    result = [_one(key, value, root) for key, value in found.locations]
+    url_keys = {key for key, _ in found.urls}
+    result = [_one(key, value, root, url=key in url_keys) for key, value in found.locations]
     if strays:
         result.extend(Location(key, value, None) for key, value in found.strays)
     if not found.complete:

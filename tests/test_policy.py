@@ -411,14 +411,17 @@ class HumanTest(PolicyCase):
         asker = Asker("deny-once")
         policy = self.policy(on_ask=asker)
         policy.execute_tool_calls([
-            sh("git push origin main"), sh("rm -f a.txt"), sh("ls; rm x"),
+            sh("git push origin main"), sh("rm -f a.txt"), sh("ls; rm x"), sh("./ls -la"),
+            sh("ls > out.txt"),
             call("web_fetch", {"url": "https://Docs.Raku.org/x"}),
             call("web_fetch", {"url": "not a url"}),
             call("fs_write", {"path": "../escape"}), call("fs_read", {})])
         self.assertEqual([q["suggested_rule"] for q in asker.questions], [
-            {"tool": "sh_run", "command": "git", "args": ["push"]},
-            {"tool": "sh_run", "command": "rm", "args": ["-f", "a.txt"]},
-            None,
+            {"tool": "sh_run", "command": "git", "args": ["push", "origin", "main"],
+             "exact": True},
+            {"tool": "sh_run", "command": "rm", "args": ["-f", "a.txt"], "exact": True},
+            None, None,
+            {"tool": "sh_run", "under": "/srv/project", "command": "ls", "exact": True},
             {"tool": "web_fetch", "host": "docs.raku.org"},
             None, None,
             {"tool": "fs_read"}])
@@ -608,6 +611,70 @@ class GrantsTest(PolicyCase):
         self.assertEqual(store.grants, [{"tool": "fs_write", "decision": "allow",
                                          "under": "/srv/work"}])
         self.assertEqual(sum(len(batch) for batch in provider.batches), 10)
+
+
+class HardeningTest(PolicyCase):
+    """Issue 14: what a narrow allow must not let through, and one bad call in a batch."""
+
+    def test_a_redirect_target_is_a_write_location(self) -> None:
+        rules = [*Policy.default_rules(), {"tool": "sh_run", "decision": "allow",
+                                           "command": "echo"},
+                 {"tool": "sh_run", "decision": "allow", "command": "cat"},
+                 {"tool": "sh_run", "decision": "allow", "command": "ls"},
+                 {"tool": "sh_run", "decision": "allow", "command": "cd"}]
+        policy = self.policy(rules=rules)
+        hostile = ["echo x >> ~/.ssh/authorized_keys", "cat x > /etc/cron.d/job",
+                   "ls >| /etc/x", "ls &> /etc/x", "echo x > /tmp/y", "ls 2> ../x",
+                   "cd /etc && echo x > cron.d/job"]
+        for command in hostile:
+            with self.subTest(command=command):
+                self.assertRefused(policy.execute_tool_calls([sh(command)])[0],
+                                   "write-outside-roots")
+        for command in ["ls > listing.txt", "ls -la 2>/dev/null", "echo x 2>&1",
+                        "cat a.txt >> notes/b.txt"]:
+            with self.subTest(command=command):
+                self.assertRan(policy.execute_tool_calls([sh(command)])[0], "sh_run")
+
+    def test_a_remembered_rule_is_never_wider_than_the_call(self) -> None:
+        asker = Asker("always-allow")
+        policy = self.policy(on_ask=asker)
+        first = sh("chmod -R 777 /srv/work/tmp")
+        self.assertRan(policy.execute_tool_calls([first])[0], "sh_run")
+        self.assertRan(policy.execute_tool_calls([first])[0], "sh_run")
+        self.assertEqual(len(asker.questions), 1)
+        asker.answers = ["deny-once"]
+        for wider in ["chmod -R 777 /srv/work/tmp /etc /home", "chmod -R 777 /srv/work/tmp /",
+                      "chmod -R 777"]:
+            with self.subTest(wider=wider):
+                self.assertRefused(policy.execute_tool_calls([sh(wider)])[0], "user denied")
+        self.assertEqual(len(asker.questions), 4)
+        asker.answers = ["always-allow"]
+        policy.execute_tool_calls([sh("git push origin main")])
+        asker.answers = ["deny-once"]
+        self.assertRefused(policy.execute_tool_calls([sh("git push origin main other")])[0],
+                           "user denied")
+
+    def test_one_unreadable_call_is_refused_in_place(self) -> None:
+        class NoItems(dict):  # type: ignore[type-arg]
+            def items(self) -> Any:
+                raise RuntimeError("no items")
+
+            def keys(self) -> Any:
+                raise RuntimeError("no keys")
+
+            def __iter__(self) -> Any:
+                raise RuntimeError("no iteration")
+
+        policy = self.policy(rules=[{"tool": "*", "decision": "allow"}])
+        results = policy.execute_tool_calls([call("fs_read", NoItems(a=1), "1"),
+                                             call("fs_read", {"path": "a"}, "2"),
+                                             NoItems(id="3")])
+        self.assertEqual([r["tool_call_id"] for r in results[:2]], ["1", "2"])
+        self.assertTrue(results[0]["is_error"], results[0])
+        self.assertIn("cannot be read", results[0]["content"])
+        self.assertRan(results[1], "fs_read")
+        self.assertTrue(results[2]["is_error"], results[2])
+        self.assertEqual(len(self.provider.batches), 1)
 
 
 class SerialisationTest(PolicyCase):

@@ -161,8 +161,9 @@ MATCHING: list[tuple[str, dict[str, Any], str, dict[str, Any], bool]] = [
                         "args": ["push"]}, "sh_run", sh("git push origin"), True),
     ("args: another subcommand", {"tool": "sh_run", "decision": "deny", "command": "git",
                                   "args": ["push"]}, "sh_run", sh("git status"), False),
-    ("args: the prefix is literal", {"tool": "sh_run", "decision": "deny", "command": "git",
-                                     "args": ["push"]}, "sh_run", sh("git -C x push"), False),
+    ("args: git's own options are skipped", {"tool": "sh_run", "decision": "deny",
+                                             "command": "git", "args": ["push"]},
+     "sh_run", sh("git -C x push"), True),
     ("args: two words in order", {"tool": "sh_run", "decision": "allow", "command": "git",
                                   "args": ["remote", "-v"]}, "sh_run", sh("git remote -v"),
      True),
@@ -373,6 +374,122 @@ CHECKS: list[tuple[str, str, dict[str, Any], str, Tri]] = [
     ("inside-roots with an unknown path", "fs_write", {"path": "../b"}, "inside-roots", UNKNOWN),
 ]
 
+#: issue 14's classes: rules that must not fire (allow) or must fire (deny/ask) on hostile text
+ALLOW_GIT_PUSH = {"tool": "sh_run", "decision": "allow", "command": "git", "args": ["push"]}
+ALLOW_CAT = {"tool": "sh_run", "decision": "allow", "command": "cat"}
+DENY_PUSH = {"tool": "sh_run", "decision": "deny", "command": "git", "args": ["push"]}
+DENY_CURL = {"tool": "sh_run", "decision": "deny", "command": "curl"}
+ALLOW_LS_HERE = {"tool": "sh_run", "decision": "allow", "command": "ls", "under": "/srv/project"}
+EXACT_CHMOD = {"tool": "sh_run", "decision": "allow", "command": "chmod",
+               "args": ["-R", "777", "/srv/work/tmp"], "exact": True}
+HARDENED: list[tuple[str, dict[str, Any], str, dict[str, Any], bool]] = [
+    ("1 an assignment before an allowed push", ALLOW_GIT_PUSH, "sh_run",
+     sh("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.push "
+        "GIT_CONFIG_VALUE_0=+refs/heads/main:refs/heads/main git push"), False),
+    ("1 PATH before an allowed ls", ALLOW_LS, "sh_run", sh("PATH=/tmp/evil ls"), False),
+    ("1 LD_PRELOAD before an allowed ls", ALLOW_LS, "sh_run", sh("LD_PRELOAD=/tmp/x.so ls"),
+     False),
+    ("1 an assignment statement before an allowed ls", ALLOW_LS, "sh_run",
+     sh("PATH=/tmp/evil; ls"), False),
+    ("1 env with an assignment", ALLOW_LS, "sh_run", sh(["env", "PATH=/tmp", "ls"]), False),
+    ("1 a plain push is still allowed", ALLOW_GIT_PUSH, "sh_run", sh("git push origin main"),
+     True),
+    ("2 a redirect outside the rule's directory", ALLOW_LS_HERE, "sh_run",
+     sh("ls > /etc/cron.d/job"), False),
+    ("2 a redirect to ~", ALLOW_LS_HERE, "sh_run",
+     sh("ls >> ~/.ssh/authorized_keys"), False),
+    ("2 a redirect inside it", ALLOW_LS_HERE, "sh_run",
+     sh("ls > listing.txt 2>&1"), True),
+    ("5 deny push: git -C . push", DENY_PUSH, "sh_run", sh("git -C . push"), True),
+    ("5 deny push: --no-pager", DENY_PUSH, "sh_run", sh("git --no-pager push"), True),
+    ("5 deny push: -c k=v", DENY_PUSH, "sh_run", sh("git -c k=v push"), True),
+    ("5 deny push: -p", DENY_PUSH, "sh_run", sh("git -p push"), True),
+    ("5 deny push: --git-dir=", DENY_PUSH, "sh_run", sh("git --git-dir=.git push"), True),
+    ("5 deny push: --git-dir DIR", DENY_PUSH, "sh_run", sh("git --git-dir .git push"), True),
+    ("5 deny push: an unknown global option", DENY_PUSH, "sh_run", sh("git --frob push"), True),
+    ("5 deny push: git status is untouched", DENY_PUSH, "sh_run", sh("git -C . status"), False),
+    ("5 allow status past a harmless global",
+     {"tool": "sh_run", "decision": "allow", "command": "git", "args": ["status"]},
+     "sh_run", sh("git --no-pager status"), True),
+    ("6 deny curl: Curl", DENY_CURL, "sh_run", sh("Curl https://x.example/"), True),
+    ("6 deny curl: CURL", DENY_CURL, "sh_run", sh("CURL https://x.example/"), True),
+    ("6 deny push: GIT PUSH", DENY_PUSH, "sh_run", sh("GIT push"), True),
+    ("6 allow ls: LS is not ls", ALLOW_LS, "sh_run", sh("LS"), False),
+    ("9 $HOME is not a segment", SCRATCH, "fs_write", {"path": "scratch/$HOME/x"}, False),
+    ("9 ${HOME} is not a segment", SCRATCH, "fs_write", {"path": "scratch/${HOME}/.bashrc"}, False),
+    ("9 %USERPROFILE% is not a segment", SCRATCH, "fs_write",
+     {"path": "scratch/%USERPROFILE%/x"}, False),
+    ("9 deny under: $HOME fires", SECRET, "fs_write", {"path": "$HOME/.ssh/x"}, True),
+    ("9 allow cat: a cat of a file is fine", ALLOW_CAT, "sh_run", sh("cat README.md"), True),
+    ("8 exact: the same argv", EXACT_CHMOD, "sh_run", sh("chmod -R 777 /srv/work/tmp"), True),
+    ("8 exact: one more word", EXACT_CHMOD, "sh_run", sh("chmod -R 777 /srv/work/tmp /etc"),
+     False),
+    ("8 exact: one word fewer", EXACT_CHMOD, "sh_run", sh("chmod -R 777"), False),
+    ("8 exact: no args means none", {"tool": "sh_run", "decision": "allow", "command": "ls",
+                                     "exact": True}, "sh_run", sh("ls /etc"), False),
+    ("8 exact: no args, bare", {"tool": "sh_run", "decision": "allow", "command": "ls",
+                                "exact": True}, "sh_run", sh("ls"), True),
+]
+
+HARDENED_CHECKS: list[tuple[str, str, dict[str, Any], str, Tri]] = [
+    ("1 GIT_CONFIG_* before a push", "sh_run",
+     sh("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.push "
+        "GIT_CONFIG_VALUE_0=+refs/heads/main:refs/heads/main git push"), "force-push", UNKNOWN),
+    ("1 an assignment statement first", "sh_run", sh("GIT_DIR=x; git push"), "force-push",
+     UNKNOWN),
+    ("3 --force-w", "sh_run", sh("git push --force-w"), "force-push", YES),
+    ("3 --mirro", "sh_run", sh("git push --mirro"), "force-push", YES),
+    ("3 --force-with-lease abbreviated with a value", "sh_run", sh("git push --force-wi=x"),
+     "force-push", YES),
+    ("3 --delete abbreviated", "sh_run", sh("git push --del origin main"), "force-push", YES),
+    ("3 reset --har", "sh_run", sh("git reset --har"), "hard-reset", YES),
+    ("3 reset --h", "sh_run", sh("git reset --h HEAD~1"), "hard-reset", YES),
+    ("3 rm --rec", "sh_run", sh("rm --rec x"), "recursive-delete", YES),
+    ("3 rm --r", "sh_run", sh("rm --r x"), "recursive-delete", YES),
+    ("3 rsync --del", "sh_run", sh("rsync -a --del a/ b/"), "recursive-delete", YES),
+    ("4 -c remote.origin.push", "sh_run",
+     sh("git -c remote.origin.push=+refs/heads/main:refs/heads/main push"), "force-push",
+     UNKNOWN),
+    ("4 -c remote.origin.mirror", "sh_run", sh("git -c remote.origin.mirror=true push"),
+     "force-push", UNKNOWN),
+    ("4 -c help.autocorrect", "sh_run", sh("git -c help.autocorrect=immediate psuh -f"),
+     "force-push", UNKNOWN),
+    ("4 --config-env", "sh_run", sh("git --config-env=remote.origin.mirror=M push"),
+     "force-push", UNKNOWN),
+    ("4 an unknown subcommand may be an alias", "sh_run", sh("git pf"), "force-push", UNKNOWN),
+    ("4 -c before reset", "sh_run", sh("git -c alias.st='reset --hard' st"), "hard-reset",
+     UNKNOWN),
+    ("6 RM -rf", "sh_run", sh("RM -rf x"), "recursive-delete", UNKNOWN),
+    ("6 GIT push --force", "sh_run", sh("GIT push --force"), "force-push", UNKNOWN),
+    ("6 git reset --HARD", "sh_run", sh("git reset --HARD"), "hard-reset", UNKNOWN),
+    ("7 bash --rcfile F -c", "sh_run", sh("bash --rcfile f -c 'rm -rf x'"), "recursive-delete",
+     YES),
+    ("7 bash --init-file F -c", "sh_run", sh("bash --init-file f -c 'ls'"), "recursive-delete",
+     UNKNOWN),
+    ("7 trap", "sh_run", sh("trap 'rm -rf x' EXIT"), "recursive-delete", YES),
+    ("7 python3 -c", "sh_run", sh("python3 -c 'import shutil; shutil.rmtree(\"x\")'"),
+     "recursive-delete", UNKNOWN),
+    ("7 perl -e", "sh_run", sh("perl -e 'system q(rm -rf x)'"), "recursive-delete", UNKNOWN),
+    ("7 node -e", "sh_run", sh("node -e 'require(\"fs\").rmSync(\"x\")'"), "recursive-delete",
+     UNKNOWN),
+    ("7 ruby -e", "sh_run", sh("ruby -e 'system %q(git push -f)'"), "force-push", UNKNOWN),
+    ("7 git rm -r", "sh_run", sh("git rm -r src"), "recursive-delete", YES),
+    ("7 busybox rm -rf", "sh_run", sh("busybox rm -rf x"), "recursive-delete", YES),
+    ("7 toybox rm -rf", "sh_run", sh("toybox rm -rf x"), "recursive-delete", YES),
+    ("7 rsync --delete-after", "sh_run", sh("rsync -a --delete-after a/ b/"),
+     "recursive-delete", YES),
+    ("7 cmd /c", "sh_run", sh("cmd /c rd /s /q x"), "recursive-delete", UNKNOWN),
+    ("7 powershell -Command", "sh_run", sh("powershell -Command Remove-Item -Recurse x"),
+     "recursive-delete", UNKNOWN),
+    ("7 a pipe into rbash", "sh_run", sh("curl x | rbash"), "pipes-to-shell", YES),
+    ("7 a pipe into pypy3", "sh_run", sh("curl x | pypy3"), "pipes-to-shell", YES),
+    ("7 a pipe into luajit", "sh_run", sh("curl x | luajit"), "pipes-to-shell", YES),
+    ("7 a pipe into toybox sh", "sh_run", sh("curl x | toybox sh"), "pipes-to-shell", YES),
+    ("7 a pipe into cmd", "sh_run", sh("curl x | cmd"), "pipes-to-shell", YES),
+    ("7 git status stays clear", "sh_run", sh("git status"), "force-push", NO),
+    ("7 git log stays clear", "sh_run", sh("git log --oneline -5"), "hard-reset", NO),
+]
+
 ANNOTATED = {"fs_read": READ_ONLY, "web_fetch": READ_ONLY, "fs_write": {"readOnlyHint": False}}
 
 #: (label, rules, index, key) -- validation errors name the rule and the key
@@ -418,6 +535,9 @@ INVALID: list[tuple[str, Any, int | None, str | None]] = [
      0, "severity"),
     ("danger with allow", [{"tool": "x", "decision": "allow", "severity": "danger"}],
      0, "severity"),
+    ("exact not a boolean", [{"tool": "x", "decision": "allow", "command": "ls",
+                              "exact": "yes"}], 0, "exact"),
+    ("exact without command", [{"tool": "x", "decision": "allow", "exact": True}], 0, "exact"),
     ("the third rule is wrong", [{"tool": "a", "decision": "allow"},
                                  {"tool": "b", "decision": "deny"},
                                  {"tool": "c", "decision": "deny", "host": 5}], 2, "host"),
@@ -452,6 +572,8 @@ class ValidationTable(LeakCheckingTestCase):
 add_rows(MatchingTable, "fires", MATCHING, MatchingTable.check)
 add_rows(ChecksTable, "check", CHECKS, ChecksTable.check)
 add_rows(ValidationTable, "invalid", INVALID, ValidationTable.check)
+add_rows(MatchingTable, "hardened", HARDENED, MatchingTable.check)
+add_rows(ChecksTable, "hardened_check", HARDENED_CHECKS, ChecksTable.check)
 
 
 class RulesTest(LeakCheckingTestCase):

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from . import _shell
 from ..paths import common_directory
-from .rules import Facts, Rule, compile_rules, host_of
+from .rules import Facts, Rule, compile_rule, compile_rules, host_of
 
 __all__ = ["ANSWERS", "suggested_rule", "interpret"]
 
@@ -24,7 +24,13 @@ _ANSWER_KEYS = ("action", "rule", "rules")
 
 def suggested_rule(facts: Facts) -> dict[str, Any] | None:
     """The rule an always- answer without one remembers, or ``None`` when part of the
-    call cannot be read (then the answer must bring its own)."""
+    call cannot be read (then the answer must bring its own).
+
+    It is never wider than the call: a command's whole argv, ``exact``; the
+    directory holding the locations; the one host of the URLs.  And it must
+    allow the call it answers (``./ls`` names ``ls``, but an allow for ``ls``
+    does not fire on it): a rule that would not is no suggestion.
+    """
     rule: dict[str, Any] = {"tool": facts.tool}
     if facts.locations is not None:
         directory = common_directory(facts.locations)
@@ -36,13 +42,16 @@ def suggested_rule(facts: Facts) -> dict[str, Any] | None:
             return None
         argv = list(facts.commands[0].argv or ())
         rule["command"] = _shell.program(argv)
-        if len(argv) > 1:       # a subcommand, else every word: never wider than asked
-            rule["args"] = argv[1:2] if not argv[1].startswith("-") else argv[1:]
+        if len(argv) > 1:
+            rule["args"] = argv[1:]
+        rule["exact"] = True    # every word, and no more: never wider than the call asked
     if facts.urls is not None:
         hosts = {host_of(url) for url in facts.urls}
         if len(hosts) != 1 or None in hosts:
             return None
         rule["host"] = hosts.pop()
+    if not compile_rule({**rule, "decision": "allow"}, 0).fires(facts):
+        return None
     return rule
 
 

@@ -48,15 +48,21 @@ def plain(value: Any) -> Any:
     """``value`` as detached plain JSON data (its ``repr`` when it is not JSON)."""
     try:
         return json.loads(json.dumps(value))
-    except (TypeError, ValueError, RecursionError):
-        return repr(value)
+    except Exception:           # a caller's object whose items() or __iter__ raise
+        try:
+            return repr(value)
+        except Exception:
+            return f"<unreadable {type(value).__name__}>"
 
 
 def read_call(call: Any) -> CallView:
     """Read one call (see :func:`mcp_client.provider.read_call`)."""
     parts = provider.read_call(call)
     if isinstance(call, dict):
-        shown = {str(key): plain(value) for key, value in call.items()}
+        try:
+            shown = {str(key): plain(value) for key, value in call.items()}
+        except Exception:       # a dict subclass whose items() raise: shown as text
+            shown = {"call": plain(call)}
     else:
         shown = {"id": parts.ident, "type": "function",
                  "function": {"name": parts.name, "arguments": plain(parts.arguments)}}

@@ -66,11 +66,11 @@ The permission question handed to ``on_ask`` is a plain dict::
 touches (:func:`mcp_client.paths.common_directory`: a path contributes its
 parent unless it ends in ``/``); ``None`` when the call names no location or
 one that cannot be read.  ``suggested_rule`` is what an always- answer without
-a rule remembers: the tool, narrowed by ``under: suggestion``, by the program
-of a single readable command and its first word (``git`` ``push``) -- or all
-its words when the first is an option (``rm`` ``-rf`` ``/tmp/x``) -- and by
-the exact host of the call's URLs; ``None`` when one of those cannot be
-read, and then an always- answer must bring its own ``rule`` or ``rules``.
+a rule remembers, never wider than the call: the tool, narrowed by ``under:
+suggestion``, by the program of a single readable command with all its words
+and ``exact`` (``git`` ``push origin main``, and nothing more), and by the
+exact host of the call's URLs; ``None`` when one of those cannot be read,
+and then an always- answer must bring its own ``rule`` or ``rules``.
 A server's elicitation, forwarded by :attr:`Policy.elicit_hook`, reaches the
 same ``on_ask`` as the client's request dict (``{"method":
 "elicitation/create", "params": ...}``; no ``kind`` key) and is answered with

@@ -26,6 +26,11 @@ The keys:
     Words the argv must begin with, after the program, in order.  Needs ``command``.
 ``args_any``
     Words any one of which must appear anywhere in the argv.  Needs ``command``.
+``exact``
+    ``true``: the argv after the program is exactly ``args`` (nothing when
+    there is no ``args``), not merely begins with it.  Needs ``command``.  An
+    always- answer's suggested rule carries it, so a grant is never wider than
+    the call it answered.
 ``check``
     A predicate the policy supplies (:data:`CHECKS`): ``read-only`` (the
     server annotated the tool ``readOnlyHint: true``; unknown when the
@@ -33,7 +38,7 @@ The keys:
     the tool), ``inside-roots`` (every location is inside a configured root,
     after resolution against the tool's own; unknown for a call naming no
     location), ``recursive-delete``, ``pipes-to-shell``, ``force-push``,
-    ``hard-reset`` (see :mod:`mcp_client.policy._shell` for exactly what each
+    ``hard-reset`` (see :mod:`mcp_client.policy._checks` for exactly what each
     recognises).
 ``host``
     An exact host (``docs.raku.org``) or a ``*.`` suffix glob (``*.raku.org``:
@@ -60,6 +65,23 @@ so scope ``tool`` tightly: ``{"tool": "*", "decision": "deny", "command":
 are *no* on a call with no command argument at all, and unknown on one whose
 command cannot be read.  ``command``, ``args`` and ``args_any`` are judged
 together on each simple command; ``check`` is judged on the whole call.
+
+How ``command``, ``args`` and ``args_any`` meet a command
+(:func:`mcp_client.policy._checks.match_command`): a program that matches
+only when case is folded (``Curl`` for ``curl``) is unknown; git's own
+options before the subcommand are skipped (``git -C . push`` is ``git
+push``), and ``-c``, ``--config-env`` or an option git does not have is
+unknown.  For an allow every word must be literal; for a deny or ask an
+abbreviated long option (``--forc``), an ``--opt=value``, a short cluster
+holding the letter (``-uf`` for ``-f``) is a match, and options before the
+subcommand of another program are unknown (they may take a value).
+
+What an output redirection of a command writes (``echo x > f``) is a
+location of the call too: it meets ``under``, ``inside-roots`` and the
+write-outside-roots floor.  A relative target is measured against the
+call's working directory argument (``cwd``, ``workdir``...) or the tool's
+root, and is unknown once the call changes directory (``cd``) or when it
+is git's own state (a ``.git`` directory, a ``.gitconfig``).
 """
 
 from __future__ import annotations
@@ -71,19 +93,20 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from . import _shell
+from . import _checks, _shell
 from .. import argkeys
 from ..exceptions import MCPClientError
 from ..paths import (Location, Tri, check_root, contains, located, resolve, root_for, segments,
                      tri_all, tri_any, within_any)
+from ._programs import CHANGES_DIRECTORY, program
 
 __all__ = ["RuleError", "RULE_KEYS", "DECISIONS", "SEVERITIES", "CHECKS", "Rule", "compile_rule",
            "compile_rules", "Facts", "gather", "host_of", "check_roots", "CHECK_FUNCTIONS",
            "ANNOTATIONS_UNREAD"]
 
 #: Every key a rule may carry (API.md), in the order a rendered rule shows them.
-RULE_KEYS = ("tool", "decision", "under", "command", "args", "args_any", "check", "host",
-             "note", "severity")
+RULE_KEYS = ("tool", "decision", "under", "command", "args", "args_any", "exact", "check",
+             "host", "note", "severity")
 #: Decisions, weakest first: the strongest one that fires wins.
 DECISIONS = ("allow", "ask", "deny")
 SEVERITIES = ("normal", "danger")
@@ -200,6 +223,8 @@ def _check_value(key: str, value: Any) -> Any:
         raise ValueError(f"must be one of {', '.join(SEVERITIES)}, not {value!r}")
     if key == "note" and not isinstance(value, str):
         raise ValueError(f"must be a string, not {value!r}")
+    if key == "exact" and not isinstance(value, bool):
+        raise ValueError(f"must be true or false, not {value!r}")
     return value
 
 
@@ -210,7 +235,7 @@ class Rule:
     Attributes:
         index: its position in the list it came from.
         source: a copy of the rule as given (plain data).
-        tool, decision, under, command, args, args_any, check, host, note:
+        tool, decision, under, command, args, args_any, exact, check, host, note:
             the validated values (``host`` lowercased, ``under`` normalised).
         danger: ``severity`` is ``danger``.
     """
@@ -223,6 +248,7 @@ class Rule:
     command: str | None = None
     args: tuple[str, ...] = ()
     args_any: tuple[str, ...] = ()
+    exact: bool = False
     check: str | None = None
     host: str | None = None
     note: str | None = None
@@ -247,7 +273,9 @@ class Rule:
         if self.under is not None:
             parts.append(self._under(facts, every))
         if self.command is not None:
-            parts.append(_spread(facts.commands, every, self._command))
+            command = self.command
+            parts.append(_spread(facts.commands, every, lambda one: _checks.match_command(
+                one, command, self.args, self.args_any, self.exact, every)))
         if self.check is not None:
             parts.append(CHECK_FUNCTIONS[self.check](facts))
         if self.host is not None:
@@ -261,17 +289,6 @@ class Rule:
         directory = under if under.startswith("/") else resolve(under, facts.root)
         return _spread(facts.locations, every,
                        lambda loc: contains(directory, loc.resolved))
-
-    def _command(self, command: _shell.Command) -> Tri:
-        assert self.command is not None
-        name = _shell.program(command.argv)
-        if command.argv is None or name is None:
-            return Tri.UNKNOWN
-        argv = command.argv
-        ok = (_glob_match(self.command, name)
-              and tuple(argv[1:1 + len(self.args)]) == self.args
-              and (not self.args_any or any(word in argv for word in self.args_any)))
-        return Tri.YES if ok else Tri.NO
 
     def _host(self, url: Any) -> Tri:
         assert self.host is not None
@@ -333,7 +350,8 @@ def compile_rule(raw: Any, index: int, *, where: str = "rule",
     return Rule(index=index, source=source, tool=values["tool"],
                 decision=values["decision"], under=values.get("under"),
                 command=values.get("command"), args=values.get("args", ()),
-                args_any=values.get("args_any", ()), check=values.get("check"),
+                args_any=values.get("args_any", ()), exact=values.get("exact", False),
+                check=values.get("check"),
                 host=values.get("host"), note=values.get("note"),
                 danger=values.get("severity") == "danger")
 
@@ -352,7 +370,7 @@ def _whole(values: dict[str, Any], index: int, where: str, decisions: Sequence[s
     if values["decision"] not in decisions:
         raise RuleError(index, "decision", f"must be one of {', '.join(decisions)} here, "
                         f"not {values['decision']!r}", where=where)
-    for key in ("args", "args_any"):
+    for key in ("args", "args_any", "exact"):
         if key in values and "command" not in values:
             raise RuleError(index, key, "needs a command as well", where=where)
     if values.get("severity") == "danger" and values["decision"] == "allow":
@@ -450,10 +468,40 @@ def gather(tool: str, arguments: dict[str, Any], roots: Mapping[str, str],
     root = root_for(roots, tool)
     found = argkeys.scan(arguments)
     strays = not _read_only_notes(annotations)
+    commands = _commands(arguments, found)
     return Facts(tool=tool, arguments=arguments, root=root, roots=tuple(roots.values()),
-                 locations=located(found, root, strays=strays),
-                 commands=_commands(arguments, found), urls=_urls(found, strays),
-                 annotations=annotations)
+                 locations=_with_writes(located(found, root, strays=strays), commands,
+                                        arguments, root),
+                 commands=commands, urls=_urls(found, strays), annotations=annotations)
+
+
+_GIT_STATE = re.compile(r"(^|/)\.git(/|$)|(^|/)\.gitconfig$")
+#: Arguments that name the directory a command runs in.
+_CWD_KEYS = ("cwd", "workdir", "working_dir", "working_directory", "cwd_path", "directory",
+             "dir")
+
+
+def _with_writes(locations: list[Location] | None, commands: list[_shell.Command] | None,
+                 arguments: Mapping[str, Any], root: str | None) -> list[Location] | None:
+    """The call's locations, with what its commands' redirections write added."""
+    targets = [target for command in commands or () for target in command.writes]
+    if not targets:
+        return locations
+    base = root
+    for key in _CWD_KEYS:
+        if key in arguments:
+            base = resolve(arguments[key], root)
+    assert commands is not None
+    if any(command.argv is None or program(command.argv) in CHANGES_DIRECTORY
+           for command in commands):
+        base = None                     # where a relative path lands is no longer known
+    found = list(locations or [])
+    for target in targets:
+        resolved = resolve(target, root) if target.startswith("/") else resolve(target, base)
+        if _GIT_STATE.search(target.casefold()):
+            resolved = None             # git config or hooks: what a later git runs
+        found.append(Location("redirect", target, resolved, target.endswith("/")))
+    return found
 
 
 def check_roots(roots: Any) -> dict[str, str]:
@@ -538,8 +586,8 @@ def _inside_roots(facts: Facts) -> Tri:
 CHECK_FUNCTIONS: dict[str, Callable[[Facts], Tri]] = {
     "read-only": _read_only,
     "inside-roots": _inside_roots,
-    "recursive-delete": lambda f: _shell.recursive_delete(f.tool, f.arguments, f.commands),
-    "pipes-to-shell": lambda f: _shell.pipes_to_shell(f.commands),
-    "force-push": lambda f: _shell.force_push(f.commands),
-    "hard-reset": lambda f: _shell.hard_reset(f.commands),
+    "recursive-delete": lambda f: _checks.recursive_delete(f.tool, f.arguments, f.commands),
+    "pipes-to-shell": lambda f: _checks.pipes_to_shell(f.commands),
+    "force-push": lambda f: _checks.force_push(f.commands),
+    "hard-reset": lambda f: _checks.hard_reset(f.commands),
 }

@@ -1,0 +1,276 @@
+"""The command-shaped questions the policy asks, over the commands a call would run.
+
+:func:`recursive_delete`, :func:`force_push`, :func:`hard_reset` and
+:func:`pipes_to_shell` are the built-in checks (and the danger floor);
+:func:`match_command` is how a rule's ``command``/``args``/``args_any``/``exact``
+meet one simple command.  Input is what :mod:`mcp_client.policy._shell`
+read; every answer is three-valued and fails closed:
+
+* an unreadable command (``argv is None``) is unknown;
+* a program or option that matches only when case is folded (``RM -rf``,
+  ``GIT push``, ``git reset --HARD``) is unknown: case-insensitive
+  filesystems run ``RM`` as ``rm``;
+* long options are matched as git and GNU getopt read them, by any unique
+  prefix (``git push --force-w``, ``git reset --har``, ``rm --rec``); a
+  prefix that is ambiguous is the program's error, so it counts as a match;
+* a git subcommand that is not a built-in (an alias, a ``git-*`` program),
+  and a ``git config`` that writes, are unknown to the git checks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from ..paths import Tri, tri_all, tri_any
+from ._programs import (GIT_SUBCOMMANDS, SHELLS, abbreviates, fold, git_split, long_options,
+                        options, program, short_flag, versionless)
+from ._shell import Command
+
+__all__ = ["recursive_delete", "force_push", "hard_reset", "pipes_to_shell", "match_command"]
+
+#: A per-command test: the program's basename and the argv, to YES/NO/UNKNOWN.
+_Test = Callable[[str, Sequence[str]], Tri]
+
+
+def _over(commands: Iterable[Command], test: _Test) -> Tri:
+    """Kleene OR of ``test`` over ``commands``; an unreadable command is UNKNOWN, and a
+    spelling that is dangerous only once the program, a subcommand or a long option is
+    case folded is UNKNOWN too."""
+    def one(command: Command) -> Tri:
+        name = program(command.argv)
+        if command.argv is None or name is None:
+            return Tri.UNKNOWN
+        found = test(name, command.argv)
+        folded = [word if _is_short(word) else fold(word) for word in command.argv]
+        if found is Tri.NO and folded != list(command.argv):
+            return test(versionless(folded[0].rsplit("/", 1)[-1]), folded) & Tri.UNKNOWN
+        return found
+    return tri_any(one(command) for command in commands)
+
+
+def _is_short(word: str) -> bool:
+    """A short option keeps its case when folding: ``-C`` and ``-c`` are different options."""
+    return word.startswith("-") and not word.startswith("--")
+
+
+def _yes(flag: bool) -> Tri:
+    return Tri.YES if flag else Tri.NO
+
+
+def _git(test: Callable[[str | None, list[str]], Tri]) -> _Test:
+    """A git test on ``(subcommand, its arguments)``, made UNKNOWN-at-least when git's
+    options before the subcommand change what runs or the subcommand is not a built-in
+    (an alias, a ``git-*`` program): a visible YES stays YES."""
+    def one(name: str, argv: Sequence[str]) -> Tri:
+        if name != "git":
+            return Tri.NO
+        sub, rest, doubtful = git_split(argv)
+        found = test(sub, rest)
+        if doubtful or (sub is not None and sub not in GIT_SUBCOMMANDS) or (
+                sub == "config" and not set(rest) & _CONFIG_READS):
+            return found | Tri.UNKNOWN      # (a config write changes what a later git does)
+        return found
+    return one
+
+
+#: ``git config`` words that make it a read.
+_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list",
+                           "-l", "get", "list", "--get-color", "--get-colorbool"})
+
+
+_DELETERS = frozenset({"rm", "rmdir", "unlink", "shred", "srm"})
+_FIND_EXEC = ("-exec", "-execdir", "-ok", "-okdir")
+_RSYNC_DELETES = ("--delete", "--delete-before", "--delete-during", "--delete-delay",
+                  "--delete-after", "--delete-excluded", "--delete-missing-args", "--del",
+                  "--remove-source-files", "--force")
+
+
+def _deletes_recursively(name: str, argv: Sequence[str]) -> Tri:
+    lowered = [word.lower() for word in argv[1:]]
+    if name == "rm":
+        return _yes(long_options(argv, ["--recursive"]) or short_flag(argv, "rR"))
+    if name == "find":
+        return _yes("-delete" in argv or any(
+            word in _FIND_EXEC and program(argv[i + 1:i + 2]) in _DELETERS
+            for i, word in enumerate(argv)))
+    if name == "rsync":
+        return _yes(long_options(argv, _RSYNC_DELETES)
+                    or any(opt.startswith("--del") for opt in options(argv)))
+    if name.lower() in ("rd", "rmdir", "del", "erase"):
+        return _yes("/s" in lowered)
+    if name.lower() in ("remove-item", "ri"):
+        return _yes(any(word == "-r" or word.startswith("-rec") for word in lowered))
+    if name == "git":
+        return _git(_git_deletes)(name, argv)
+    return Tri.NO
+
+
+def _git_deletes(sub: str | None, rest: list[str]) -> Tri:
+    here = ["git"] + rest
+    if sub == "rm":
+        return _yes(short_flag(here, "r"))
+    dry = long_options(here, ["--dry-run"], shortest=2) or short_flag(here, "n")
+    return _yes(sub == "clean" and not dry)
+
+
+#: Words in a tool's name that make it a deleting tool (``fs_delete``, ``removeDir``).
+_DELETE_WORDS = frozenset({"delete", "remove", "rm", "rmdir", "rmtree", "unlink", "purge",
+                           "erase", "destroy", "wipe", "del"})
+_FALSY = (None, False, 0, "", "false", "False", "no", "0")
+
+
+def _tool_words(tool: str) -> set[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", tool)
+    return {word.lower() for word in re.split(r"[^A-Za-z0-9]+", spaced) if word}
+
+
+def recursive_delete(tool: str, arguments: Mapping[str, Any],
+                     commands: list[Command] | None) -> Tri:
+    """A recursive delete: ``rm -r``/``-R``/``--recursive`` (in any cluster, any
+    abbreviation), ``find -delete`` (and ``-exec rm -r``), ``git clean`` (not a dry
+    run), ``git rm -r``, ``rsync --delete*``/``--del``/``--remove-source-files``,
+    ``rd /s``, ``Remove-Item -Recurse``, or a deleting tool (its name has a word
+    like delete/remove/rm) called with a true ``recursive``.
+
+    Returns:
+        ``NO`` for a call with no command and no such tool; ``UNKNOWN`` when a
+        command cannot be read.
+    """
+    if _tool_words(tool) & _DELETE_WORDS and "recursive" in arguments:
+        flag = arguments["recursive"]
+        if isinstance(flag, list) or isinstance(flag, dict) or flag not in _FALSY:
+            return Tri.YES
+    return Tri.NO if commands is None else _over(commands, _deletes_recursively)
+
+
+#: git push options that overwrite or remove what the remote has.
+_PUSH_DESTROYS = ("--force", "--force-with-lease", "--force-if-includes", "--mirror",
+                  "--delete", "--prune")
+
+
+def _pushes_by_force(sub: str | None, rest: list[str]) -> Tri:
+    if sub != "push":
+        return Tri.NO
+    here = ["git"] + rest
+    if long_options(here, _PUSH_DESTROYS) or short_flag(here, "fd"):
+        return Tri.YES
+    # (any position: with --repo=R the first word is already a refspec)
+    return _yes(any(word.startswith(("+", ":")) for word in rest if not word.startswith("-")))
+
+
+def force_push(commands: list[Command] | None) -> Tri:
+    """A push that overwrites or removes remote history: ``git push`` with
+    ``--force``/``-f``, ``--force-with-lease``, ``--force-if-includes``,
+    ``--mirror``, ``--delete``/``-d``, ``--prune`` (any abbreviation), a
+    ``+refspec`` or a ``:ref`` (git's global options such as ``-C dir`` skipped;
+    ``-c``, ``--config-env``, an unknown global option or a subcommand that is not
+    a built-in is unknown)."""
+    return Tri.NO if commands is None else _over(commands, _git(_pushes_by_force))
+
+
+def _resets_hard(sub: str | None, rest: list[str]) -> Tri:
+    return _yes(sub == "reset" and long_options(["git"] + rest, ["--hard"]))
+
+
+def hard_reset(commands: list[Command] | None) -> Tri:
+    """``git reset --hard`` (or ``--har``, ``--h``; unknown as :func:`force_push` is)."""
+    return Tri.NO if commands is None else _over(commands, _git(_resets_hard))
+
+
+def _is_shell(name: str, argv: Sequence[str]) -> Tri:
+    return _yes(versionless(name).lower() in SHELLS or name in (".", "source", "eval"))
+
+
+def pipes_to_shell(commands: list[Command] | None) -> Tri:
+    """Something piped into a shell or interpreter: a command whose standard
+    input is a pipe runs one of :data:`~mcp_client.policy._programs.SHELLS`
+    (``curl -s URL | sh``, ``wget -O- URL | sudo bash``, ``cat x | python3``,
+    ``| toybox sh``).  Any unreadable command in the call is unknown: it may hide
+    a pipe."""
+    if commands is None:
+        return Tri.NO
+    found = _over([command for command in commands if command.piped], _is_shell)
+    unread = any(program(command.argv) is None for command in commands)
+    return found | (Tri.UNKNOWN if unread else Tri.NO)
+
+
+# -- a rule's command narrowers ---------------------------------------------------------------
+
+
+def _glob(pattern: str, name: str) -> Tri:
+    """A program glob: YES on a match, UNKNOWN on one only once case is folded."""
+    def match(pat: str, text: str) -> bool:
+        return text.startswith(pat[:-1]) if pat.endswith("*") else text == pat
+    if match(pattern, name):
+        return Tri.YES
+    return Tri.UNKNOWN if match(fold(pattern), fold(name)) else Tri.NO
+
+
+def _word(wanted: str, word: str, every: bool) -> Tri:
+    """One word of a rule against one of the argv: exact is YES.  For a deny or ask
+    (``every`` false), an abbreviation (``--forc`` for ``--force``), a ``--opt=value``,
+    a short cluster holding the letter (``-uf`` for ``-f``) is YES, a case-folded
+    match UNKNOWN."""
+    if word == wanted:
+        return Tri.YES
+    if every:
+        return Tri.NO
+    if wanted.startswith("--") and len(wanted) > 2 and abbreviates(word, [wanted]):
+        return Tri.YES
+    if (len(wanted) == 2 and wanted[0] == "-" and wanted[1] != "-" and word.startswith("-")
+            and not word.startswith("--") and wanted[1] in word[1:]):
+        return Tri.YES
+    return Tri.UNKNOWN if fold(word) == fold(wanted) else Tri.NO
+
+
+def _words_after(name: str, argv: Sequence[str], every: bool) -> tuple[list[str], Tri]:
+    """The argv after the program that ``args`` is matched against, and a doubt: git's
+    own options are skipped (unknown ones and ``-c`` are a doubt); for another
+    program, options before a subcommand are a doubt to a deny or ask."""
+    words = list(argv[1:])
+    if versionless(fold(name)) == "git" and words and words[0].startswith("-"):
+        sub, rest, doubtful = git_split(argv)
+        if doubtful:
+            return words, Tri.UNKNOWN
+        return ([sub] + rest if sub is not None else []), Tri.YES
+    return words, Tri.YES
+
+
+#: Directories whose programs are the ones their basenames name.
+_SYSTEM_BIN = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin",
+                         "/usr/local/sbin", "/opt/homebrew/bin"})
+
+
+def match_command(command: Command, pattern: str, args: Sequence[str],
+                  args_any: Sequence[str], exact: bool, every: bool) -> Tri:
+    """Whether one simple command is the rule's ``command`` with its ``args`` (a prefix
+    of the argv after the program, or all of it when ``exact``) and one of its
+    ``args_any``.  ``every`` is true for an allow: only literal words count, and a
+    program named by a path outside the system's bin directories is unknown."""
+    name = program(command.argv)
+    if command.argv is None or name is None:
+        return Tri.UNKNOWN
+    found = _glob(pattern, name)
+    head = command.argv[0]
+    if every and "/" in head and head.rsplit("/", 1)[0] not in _SYSTEM_BIN:
+        found = found & Tri.UNKNOWN     # ./ls, /tmp/x/ls: named ls, but which program?
+    if found is Tri.NO:
+        return Tri.NO
+    words, doubt = _words_after(name, command.argv, every)
+    if args or exact:
+        found = found & doubt & _prefix(args, words, exact, every)
+    if args_any:
+        found = found & tri_any(_word(wanted, word, every) for wanted in args_any
+                                for word in command.argv[1:])
+    return found
+
+
+def _prefix(args: Sequence[str], words: Sequence[str], exact: bool, every: bool) -> Tri:
+    if len(words) < len(args) or (exact and len(words) != len(args)):
+        return Tri.NO
+    found = tri_all(_word(wanted, word, every) for wanted, word in zip(args, words))
+    if found is Tri.NO and not every and args and not args[0].startswith("-") and words \
+            and words[0].startswith("-"):
+        return Tri.UNKNOWN      # options before the subcommand: they may take a value
+    return found

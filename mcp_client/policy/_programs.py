@@ -1,0 +1,371 @@
+"""What the shell reader knows about particular programs: names, options, what they run.
+
+Pure tables and small functions for :mod:`mcp_client.policy._shell` (which
+reads text into simple commands) and :mod:`mcp_client.policy._checks` (which
+judges them).  Nothing here parses shell text; everything here answers a
+question about one argv.
+
+The rule it serves: a program whose behaviour depends on something this
+module cannot follow -- inline code (``python3 -c``), an option that runs a
+command (``tar --to-command``, ``rsync -e``, ``git rebase -x``), git
+configuration given on the command line (``git -c``), a git subcommand that
+is not a built-in (an alias, or a ``git-*`` program on ``PATH``) -- is
+reported as such, so the reader can add an *unknown* command beside it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Sequence
+
+__all__ = ["program", "versionless", "fold", "SHELLS", "SHELL_C", "WRAPPERS", "RESERVED",
+           "MULTIPLEXERS", "CHANGES_DIRECTORY", "abbreviates", "long_options", "short_flag",
+           "options", "git_split", "GIT_SUBCOMMANDS", "runs_unfollowed", "shell_text", "writes_of"]
+
+_VERSION = re.compile(r"[0-9.]+$")
+
+#: Programs that run code read from their standard input (names compared after
+#: a trailing version number is dropped and case folded: ``python3.12``, ``PYPY3``);
+#: ``at``, ``batch`` and ``crontab -`` run it later, ``script`` as a session.
+SHELLS = frozenset({
+    "sh", "bash", "rbash", "dash", "zsh", "rzsh", "ksh", "rksh", "mksh", "lksh", "oksh",
+    "pdksh", "yash", "posh", "csh", "tcsh", "fish", "ash", "elvish", "xonsh", "nu", "osh",
+    "ysh", "rc", "es", "busybox", "toybox", "python", "pypy", "perl", "ruby", "irb", "node",
+    "nodejs", "deno", "bun", "php", "pwsh", "powershell", "cmd", "lua", "luajit", "tclsh",
+    "wish", "expect", "osascript", "rscript", "r", "julia", "jshell", "scala", "groovy",
+    "sqlite", "dc", "ed", "ex", "gdb", "at", "batch", "crontab", "script"})
+#: Shells whose ``-c TEXT`` this reader follows.
+SHELL_C = frozenset({"sh", "bash", "rbash", "dash", "zsh", "rzsh", "ksh", "rksh", "mksh",
+                     "lksh", "oksh", "pdksh", "yash", "posh", "ash", "fish", "csh", "tcsh"})
+#: Long options a POSIX-family shell takes without a value (bash's, zsh's common ones).
+_SHELL_FLAGS = frozenset({"--login", "--noprofile", "--norc", "--posix", "--restricted",
+                          "--verbose", "--noediting", "--debugger", "--dump-strings",
+                          "--dump-po-strings", "--pretty-print", "--no-rcs", "--help",
+                          "--version", "--private", "--no-config", "--interactive"})
+
+#: Wrappers that run the rest of their argv as a command, with how many
+#: positional operands they take first (``timeout 5 cmd``, ``chroot /new cmd``).
+WRAPPERS = {"sudo": 0, "doas": 0, "nohup": 0, "time": 0, "command": 0, "exec": 0,
+            "builtin": 0, "xargs": 0, "setsid": 0, "stdbuf": 0, "nice": 0, "ionice": 0,
+            "env": 0, "strace": 0, "ltrace": 0, "unbuffer": 0, "fakeroot": 0,
+            "torsocks": 0, "proxychains": 0, "proxychains4": 0, "firejail": 0, "pkexec": 0,
+            "runuser": 0, "caffeinate": 0, "catchsegv": 0, "valgrind": 0, "busybox": 0,
+            "toybox": 0, "timeout": 1, "chroot": 1, "flock": 1, "taskset": 1, "chrt": 1}
+#: Multi-call binaries: ``busybox rm -rf x`` runs ``rm``.
+MULTIPLEXERS = frozenset({"busybox", "toybox"})
+#: Words that make the command position mean something else entirely, and builtins
+#: that change what later commands run (``hash -p``, ``export PATH=``, ``enable -f``,
+#: ``source``, ``fc -e``, ``complete -C``).
+RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until",
+                      "for", "case", "esac", "select", "function", "coproc", "{", "}", "!",
+                      "[[", "]]", "alias", "su", "hash", "enable", "source", ".", "declare",
+                      "typeset", "export", "readonly", "shopt", "fc", "complete", "compgen"})
+#: Programs after which a relative path no longer means what it did.
+CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd", "chdir"})
+
+#: git's built-in subcommands (git 2.39-2.47).  Any other is an alias or a
+#: ``git-*`` program found on ``PATH``: not something this reader can follow.
+GIT_SUBCOMMANDS = frozenset("""
+add am annotate apply archive backfill bisect blame branch bugreport bundle cat-file
+check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry
+cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects
+credential describe diagnose diff diff-files diff-index diff-tree difftool fast-export
+fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo
+format-patch fsck gc get-tar-commit-id grep gui hash-object help hook index-pack init
+instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance
+merge merge-base merge-file merge-tree mktag mktree multi-pack-index mv name-rev notes
+pack-objects pack-refs prune prune-packed pull push range-diff read-tree rebase reflog
+refs remote repack replace replay request-pull rerere reset restore rev-list rev-parse
+revert rm send-email send-pack shortlog show show-branch show-index show-ref
+sparse-checkout stash status stripspace submodule switch symbolic-ref tag unpack-objects
+update-index update-ref update-server-info var verify-commit verify-pack verify-tag
+version whatchanged worktree write-tree""".split())
+
+#: git's options before the subcommand: without a value, and with one
+#: (``-C dir`` or ``--git-dir=dir``).  ``-c``, ``--config-env`` and
+#: ``--exec-path=`` change what runs; any other option is unknown.
+_GIT_FLAGS = frozenset({"-p", "--paginate", "-P", "--no-pager", "--bare",
+                        "--no-replace-objects", "--literal-pathspecs", "--glob-pathspecs",
+                        "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks",
+                        "--no-advice", "--no-lazy-fetch", "--html-path", "--man-path",
+                        "--info-path", "--exec-path", "-v", "--version", "-h", "--help"})
+_GIT_VALUED = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
+                         "--list-cmds", "--attr-source"})
+_GIT_CONFIGURING = frozenset({"-c", "--config-env", "--exec-path"})
+
+#: Options that make a program run a command or code this reader does not follow,
+#: long ones matched as any prefix git and GNU getopt would accept.
+_RUNS_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    # program: (long options, short option letters)
+    "tar": (("--to-command", "--checkpoint-action", "--use-compress-program",
+             "--rsh-command", "--info-script", "--new-volume-script"), "IF"),
+    "rsync": (("--rsh", "--rsync-path"), "e"),
+    "zip": (("--unzip-command",), ""),
+    "make": (("--eval",), ""),
+    "vim": (("--cmd",), "c"), "vi": (("--cmd",), "c"), "nvim": (("--cmd",), "c"),
+    "view": (("--cmd",), "c"), "ex": (("--cmd",), "c"),
+    "python": ((), "c"), "pypy": ((), "c"),
+    "perl": ((), "eE"), "ruby": ((), "e"), "lua": ((), "e"), "luajit": ((), "e"),
+    "node": (("--eval", "--print"), "ep"), "nodejs": (("--eval", "--print"), "ep"),
+    "bun": (("--eval", "--print"), "ep"), "php": ((), "rRBEF"), "osascript": ((), "e"),
+    "rscript": (("--expr",), "e"), "julia": (("--eval", "--print"), "eE"), "expect": ((), "c"),
+    "tclsh": ((), ""), "jshell": ((), ""),
+}
+#: git subcommands with options that run a command.
+_GIT_RUNS: dict[str, tuple[tuple[str, ...], str]] = {
+    "push": (("--receive-pack", "--exec"), ""),
+    "send-pack": (("--receive-pack", "--exec"), ""),
+    "fetch": (("--upload-pack",), ""), "pull": (("--upload-pack",), ""),
+    "clone": (("--upload-pack", "--template", "--config"), "uc"),
+    "ls-remote": (("--upload-pack",), ""), "archive": (("--exec",), ""),
+    "rebase": (("--exec",), "x"), "difftool": (("--extcmd",), "x"),
+    "grep": (("--open-files-in-pager",), "O"), "submodule": (("foreach",), ""),
+    "bisect": (("run",), ""),
+    "config": (("--edit",), "e"), "instaweb": (("--httpd", "--browser"), ""),
+    "send-email": (("--to-cmd", "--cc-cmd", "--sendmail-cmd", "--smtp-server"), ""),
+}
+#: Programs that run any argument at all as a command of their own language.
+_ALWAYS_CODE = frozenset({"pwsh", "powershell", "cmd", "deno", "sqlite", "gdb", "dc"})
+#: awk's program text may run commands or write files with these.
+_AWK = frozenset({"awk", "gawk", "mawk", "nawk"})
+_AWK_RUNS = ("system", "|", ">", "@load", "@include")
+
+
+def program(argv: Sequence[str] | None) -> str | None:
+    """The basename of the program ``argv`` runs, or ``None`` when it cannot be named.
+
+    A program name with a backslash, a glob character (quoted or not), a
+    trailing ``/``, a Windows executable suffix (``.exe``, ``.cmd``, ``.bat``,
+    ``.com``), a ``{}`` placeholder, or characters that Unicode NFKC
+    normalisation changes (fullwidth ``ｒｍ``) is unknown.
+    """
+    if not argv:
+        return None
+    head = argv[0]
+    if not head or "\\" in head or any(char in head for char in "*?[") or head.endswith("/"):
+        return None
+    name = head.rsplit("/", 1)[-1]
+    if name.lower().endswith((".exe", ".cmd", ".bat", ".com")) or "{}" in name:
+        return None
+    if unicodedata.normalize("NFKC", name) != name:
+        return None
+    return name
+
+
+def versionless(name: str) -> str:
+    """``name`` without a trailing version number (``python3.12`` is ``python``)."""
+    return _VERSION.sub("", name) or name
+
+
+def fold(word: str) -> str:
+    """``word`` as a case-insensitive filesystem would see it (NFKC, case folded)."""
+    return unicodedata.normalize("NFKC", word).casefold()
+
+
+def options(argv: Sequence[str]) -> list[str]:
+    """The option words of ``argv`` after the program (those before a ``--``)."""
+    found = []
+    for word in argv[1:]:
+        if word == "--":
+            break
+        if word.startswith("-") and word != "-":
+            found.append(word)
+    return found
+
+
+def abbreviates(word: str, names: Sequence[str], *, shortest: int = 1) -> bool:
+    """Whether ``word`` (``--forc``, ``--force-with=x``) is one of ``names`` (``--force``...)
+    or a prefix of one at least ``shortest`` letters long, as git's and GNU getopt's
+    unique-prefix matching would accept it (ambiguity is the program's error, not a no)."""
+    if not word.startswith("--") or word == "--":
+        return False
+    head = word.split("=", 1)[0]
+    return len(head) - 2 >= shortest and any(name.startswith(head) for name in names)
+
+
+def long_options(argv: Sequence[str], names: Sequence[str], *, shortest: int = 1) -> bool:
+    """Whether any option of ``argv`` abbreviates one of ``names``."""
+    return any(abbreviates(word, names, shortest=shortest) for word in options(argv))
+
+
+def short_flag(argv: Sequence[str], letters: str) -> bool:
+    """Whether a short option (``-f``) or cluster (``-rf``) of ``argv`` holds one of ``letters``."""
+    return any(not opt.startswith("--") and any(ch in opt[1:] for ch in letters)
+               for opt in options(argv))
+
+
+def git_split(argv: Sequence[str]) -> tuple[str | None, list[str], bool]:
+    """``(subcommand, its arguments, doubtful)`` of a git argv, git's own options skipped.
+
+    ``doubtful`` is true when an option before the subcommand changes what
+    git runs (``-c``, ``--config-env``, ``--exec-path=``) or is not one of
+    git's: the subcommand may then mean anything.
+    """
+    i, doubtful = 1, False
+    while i < len(argv):
+        word = argv[i]
+        head, eq, _ = word.partition("=")
+        if word in _GIT_FLAGS:
+            i += 1
+        elif head in _GIT_VALUED or head in _GIT_CONFIGURING:
+            doubtful = doubtful or head in _GIT_CONFIGURING
+            i += 1 if eq else 2
+        elif word.startswith("-"):
+            return None, [], True               # not git's: it may take a value, or anything
+        else:
+            return word, list(argv[i + 1:]), doubtful
+    return None, [], doubtful
+
+
+_SHELL_FILES = ("--rcfile", "--init-file", "--init-command")
+
+
+def shell_text(argv: Sequence[str]) -> tuple[str | None, bool]:
+    """What a shell argv runs: ``(TEXT, doubtful)`` for ``-c TEXT``; ``(None, doubtful)``
+    for a script file or standard input.  ``doubtful`` when it also runs code this
+    reader does not follow, or its options cannot be read: ``--rcfile F``,
+    ``--init-file F``, fish's ``-C``/``--init-command``, an unknown long option, or
+    ``-c`` with nothing after it."""
+    has_c, doubtful = False, False
+    fish = versionless(fold(program(argv) or "")) == "fish"
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            i += 1
+            break
+        if word in ("-", "+") or not word.startswith(("-", "+")):
+            break
+        head, eq, value = word.partition("=")
+        if head == "--command" and fish:
+            return (value, False) if eq else _word_after(argv, i)
+        if head in _SHELL_FILES:
+            doubtful = True
+            i += 1 if eq else 2
+            continue
+        if word.startswith("--"):
+            doubtful = doubtful or head not in _SHELL_FLAGS
+        elif word in ("-o", "+o", "-O", "+O"):
+            i += 1
+        elif "C" in word[1:] and fish:
+            doubtful = True
+        elif "c" in word[1:]:
+            has_c = True
+        i += 1
+    if not has_c:
+        return None, doubtful
+    text, missing = _word_after(argv, i - 1)
+    return text, doubtful or missing
+
+
+def _word_after(argv: Sequence[str], i: int) -> tuple[str | None, bool]:
+    return (argv[i + 1], False) if i + 1 < len(argv) else (None, True)
+
+
+def _runs_by_option(argv: Sequence[str], table: tuple[tuple[str, ...], str]) -> bool:
+    names, letters = table
+    if any(word in names for word in argv[1:] if not word.startswith("-")):
+        return True                                     # ``submodule foreach``, ``bisect run``
+    return long_options(argv, [n for n in names if n.startswith("--")]) or (
+        bool(letters) and short_flag(argv, letters))
+
+
+def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
+    """Whether this command runs code or a command this reader does not follow.
+
+    Inline code (``python3 -c``, ``perl -e``, ``node -e``, ``ruby -e``...),
+    PowerShell or ``cmd`` given anything, awk text that can run or write
+    (``system``, ``|``, ``>``), an option that runs a command (see
+    ``_RUNS_OPTIONS``), and for git: ``-c``/``--config-env``/``--exec-path=``
+    or an unknown option before the subcommand, and subcommand options that
+    run a command (``rebase -x``, ``push --receive-pack``, ``submodule
+    foreach``...).
+    """
+    base = versionless(fold(name))
+    if base in _ALWAYS_CODE:
+        return len(argv) > 1
+    if base in _AWK:
+        return any(mark in word for word in argv[1:] for mark in _AWK_RUNS)
+    if base == "git":
+        sub, rest, doubtful = git_split(argv)
+        if doubtful or sub == "filter-branch":
+            return True
+        return sub in _GIT_RUNS and _runs_by_option(["git"] + rest, _GIT_RUNS[sub])
+    if base == "sed":
+        return _sed_runs(argv)
+    table = _RUNS_OPTIONS.get(base)
+    return table is not None and _runs_by_option(argv, table)
+
+
+#: The parts of a sed script that are text, not commands: ``s/a/b/``, ``y/a/b/``, ``/re/``.
+_SED_TEXT = re.compile(r"([sy])(.)(?:\\.|(?!\2).)*\2(?:\\.|(?!\2).)*\2|/(?:\\.|[^/])*/")
+
+
+def _sed_scripts(argv: Sequence[str]) -> tuple[list[str], list[str], bool]:
+    """``(scripts, files, unreadable)`` of a sed argv (``-f FILE`` is unreadable)."""
+    scripts: list[str] = []
+    files: list[str] = []
+    unreadable = False
+    words = list(argv[1:])
+    i = 0
+    while i < len(words):
+        word = words[i]
+        head, eq, value = word.partition("=")
+        if word in ("-e", "--expression") or abbreviates(head, ["--expression"]):
+            if eq:
+                scripts.append(value)
+            elif i + 1 < len(words):
+                scripts.append(words[i + 1])
+                i += 1
+        elif word == "-f" or abbreviates(head, ["--file"]):
+            unreadable = True
+            i += 0 if eq else 1
+        elif word.startswith("-") and word != "-":
+            unreadable = unreadable or (not word.startswith("--") and "f" in word[1:])
+        else:
+            files.append(word)
+        i += 1
+    if not scripts and files:
+        scripts.append(files.pop(0))
+    return scripts, files, unreadable
+
+
+def _sed_runs(argv: Sequence[str]) -> bool:
+    """GNU sed runs a command with ``e`` (a command or an ``s///e`` flag) and writes a file
+    with ``w``/``W``: any of those letters left once the text of ``s///``, ``y///`` and
+    ``/re/`` is taken out, or a script read from a file, is unfollowed; ``--sandbox``
+    refuses them."""
+    if "--sandbox" in argv:
+        return False
+    scripts, _, unreadable = _sed_scripts(argv)
+    return unreadable or any(set(_SED_TEXT.sub("", text)) & set("ewW") for text in scripts)
+
+
+def writes_of(name: str, argv: Sequence[str]) -> list[str]:
+    """Files a command that is mostly a read writes by an option of its own: git's
+    ``--output=F`` (``log``, ``diff``, ``show``...) and ``format-patch -o DIR``, find's
+    ``-fprint F`` (``-fprint0``, ``-fprintf``, ``-fls``), and the files ``sed -i`` edits."""
+    base = versionless(fold(name))
+    if base == "find":
+        return [argv[i + 1] if i + 1 < len(argv) else "" for i, word in enumerate(argv)
+                if word in ("-fprint", "-fprint0", "-fprintf", "-fls")]
+    if base == "sed":
+        in_place = any(abbreviates(word, ["--in-place"]) or (
+            not word.startswith("--") and "i" in word[1:]) for word in options(argv))
+        return _sed_scripts(argv)[1] if in_place else []
+    if base != "git":
+        return []
+    sub, rest, _ = git_split(argv)
+    found: list[str] = []
+    for i, word in enumerate(rest):
+        if word == "--":
+            break
+        following = rest[i + 1] if i + 1 < len(rest) else ""
+        head, eq, value = word.partition("=")
+        if head == "--output" or (sub == "format-patch" and abbreviates(
+                head, ["--output-directory"], shortest=8)):
+            found.append(value if eq else following)
+        elif sub == "format-patch" and word.startswith("-o") and not word.startswith("--"):
+            found.append(word[2:] or following)
+    return found
