@@ -154,11 +154,14 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
 
     @classmethod
     def connect_http(cls, url: str, **options: Any) -> Client:
-        """Reach an MCP server over 2026-07-28 Streamable HTTP.
+        """Reach an MCP server over Streamable HTTP, whichever era it speaks.
 
-        Modern era only: a server that speaks only the 2025-11-25 handshake over
-        HTTP raises :class:`UnsupportedVersion` on the first call.  ``requests``
-        is imported here, on first use.
+        The first call probes with ``server/discover`` (2026-07-28); a server
+        that does not answer it as a modern one is given the 2025-11-25
+        ``initialize`` handshake, in a legacy Streamable HTTP session
+        (``Mcp-Session-Id``, :attr:`session_id`) that :meth:`close` ends with a
+        DELETE.  ``era="legacy"`` skips the probe.  ``requests`` is imported
+        here, on first use.
 
         Args:
             url: the endpoint (``https://tools.example.com/mcp``).
@@ -216,6 +219,12 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
     def transport(self) -> Transport:
         """The wire this client talks over."""
         return self._transport
+
+    @property
+    def session_id(self) -> str | None:
+        """The legacy Streamable HTTP session's id (None: no session, or not HTTP)."""
+        found = getattr(self._transport, "session_id", None)
+        return found if isinstance(found, str) else None
 
     @property
     def closed(self) -> bool:
@@ -330,7 +339,8 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
                           client_info=self._client_info, capabilities=self._declared,
                           probe_timeout=self._opts["probe_timeout"],
                           handshake_timeout=self._opts["request_timeout"],
-                          handshake=self._transport.supports_handshake)
+                          handshake=self._transport.supports_handshake,
+                          endpoint=getattr(self._transport, "url", None))
 
     def _restart(self) -> bool:
         if self._state == "closed" or not self._transport.can_restart:
@@ -514,7 +524,7 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
     def _shaped(self, info: EraInfo, method: str, answer: dict[str, Any]) -> protocol.Shaped:
         """An answer message as a shaped result; an error answer is raised."""
         if "error" in answer:
-            error = protocol.error_from(answer)
+            error = protocol.error_from(answer, method)
             if method == "tools/call" and error.code == protocol.INVALID_PARAMS:
                 self._cache.evict("tools/list")   # S15: an early refetch is allowed
             raise error

@@ -71,6 +71,7 @@ from .sse import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEParser
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from .xheaders import encode_value
 from ._log import warn_through
+from ._http_session import MAX_RESUMES, LegacySession, parse_event_data
 
 if TYPE_CHECKING:
     import requests
@@ -144,7 +145,7 @@ def _root_cause(exc: BaseException) -> str:
 class _Exchange:
     """One message on its way: the POST, the worker reading it, the abort handle."""
 
-    __slots__ = ("serial", "ident", "method", "handle", "thread")
+    __slots__ = ("serial", "ident", "method", "handle", "thread", "pool", "session", "sink")
 
     def __init__(self, serial: int, ident: Any, method: str, handle: Handle) -> None:
         self.serial = serial
@@ -152,6 +153,9 @@ class _Exchange:
         self.method = method
         self.handle = handle
         self.thread: threading.Thread | None = None
+        self.pool: requests.Session | None = None   # the requests session it is sent on
+        self.session: str | None = None   # the Mcp-Session-Id its response carried
+        self.sink: list[dict[str, Any]] | None = None   # set: the answer is kept, not delivered
 
 
 class HTTPTransport(Transport):
@@ -174,8 +178,8 @@ class HTTPTransport(Transport):
         MCPClientError: a bad URL, header or value.
     """
 
-    supports_handshake = False
-    wants_tool_headers = True
+    supports_handshake = True
+    wants_tool_headers = True     # until an initialize succeeds: then False (2025-11-25)
     cancel_is_hangup = True
 
     def __init__(self, url: str, *, headers: Mapping[str, str] | None = None,
@@ -217,11 +221,19 @@ class HTTPTransport(Transport):
         self._on_message: MessageCallback | None = None
         self._on_warn: WarnCallback | None = None
         self._on_error: ErrorCallback | None = None
+        self._legacy = LegacySession(self)
 
     # -- state ---------------------------------------------------------------------
 
     def __repr__(self) -> str:
-        return f"<HTTPTransport {self.url} {self._state} in_flight={len(self._inflight)}>"
+        session = f" session={self.session_id}" if self.session_id else ""
+        return (f"<HTTPTransport {self.url} {self._state}{session} "
+                f"in_flight={len(self._inflight)}>")
+
+    @property
+    def session_id(self) -> str | None:
+        """The legacy Streamable HTTP session's ``Mcp-Session-Id`` (None: no session)."""
+        return self._legacy.session_id
 
     @property
     def closed(self) -> bool:
@@ -267,6 +279,8 @@ class HTTPTransport(Transport):
         wire_headers = self._wire_headers(message, headers)
         method = message.get("method")
         is_request = isinstance(method, str) and "id" in message
+        if method == "initialize":
+            self._legacy.note_initialize(message.get("params"))
         from ._http_wire import Handle
 
         with self._lock:
@@ -281,7 +295,13 @@ class HTTPTransport(Transport):
             self._inflight[serial] = exchange
             if is_request:
                 self._by_id[exchange.ident] = exchange
-            thread.start()
+            if method != "notifications/initialized":
+                thread.start()
+                return
+        # 2025-11-25 lifecycle: nothing may overtake the initialized notification
+        # (SDK servers refuse requests that arrive before it), so it is posted here.
+        exchange.thread = None
+        self._run(exchange, body, wire_headers)
 
     def _check_open(self) -> None:
         if self._state == "closed":
@@ -318,12 +338,20 @@ class HTTPTransport(Transport):
         return out
 
     def cancel(self, ident: int | str, reason: str) -> None:
-        """Close request ``ident``'s connection: the 2026-07-28 HTTP cancellation (never raises)."""
+        """Close request ``ident``'s connection: the 2026-07-28 HTTP cancellation (never raises).
+
+        In the handshake era a disconnection is not a cancellation (2025-11-25
+        basic/transports), so a ``notifications/cancelled`` is posted first --
+        never for ``initialize`` (2025-11-25 lifecycle).
+        """
         with self._lock:
             exchange = self._by_id.get(ident)
-        if exchange is not None:
-            log.debug("cancelling %s request %r: %s", exchange.method, ident, reason)
-            exchange.handle.abort()
+        if exchange is None:
+            return
+        log.debug("cancelling %s request %r: %s", exchange.method, ident, reason)
+        if self._legacy.active and exchange.method != "initialize":
+            Transport.cancel(self, ident, reason)
+        exchange.handle.abort()
 
     # -- the worker ----------------------------------------------------------------
 
@@ -349,42 +377,87 @@ class HTTPTransport(Transport):
 
     def _exchange(self, exchange: _Exchange, body: bytes, headers: dict[str, str]) -> None:
         session = self._session or self._new_session()
-        url = self.url
+        exchange.pool = session
         try:
-            for _ in range(self._max_redirects + 1):
-                if exchange.handle.aborted:
+            for retried in (False, True):
+                wire, sent = self._legacy.stamp(headers, exchange.method)
+                if not self._post_and_read(exchange, body, wire, expire=bool(sent) and not retried):
                     return
-                response = self._post(session, exchange, url, body, headers)
-                try:
-                    if response.status_code not in (301, 302, 303, 307, 308):
-                        self._read(exchange, response)
-                        return
-                    url = self._redirect(exchange, url, response)
-                finally:
-                    response.close()
-            raise TransportError(f"{exchange.method}: more than {self._max_redirects} "
-                                 f"redirects, the last to {url}")
+                # 2025-11-25 session management: a 404 to a request that carried the
+                # session id means the session is gone; the request was never processed.
+                assert sent is not None
+                self._legacy.renew(session, sent, exchange.handle)
         finally:
             if session is not self._session:
                 self._close_session(session)
 
-    def _post(self, session: requests.Session, exchange: _Exchange, url: str, body: bytes,
-              headers: dict[str, str]) -> requests.Response:
+    def _post_and_read(self, exchange: _Exchange, body: bytes, headers: dict[str, str], *,
+                       expire: bool) -> bool:
+        """POST and read the answer; True (nothing read) on a 404 when ``expire`` is set."""
+        assert exchange.pool is not None
+        url = self.url
+        for _ in range(self._max_redirects + 1):
+            if exchange.handle.aborted:
+                return False
+            response = self._http(exchange.pool, "POST", exchange.method, url, body, headers)
+            try:
+                if expire and response.status_code == 404:
+                    return True
+                if response.status_code not in (301, 302, 303, 307, 308):
+                    self._read(exchange, response)
+                    return False
+                url = self._redirect(exchange, url, response)
+            finally:
+                response.close()
+        raise TransportError(f"{exchange.method}: more than {self._max_redirects} "
+                             f"redirects, the last to {url}")
+
+    def _http(self, session: requests.Session, verb: str, what: str, url: str,
+              body: bytes | None, headers: Mapping[str, str], *,
+              read_timeout: float | None = None) -> requests.Response:
+        """One HTTP request, its failures translated (the response is streamed)."""
         import requests
 
         try:
-            return session.post(url, data=body, headers=headers, auth=self._auth,
-                                timeout=(self._connect_timeout, None), stream=True,
-                                allow_redirects=False)
+            return session.request(verb, url, data=body, headers=headers, auth=self._auth,
+                                   timeout=(self._connect_timeout, read_timeout), stream=True,
+                                   allow_redirects=False)
         except requests.exceptions.ConnectTimeout as exc:
-            raise TransportError(f"{exchange.method}: could not connect to {url} within "
+            raise TransportError(f"{what}: could not connect to {url} within "
                                  f"{self._connect_timeout:g}s") from exc
         except requests.exceptions.ConnectionError as exc:
-            raise TransportError(f"{exchange.method}: cannot reach {url}: "
+            raise TransportError(f"{what}: cannot reach {url}: "
                                  f"{_root_cause(exc)}") from exc
         except requests.exceptions.RequestException as exc:
-            raise TransportError(f"{exchange.method}: the POST to {url} failed: "
+            raise TransportError(f"{what}: the {verb} to {url} failed: "
                                  f"{_root_cause(exc)}") from exc
+
+    def _plain_headers(self, extra: Mapping[str, str]) -> dict[str, str]:
+        """A GET's or DELETE's headers: the caller's, then the protocol's ``extra``."""
+        out = {**self._headers, **extra}
+        if not self._persistent:
+            out["Connection"] = "close"
+        return out
+
+    def _side_request(self, pool: requests.Session, handle: Handle, ident: Any, method: str,
+                      params: dict[str, Any] | None) -> dict[str, Any]:
+        """Send a message of the transport's own (a new session's handshake) and wait.
+
+        Returns:
+            the answer message ({} for a notification).
+        """
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if ident is not None:
+            message["id"] = ident
+        if params is not None:
+            message["params"] = params
+        exchange = _Exchange(0, ident, method, handle)
+        exchange.pool, exchange.sink = pool, []
+        wire, _ = self._legacy.stamp(self._wire_headers(message, None), method)
+        self._post_and_read(exchange, json.dumps(message).encode("utf-8"), wire, expire=False)
+        if ident is not None and not exchange.sink:
+            raise TransportError(f"{method}: no answer")
+        return exchange.sink[0] if exchange.sink else {}
 
     def _redirect(self, exchange: _Exchange, url: str, response: requests.Response) -> str:
         location = response.headers.get("Location")
@@ -402,10 +475,13 @@ class HTTPTransport(Transport):
         status = response.status_code
         kind = _media_type(response.headers.get("Content-Type"))
         ok = 200 <= status < 300
+        exchange.session = response.headers.get("Mcp-Session-Id")
         if exchange.ident is None:
             if not ok:
                 self._warn(f"the server refused a {exchange.method} message: HTTP {status} "
                            f"{self._excerpt(response)}")
+            elif exchange.method == "notifications/initialized":
+                self._legacy.open_stream()   # 2025-11-25: the GET stream, if offered
             return
         if kind == "application/json":
             self._read_json(exchange, response)
@@ -417,8 +493,9 @@ class HTTPTransport(Transport):
                                  "JSON or an event stream", status=status,
                                  body=self._excerpt(response))
         else:
-            raise TransportError(f"{exchange.method}: the server refused the request",
-                                 status=status, body=self._excerpt(response))
+            raise TransportError(f"{exchange.method}: {self.url} refused the request",
+                                 status=status, body=self._excerpt(response),
+                                 headers=response.headers)
 
     def _read_json(self, exchange: _Exchange, response: requests.Response) -> None:
         from ._http_wire import WIRE_ERRORS
@@ -438,41 +515,77 @@ class HTTPTransport(Transport):
             message = None
         if isinstance(message, dict):
             is_error = isinstance(message.get("error"), dict) and "result" not in message
+            if is_error and message.get("id") != exchange.ident:
+                # A body that is a JSON-RPC error answers this POST, whatever id it
+                # names (the SDKs write null or "server-error"): the text is the point.
+                message = {**message, "id": exchange.ident}
             if is_error or (200 <= status < 300 and "result" in message):
                 self._answer(exchange, message)
                 return
         what = "the server's answer is not a JSON-RPC response" if 200 <= status < 300 \
-            else "the server refused the request"
+            else f"{self.url} refused the request"
         text = data[:_EXCERPT * 4].decode("utf-8", "replace")
         raise TransportError(f"{exchange.method}: {what}", status=status,
-                             body=" ".join(text.split())[:_EXCERPT])
+                             body=" ".join(text.split())[:_EXCERPT], headers=response.headers)
 
     def _read_stream(self, exchange: _Exchange, response: requests.Response) -> None:
+        """Read a response stream; in the handshake era, resume it if it ends early.
+
+        2025-11-25 "Resumability and Redelivery": after the server's ``retry``
+        delay, GET with the last event id, at most ``MAX_RESUMES`` times.
+        """
+        status, last_id, retry, resumed = response.status_code, None, None, 0
+        current = response
+        try:
+            while True:
+                parser = SSEParser(max_event_bytes=self._max_event)
+                why = self._drain(exchange, current, parser)
+                if why is None:
+                    return
+                last_id, retry = parser.last_event_id or last_id, parser.retry or retry
+                if last_id is None or not self._legacy.active or exchange.handle.aborted:
+                    raise TransportError(f"{exchange.method}: the response stream {why}",
+                                         status=status)
+                if resumed == MAX_RESUMES:
+                    raise TransportError(f"{exchange.method}: the response stream {why}, "
+                                         f"after resuming it {resumed} times", status=status)
+                resumed += 1
+                assert exchange.pool is not None
+                following = self._legacy.resume(exchange.pool, exchange.method, last_id, retry)
+                if following is None:
+                    return   # closing
+                if current is not response:
+                    current.close()
+                current = following
+        finally:
+            if current is not response:
+                current.close()
+
+    def _drain(self, exchange: _Exchange, response: requests.Response,
+               parser: SSEParser) -> str | None:
+        """Read one stream until the answer (None) or its end (why it ended)."""
         from ._http_wire import WIRE_ERRORS
 
-        parser = SSEParser(max_event_bytes=self._max_event)
         raw = response.raw
         while True:
             try:
                 chunk = raw.read1(_READ_SIZE, decode_content=True)
             except WIRE_ERRORS as exc:
-                raise TransportError(f"{exchange.method}: the response stream broke before "
-                                     f"the answer: {_root_cause(exc)}",
-                                     status=response.status_code) from exc
+                return f"broke before the answer: {_root_cause(exc)}"
             if not chunk:
                 break
             for event in parser.feed(chunk):
                 if self._event(exchange, event):
-                    return
-        where = "in the middle of an event" if parser.pending else "without the answer"
-        raise TransportError(f"{exchange.method}: the response stream ended {where}",
-                             status=response.status_code)
+                    return None
+        return "ended in the middle of an event" if parser.pending else "ended without the answer"
 
     def _event(self, exchange: _Exchange, event: SSEEvent) -> bool:
         """Handle one event; True when it was the answer."""
         if event.event != "message":
             log.debug("skipped an SSE event of type %r", event.event)
             return False
+        if not event.data.strip():
+            return False   # a priming event: an id (and a retry) for resuming, no message
         try:
             message = json.loads(event.data)
         except (ValueError, RecursionError):   # RecursionError: nested too deeply to parse
@@ -482,11 +595,11 @@ class HTTPTransport(Transport):
             self._warn(f"skipped an SSE event that is not a JSON-RPC message: {event.data[:200]!r}")
             return False
         if "method" in message:
-            if "id" in message:
+            if "id" in message and not self._legacy.active:
                 self._warn(f"skipped a server request on a response stream ({message['method']!r}"
                            "); 2026-07-28 Streamable HTTP has none")
             elif not exchange.handle.aborted:
-                self._deliver(message)
+                self._deliver(message)   # 2025-11-25: server requests ride the stream too
             return False
         if "result" in message or "error" in message:
             self._answer(exchange, message)
@@ -500,7 +613,11 @@ class HTTPTransport(Transport):
         if message["id"] != exchange.ident:
             raise TransportError(f"{exchange.method}: the server answered request "
                                  f"{message['id']!r} on the stream of request {exchange.ident!r}")
-        if not exchange.handle.aborted:
+        if exchange.method == "initialize" and "result" in message:
+            self._legacy.capture(message["result"], exchange.session)   # before anyone sends
+        if exchange.sink is not None:
+            exchange.sink.append(message)
+        elif not exchange.handle.aborted:
             self._deliver(message)
 
     def _excerpt(self, response: requests.Response) -> str:
@@ -516,6 +633,16 @@ class HTTPTransport(Transport):
 
     def _deliver(self, message: dict[str, Any]) -> None:
         self._call(self._on_message, message, what="message handler")
+
+    def _deliver_event(self, event: SSEEvent) -> None:
+        """A GET stream's event (2025-11-25): any JSON-RPC message, delivered as it is."""
+        if event.event != "message":
+            return
+        message = parse_event_data(event.data)
+        if message is not None:
+            self._deliver(message)
+        elif event.data.strip():
+            self._warn(f"skipped an SSE event that is not a JSON-RPC message: {event.data[:200]!r}")
 
     def _fail(self, exchange: _Exchange, exc: TransportError) -> None:
         if exchange.ident is None or self._on_error is None:
@@ -551,6 +678,7 @@ class HTTPTransport(Transport):
             exchanges = list(self._inflight.values())
         for exchange in exchanges:
             exchange.handle.abort()
+        self._legacy.stop(self._connect_timeout + 5)
         current = threading.current_thread()
         for exchange in exchanges:
             thread = exchange.thread
@@ -558,6 +686,10 @@ class HTTPTransport(Transport):
                 thread.join(self._connect_timeout + 5)
                 if thread.is_alive():
                     log.warning("%s did not finish", thread.name)
-        if self._session is not None:
-            self._close_session(self._session)
+        session = self._session
+        if session is None and self._legacy.session_id:
+            session = self._new_session()   # not persistent: a connection for the DELETE
+        if session is not None:
+            self._legacy.end(session)   # 2025-11-25: DELETE ends the session
+            self._close_session(session)
         log.debug("closed %s", self)

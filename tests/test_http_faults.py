@@ -15,8 +15,8 @@ from concurrent.futures import Future
 from typing import Any
 from unittest import mock
 
-from mcp_client import (Cancelled, ProtocolError, Timeout, TransportClosed, TransportError,
-                        UnsupportedVersion)
+from mcp_client import (Cancelled, MCPClientError, ProtocolError, Timeout, TransportClosed,
+                        TransportError)
 from mcp_client.sse import EventTooLarge
 
 from .httpkit import WAIT, Reply, ScriptedCase, ScriptedServer, Seen, Wire, elapsed, event
@@ -249,35 +249,47 @@ class RedirectTest(ScriptedCase):
         self.assertIn("more than 5 redirects", str(caught.exception))
 
 
-class LegacyOnlyTest(ScriptedCase):
+class RefusesEverythingTest(ScriptedCase):
+    """A server that refuses the probe and ``initialize`` alike: the handshake's own
+    failure is raised, promptly, with the server's text (never "legacy-only")."""
+
     MISSING_SESSION = {"jsonrpc": "2.0", "id": None,
                        "error": {"code": -32600, "message": "Bad Request: Missing session ID"}}
 
-    def check(self, respond: Any, probe_timeout: float = 3.0) -> UnsupportedVersion:
+    def check(self, respond: Any, error: type[MCPClientError], probe_timeout: float = 3.0,
+              **options: Any) -> MCPClientError:
         srv = self.serve(respond)
-        client = self.client(srv, probe_timeout=probe_timeout)
+        client = self.client(srv, probe_timeout=probe_timeout, **options)
         started = time.monotonic()
-        with self.assertRaises(UnsupportedVersion) as caught:
+        with self.assertRaises(error) as caught:
             client.list_tools()
-        self.assertLess(elapsed(started), probe_timeout + 1)
-        self.assertIn("legacy", str(caught.exception))
-        self.assertEqual([s.rpc_method for s in srv.requests], ["server/discover"])
+        self.assertLess(elapsed(started), probe_timeout + 2)
+        self.assertEqual([s.rpc_method for s in srv.requests], ["server/discover", "initialize"])
         return caught.exception
 
     def test_missing_session_id(self) -> None:
-        self.check(lambda reply, seen: reply.json(self.MISSING_SESSION, 400))
+        raised = self.check(lambda reply, seen: reply.json(self.MISSING_SESSION, 400),
+                            ProtocolError)
+        self.assertIn("Missing session ID", str(raised))
 
     def test_404_and_405_without_a_json_rpc_body(self) -> None:
-        self.check(lambda reply, seen: reply.send(404, b"Not Found", "text/plain"))
-        self.check(lambda reply, seen: reply.send(405, b"", None, {"Allow": "GET, DELETE"}))
+        raised = self.check(lambda reply, seen: reply.send(404, b"Not Found", "text/plain"),
+                            TransportError)
+        self.assertEqual(getattr(raised, "status", None), 404)
+        raised = self.check(lambda reply, seen: reply.send(405, b"", None,
+                                                           {"Allow": "GET, DELETE"}),
+                            TransportError)
+        self.assertEqual(getattr(raised, "status", None), 405)
 
     def test_method_not_found(self) -> None:
-        self.check(lambda reply, seen: reply.json(
+        raised = self.check(lambda reply, seen: reply.json(
             {"jsonrpc": "2.0", "id": seen.rpc_id,
-             "error": {"code": -32601, "message": "Method not found"}}, 404))
+             "error": {"code": -32601, "message": "Method not found"}}, 404), ProtocolError)
+        self.assertIn("initialize", str(raised))
 
     def test_silence(self) -> None:
-        self.check(lambda reply, seen: reply.wait_for_hang_up(WAIT), probe_timeout=0.5)
+        self.check(lambda reply, seen: reply.wait_for_hang_up(WAIT), Timeout,
+                   probe_timeout=0.5, request_timeout=1.0)
 
 
 class CancellationTest(ScriptedCase):
