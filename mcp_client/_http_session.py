@@ -32,7 +32,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .exceptions import MCPClientError, TransportError
-from .sse import SSEParser
+from .sse import SSEEvent, SSEParser
 
 if TYPE_CHECKING:
     import requests
@@ -201,7 +201,7 @@ class LegacySession:
         transport = self._transport
         try:
             response = transport._http(pool, "GET", "the GET stream", transport.url, None,
-                                       transport._plain_headers(self._get_headers(
+                                       self._plain(self._get_headers(
                                            self._listen_last_id)))
         except TransportError as exc:
             log.debug("the GET stream could not be opened: %s", exc)
@@ -236,8 +236,26 @@ class LegacySession:
                 return heard
             for event in events:
                 heard = True
-                self._transport._deliver_event(event)
+                self._deliver(event)
         return heard
+
+    def _deliver(self, event: SSEEvent) -> None:
+        """A GET stream's event: any JSON-RPC message, delivered as it is."""
+        if event.event != "message":
+            return
+        message = parse_event_data(event.data)
+        if message is not None:
+            self._transport._deliver(message)
+        elif event.data.strip():
+            self._transport._warn("skipped an SSE event that is not a JSON-RPC message: "
+                                  f"{event.data[:200]!r}")
+
+    def _plain(self, extra: Mapping[str, str]) -> dict[str, str]:
+        """A GET's or DELETE's headers: the caller's, then the protocol's ``extra``."""
+        out = {**self._transport._headers, **extra}
+        if not self._transport._persistent:
+            out["Connection"] = "close"
+        return out
 
     # -- resuming a response stream ----------------------------------------------
 
@@ -254,7 +272,7 @@ class LegacySession:
             return None
         transport = self._transport
         response = transport._http(pool, "GET", f"{method} (resuming)", transport.url, None,
-                                   transport._plain_headers(self._get_headers(last_id)))
+                                   self._plain(self._get_headers(last_id)))
         kind = (response.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if 200 <= response.status_code < 300 and kind == "text/event-stream":
             return response
@@ -287,7 +305,7 @@ class LegacySession:
         transport = self._transport
         try:
             response = transport._http(pool, "DELETE", "ending the session", transport.url,
-                                       None, transport._plain_headers(self._get_headers(None)),
+                                       None, self._plain(self._get_headers(None)),
                                        read_timeout=transport._connect_timeout)
         except TransportError as exc:
             log.debug("DELETE of session %s failed: %s", sent, exc)

@@ -1,53 +1,53 @@
-"""The 2026-07-28 Streamable HTTP transport: every message its own POST.
+"""The Streamable HTTP transport, in both eras: every message its own POST.
 
 This module owns the HTTP side of the wire (2026-07-28 basic/transports;
 PROTOCOL §7.2-7.6, S17-S19): one ``POST`` per JSON-RPC message to one
 endpoint, the headers that mirror the body for gateways, reading the answer
 as ``application/json`` or as a ``text/event-stream`` (:mod:`mcp_client.sse`),
 status codes and redirects, cancellation by closing the response, and the
-worker threads that do all of it.  It must not know about eras, results or
-the ``x-mcp-header`` catalogue: the client passes ``Mcp-Param-*`` headers per
-message (:mod:`mcp_client.xheaders` computes them).  ``requests`` and
-``urllib3`` are imported when the transport starts, never by
-``import mcp_client``.
+worker threads that do all of it.  Once an ``initialize`` succeeds, the
+connection is a 2025-11-25 session, whose additions -- ``Mcp-Session-Id``,
+the GET stream, resuming, DELETE -- :mod:`mcp_client._http_session` owns.  It
+must not know about results or the ``x-mcp-header`` catalogue: the client
+passes ``Mcp-Param-*`` headers per message (:mod:`mcp_client.xheaders`).
+``requests`` and ``urllib3`` are imported when the transport starts, never
+by ``import mcp_client``.
 
 Threads: :meth:`HTTPTransport.send` returns at once; each message is posted
 by its own worker thread (``mcp-http-request-<id>``, or ``mcp-http-post-<n>``
 for a message that is not a request), which reads the whole answer and calls
-``on_message`` for each notification on the response stream, then for the
+``on_message`` for each message on the response stream, then for the
 response -- so notifications reach the client before the answer they belong
 to.  Callbacks therefore run on several threads at once (one per request in
 flight); the messages of one response keep their order.  Workers are tracked
-and joined by :meth:`HTTPTransport.close`.
+and joined by :meth:`HTTPTransport.close`.  (``notifications/initialized``
+is posted on the caller's thread: nothing may overtake it.)
 
-What HTTP has instead of a wire that dies: nothing.  There is no session and
-no long-lived connection to lose, so ``on_close`` is never called and
+What HTTP has instead of a wire that dies: nothing.  There is no long-lived
+connection to lose, so ``on_close`` is never called and
 :class:`~mcp_client.exceptions.ServerGone` never raised; every failure
 belongs to one request, reported through ``on_error(id,``
 :class:`~mcp_client.exceptions.TransportError` ``)``, and the next request is
-tried afresh (a restarted server is simply reachable again).  A
-``TransportError`` whose ``status`` is None means no HTTP answer was read
-(the server could not be reached, or the connection broke); one with a
-status carries the start of the body.
+tried afresh.  A ``TransportError`` whose ``status`` is None means no HTTP
+answer was read; one with a status carries the start of the body and the
+response's headers.
 
 Decisions:
 
 * a JSON-RPC error in an ``application/json`` body is delivered as that
-  error whatever the status (PROTOCOL §7.5), with our request id put in when
-  the body's id is null; any other non-2xx answer is a ``TransportError``;
-* on a stream, only ``message`` events are read; a server *request* on a
-  stream is skipped with a warning (2026-07-28 HTTP has none); the answer
-  ends the exchange, and the rest of the stream is not waited for (that
-  connection is then closed rather than pooled); a stream that ends without
-  the answer fails the request, never hangs it (S19: no resumption);
+  error whatever the status (PROTOCOL §7.5) and whatever id it names;
+  any other non-2xx answer is a ``TransportError``;
+* on a stream, only ``message`` events are read; a server *request* is
+  delivered in a 2025-11-25 session and skipped with a warning otherwise
+  (2026-07-28 HTTP has none); the answer ends the exchange; a stream that
+  ends without it fails the request (S19), unless a session can resume it;
 * redirects: only 307/308 to the same origin (scheme, host, port) are
   followed, at most ``max_redirects`` times; any other is an error naming
   where it pointed, because following a POST elsewhere would leak the
   request and its credentials;
 * :meth:`HTTPTransport.cancel` closes that request's connection -- while
   connecting, while waiting for the status line, or mid-stream -- and the
-  connection never returns to the pool (PROTOCOL §7.6); answers arriving on
-  it after that are not delivered;
+  connection never returns to the pool (PROTOCOL §7.6);
 * ``connect_timeout`` bounds connecting only; the whole exchange is bounded
   by the client's ``request_timeout``/``timeout=``, which cancels;
 * an ``application/json`` body, like one SSE event, may hold at most
@@ -59,10 +59,9 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import re
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Mapping
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from ._version import __version__
 from .exceptions import MCPClientError, TransportClosed, TransportError
@@ -71,7 +70,9 @@ from .sse import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEParser
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from .xheaders import encode_value
 from ._log import warn_through
-from ._http_session import MAX_RESUMES, LegacySession, parse_event_data
+from ._http_checks import OWNED_HEADERS, check_header as _check_header, check_settings, \
+    media_type as _media_type, origin as _origin
+from ._http_session import MAX_RESUMES, LegacySession
 
 if TYPE_CHECKING:
     import requests
@@ -84,45 +85,11 @@ log = logging.getLogger(__name__)
 
 #: Seconds allowed for connecting (a bound on a dead host, not a spec value).
 DEFAULT_CONNECT_TIMEOUT = 10.0
-#: Headers the transport sets itself; a caller may not (lower case).
-OWNED_HEADERS = frozenset({"content-type", "accept", "mcp-protocol-version", "mcp-method",
-                           "mcp-name", "mcp-session-id", "last-event-id", "content-length",
-                           "transfer-encoding", "host", "connection"})
 #: ``params`` member mirrored into ``Mcp-Name`` (2026-07-28 basic/transports).
 _NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _ACCEPT = "application/json, text/event-stream"
 _READ_SIZE = 64 * 1024
 _EXCERPT = 300
-_BAD_HEADER_CHARS = ("\r", "\n", "\0")
-_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")   # RFC 9110 §5.6.2
-
-
-def _media_type(value: str | None) -> str:
-    return (value or "").split(";", 1)[0].strip().lower()
-
-
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    try:
-        port = parts.port or {"http": 80, "https": 443}.get(scheme)
-    except ValueError:   # a port that is not a number: no origin matches it
-        port = -1
-    return scheme, (parts.hostname or "").lower(), port
-
-
-def _check_header(name: Any, value: Any, *, allow_params: bool) -> None:
-    if not isinstance(name, str) or not isinstance(value, str):
-        raise MCPClientError(f"header {name!r}: names and values must be strings")
-    if not _TOKEN.fullmatch(name):
-        raise MCPClientError(f"header {name!r}: not a valid header name (RFC 9110 token)")
-    if any(c in value for c in _BAD_HEADER_CHARS) or value[:1] in (" ", "\t"):
-        raise MCPClientError(f"header {name}: the value has a line break, a NUL or "
-                             "leading whitespace")
-    lowered = name.lower()
-    if lowered in OWNED_HEADERS or (lowered.startswith("mcp-param-") and not allow_params):
-        raise MCPClientError(f"header {name} is set by the transport "
-                             "(2026-07-28 Streamable HTTP)")
 
 
 def _root_cause(exc: BaseException) -> str:
@@ -186,24 +153,8 @@ class HTTPTransport(Transport):
                  persistent: bool = True, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
                  auth: Any = None, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
                  max_redirects: int = 5) -> None:
-        scheme, host, port = _origin(url) if isinstance(url, str) else ("", "", None)
-        if scheme not in ("http", "https") or not host or port == -1:
-            raise MCPClientError(f"url must be an http:// or https:// URL, not {url!r}")
-        if headers is not None and not isinstance(headers, Mapping):
-            raise MCPClientError("headers must be a dict of strings")
-        for name, value in (headers or {}).items():
-            _check_header(name, value, allow_params=False)
-        if isinstance(connect_timeout, bool) or not isinstance(connect_timeout, (int, float)) \
-                or not connect_timeout > 0:
-            raise MCPClientError(f"connect_timeout must be a number > 0, not {connect_timeout!r}")
-        for name, number, least in (("max_event_bytes", max_event_bytes, 1),
-                                    ("max_redirects", max_redirects, 0)):
-            if isinstance(number, bool) or not isinstance(number, int) or number < least:
-                raise MCPClientError(f"{name} must be an integer >= {least}, not {number!r}")
-        if auth is not None and not callable(auth) and not (
-                isinstance(auth, tuple) and len(auth) == 2):
-            raise MCPClientError("auth must be a requests.auth.AuthBase (or a callable, "
-                                 "or a (user, password) pair)")
+        check_settings(url, headers=headers, connect_timeout=connect_timeout, auth=auth,
+                       max_event_bytes=max_event_bytes, max_redirects=max_redirects)
         self.url = url
         self._headers = dict(headers or {})
         self._persistent = bool(persistent)
@@ -432,13 +383,6 @@ class HTTPTransport(Transport):
             raise TransportError(f"{what}: the {verb} to {url} failed: "
                                  f"{_root_cause(exc)}") from exc
 
-    def _plain_headers(self, extra: Mapping[str, str]) -> dict[str, str]:
-        """A GET's or DELETE's headers: the caller's, then the protocol's ``extra``."""
-        out = {**self._headers, **extra}
-        if not self._persistent:
-            out["Connection"] = "close"
-        return out
-
     def _side_request(self, pool: requests.Session, handle: Handle, ident: Any, method: str,
                       params: dict[str, Any] | None) -> dict[str, Any]:
         """Send a message of the transport's own (a new session's handshake) and wait.
@@ -633,16 +577,6 @@ class HTTPTransport(Transport):
 
     def _deliver(self, message: dict[str, Any]) -> None:
         self._call(self._on_message, message, what="message handler")
-
-    def _deliver_event(self, event: SSEEvent) -> None:
-        """A GET stream's event (2025-11-25): any JSON-RPC message, delivered as it is."""
-        if event.event != "message":
-            return
-        message = parse_event_data(event.data)
-        if message is not None:
-            self._deliver(message)
-        elif event.data.strip():
-            self._warn(f"skipped an SSE event that is not a JSON-RPC message: {event.data[:200]!r}")
 
     def _fail(self, exchange: _Exchange, exc: TransportError) -> None:
         if exchange.ident is None or self._on_error is None:
