@@ -187,6 +187,36 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
             transport.close()
             raise
 
+    @classmethod
+    def connect_sse(cls, url: str, **options: Any) -> Client:
+        """Reach an MCP server over the 2024-11-05 HTTP+SSE transport (deprecated).
+
+        :meth:`connect_http` falls back to it on its own; this skips the
+        Streamable HTTP attempts.  The handshake era is spoken over it.
+
+        Args:
+            url: the event stream's URL (``https://tools.example.com/sse``).
+            **options: client options, plus the HTTP options of
+                :meth:`connect_http`.
+
+        Raises:
+            MCPClientError: a bad URL, an unknown option or a bad value.
+        """
+        from .http_sse import SSETransport
+
+        http_options, rest = split_options(options, HTTP_OPTIONS, STDIO_OPTIONS, "HTTP")
+        if "transport" in rest:
+            raise MCPClientError("connect_sse builds its own transport; pass transport= "
+                                 "to Client(...) instead")
+        rest.setdefault("era", "legacy")
+        check_client_options(rest)
+        transport = SSETransport(url, **http_options)
+        try:
+            return cls(transport=transport, **rest)
+        except BaseException:
+            transport.close()
+            raise
+
     def _derive_capabilities(self) -> dict[str, Any]:
         override = self._opts["client_capabilities"]
         if override is not None:
@@ -340,7 +370,22 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
                           probe_timeout=self._opts["probe_timeout"],
                           handshake_timeout=self._opts["request_timeout"],
                           handshake=self._transport.supports_handshake,
-                          endpoint=getattr(self._transport, "url", None))
+                          endpoint=getattr(self._transport, "url", None),
+                          fallback=self._fall_back_to_sse)
+
+    def _fall_back_to_sse(self) -> bool:
+        """Swap the wire for the HTTP+SSE one the transport offers (during negotiation only)."""
+        make = getattr(self._transport, "sse_fallback", None)
+        if make is None or self._state == "closed":
+            return False
+        replacement = make()
+        replacement.start(self._on_message, self._on_transport_close, self._warn,
+                          self._on_request_error)
+        old, self._transport = self._transport, replacement
+        log.debug("initialize was refused over Streamable HTTP; trying HTTP+SSE at %s",
+                  getattr(replacement, "url", "?"))
+        old.close()
+        return True
 
     def _restart(self) -> bool:
         if self._state == "closed" or not self._transport.can_restart:

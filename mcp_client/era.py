@@ -165,6 +165,8 @@ class Negotiator:
         handshake: whether the wire can speak the handshake era at all; where
             it cannot, every legacy signal raises :class:`UnsupportedVersion`.
         endpoint: the URL, over HTTP (named when nothing answers there).
+        fallback: replaces the wire with the 2024-11-05 HTTP+SSE transport
+            when ``initialize`` is refused with 400/404/405; False if it cannot.
     """
 
     def __init__(self, *, exchange: Exchange,
@@ -172,7 +174,8 @@ class Negotiator:
                  restart: Callable[[], bool], versions: Sequence[str], mode: str,
                  client_info: Mapping[str, Any], capabilities: Mapping[str, Any],
                  probe_timeout: float, handshake_timeout: float,
-                 handshake: bool = True, endpoint: str | None = None) -> None:
+                 handshake: bool = True, endpoint: str | None = None,
+                 fallback: Callable[[], bool] | None = None) -> None:
         self._exchange = exchange
         self._notify = notify
         self._restart = restart
@@ -185,6 +188,8 @@ class Negotiator:
         self._handshake_allowed = handshake
         self._endpoint = endpoint
         self._discover_status: int | None = None   # the HTTP status a failed probe got
+        self._fallback = fallback
+        self._initialize_status: int | None = None   # ... and the refused initialize
         self._why_legacy = ""
         self._reprobed = False
         self._restarted = False
@@ -279,11 +284,13 @@ class Negotiator:
         issued, is a wrong URL -- not an old server (2026-07-28 Streamable
         HTTP, "Backward Compatibility").
         """
-        if exc.status == 404 and self._discover_status == 404 and self._endpoint:
+        if exc.status == 404 and self._discover_status == 404 and self._endpoint and \
+                self._initialize_status in (None, 404):
+            also = ", initialize and the HTTP+SSE GET were all" \
+                if self._initialize_status == 404 else " and initialize were both"
             return TransportError(
-                f"nothing serves MCP at {self._endpoint}: server/discover and initialize "
-                "were both answered 404 (is the path right?)", status=404, body=exc.body,
-                headers=exc.headers)
+                f"nothing serves MCP at {self._endpoint}: server/discover{also} answered "
+                "404 (is the path right?)", status=404, body=exc.body, headers=exc.headers)
         return exc
 
     def _handshake(self) -> EraInfo:
@@ -298,6 +305,13 @@ class Negotiator:
         try:
             answer = self._exchange("initialize", params, None, self._handshake_timeout)
         except TransportError as exc:
+            # 2025-11-25 "Backward Compatibility": a 400/404/405 to initialize
+            # means an older server may speak HTTP+SSE at the same URL.
+            if exc.status in _LEGACY_STATUSES and self._initialize_status is None and \
+                    self._fallback is not None:
+                self._initialize_status = exc.status
+                if self._fallback():
+                    return self._handshake()
             raise self._no_handshake(exc) from exc
         if "error" in answer:
             error = protocol.error_from(answer)

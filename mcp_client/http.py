@@ -181,6 +181,14 @@ class HTTPTransport(Transport):
         return (f"<HTTPTransport {self.url} {self._state}{session} "
                 f"in_flight={len(self._inflight)}>")
 
+    def sse_fallback(self) -> Transport:
+        """An unstarted 2024-11-05 HTTP+SSE transport for the same URL and settings."""
+        from .http_sse import SSETransport
+
+        return SSETransport(self.url, headers=self._headers, persistent=self._persistent,
+                            connect_timeout=self._connect_timeout, auth=self._auth,
+                            max_event_bytes=self._max_event)
+
     @property
     def session_id(self) -> str | None:
         """The legacy Streamable HTTP session's ``Mcp-Session-Id`` (None: no session)."""

@@ -538,3 +538,74 @@ class LegacyScript:
         self.deleted.append(seen.headers.get("mcp-session-id"))
         self.live.discard(seen.headers.get("mcp-session-id", ""))
         reply.send(self.delete_status)
+
+
+class Everywhere:
+    """A server that answers every POST and GET alike with one status (a wrong URL)."""
+
+    def __init__(self, status: int, body: bytes = b"", content_type: str | None = "text/plain",
+                 headers: dict[str, str] | None = None) -> None:
+        self.status, self.body, self.kind, self.headers = status, body, content_type, headers
+
+    def __call__(self, reply: Reply, seen: Seen) -> None:
+        reply.send(self.status, self.body, self.kind, self.headers)
+
+    get = __call__
+
+
+class SSEScript:
+    """A 2024-11-05 HTTP+SSE server double: GET opens the stream, POSTs are answered on it.
+
+    ``endpoint`` is the ``endpoint`` event's data (None: never sent), sent after
+    ``endpoint_delay`` seconds; POSTs to the URL the client started from get ``refuse``
+    (the Streamable HTTP attempts of a fallback).  The client's answers to server requests
+    land in ``answers``; ``push`` sends any message on the stream.
+    """
+
+    def __init__(self, *, endpoint: str | None = "/messages?session_id=abc",
+                 endpoint_delay: float = 0.0, refuse: int = 405,
+                 version: str = "2024-11-05") -> None:
+        self.endpoint, self.endpoint_delay, self.refuse = endpoint, endpoint_delay, refuse
+        self.version = version
+        self.outbound: queue.Queue[Any] = queue.Queue()
+        self.answers: queue.Queue[Any] = queue.Queue()
+        self.stopped = threading.Event()
+
+    def push(self, message: Any) -> None:
+        self.outbound.put(message)
+
+    def __call__(self, reply: Reply, seen: Seen) -> None:
+        if not seen.path.startswith("/messages"):
+            reply.send(self.refuse, b"", None, {"Allow": "GET"})
+            return
+        reply.send(202)
+        message, method = seen.json, seen.rpc_method
+        if method is None:
+            self.answers.put(message)
+        elif method == "initialize":
+            self.push({"jsonrpc": "2.0", "id": seen.rpc_id, "result": {
+                "protocolVersion": self.version, "capabilities": {"tools": {}},
+                "serverInfo": {"name": "sse-script", "version": "1"}}})
+        elif method == "tools/list":
+            self.push({"jsonrpc": "2.0", "id": seen.rpc_id, "result": TOOLS})
+        elif seen.rpc_id is not None:
+            self.push({"jsonrpc": "2.0", "id": seen.rpc_id,
+                       "result": {"content": [{"type": "text", "text": "ok"}]}})
+
+    def get(self, reply: Reply, seen: Seen) -> None:
+        reply.stream_head()
+        if self.endpoint is not None:
+            if self.endpoint_delay and reply.wait_for_hang_up(self.endpoint_delay):
+                return
+            reply.stream_write(b"event: endpoint\ndata: " + self.endpoint.encode() + b"\n\n")
+        while not self.stopped.is_set():
+            try:
+                message = self.outbound.get(timeout=0.02)
+            except queue.Empty:
+                if reply.wait_for_hang_up(0.02):
+                    return
+                continue
+            try:
+                reply.stream_write(event(message))
+            except OSError:
+                return

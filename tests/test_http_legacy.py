@@ -8,8 +8,8 @@ from typing import Any
 
 from mcp_client import ProtocolError, TransportError, UnsupportedVersion
 
-from .httpkit import (WAIT, LegacyScript, Reply, ScriptedCase, ScriptedServer, Seen, elapsed,
-                      event)
+from .httpkit import (WAIT, Everywhere, LegacyScript, Reply, ScriptedCase, ScriptedServer,
+                      Seen, elapsed, event)
 
 
 class LegacyCase(ScriptedCase):
@@ -90,7 +90,7 @@ class ProbeFallbackTest(LegacyCase):
         self.assertEqual(client.era, "legacy")
 
     def test_a_wrong_path_is_a_404_naming_the_url(self) -> None:
-        srv = self.serve(lambda reply, seen: reply.send(404, b"no such page here", "text/plain"))
+        srv = self.serve(Everywhere(404, b"no such page here"))
         client = self.client(srv, url=srv.origin + "/wrong")
         with self.assertRaises(TransportError) as caught:
             client.list_tools()
@@ -98,6 +98,9 @@ class ProbeFallbackTest(LegacyCase):
         self.assertEqual(caught.exception.status, 404)
         self.assertIn(srv.origin + "/wrong", str(caught.exception))
         self.assertIn("no such page here", caught.exception.body)
+        self.assertIn("server/discover, initialize and the HTTP+SSE GET were all answered 404",
+                      str(caught.exception))
+        self.assertEqual([s.method for s in srv.requests], ["POST", "POST", "GET"])
 
     def test_a_refused_initialize_keeps_the_servers_own_text(self) -> None:
         def discover(reply: Reply, seen: Seen) -> None:

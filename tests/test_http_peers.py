@@ -176,6 +176,19 @@ class ServerEverythingTest(PeerCase):
         self.assertIn("Paris", json.dumps(sampled))
         self.assertIn("file:///srv", json.dumps(client.call_tool("get-roots-list")))
 
+    def test_sse(self) -> None:
+        port = free_port()
+        child = ChildServer([NODE, str(EVERYTHING), "sse"], port, {"PORT": str(port)})
+        self.addCleanup(child.stop)
+        child.wait_listening()
+        client = self.connect(f"http://127.0.0.1:{port}/sse", on_sample=lambda r: SAMPLED)
+        self.assertIn("Echo: hi", text(client.call_tool("echo", {"message": "hi"})))
+        self.assertEqual(client.era, "legacy")
+        self.assertEqual(type(client.transport).__name__, "SSETransport")
+        sampled = client.call_tool("trigger-sampling-request", {"prompt": "capital?",
+                                                                "maxTokens": 10})
+        self.assertIn("Paris", json.dumps(sampled))
+
 
 @unittest.skipUnless(LEGACY_PYTHON and os.path.exists(LEGACY_PYTHON),
                      "MCP_LEGACY_PYTHON does not name a Python with mcp 1.x (.ci/run builds it)")
@@ -200,3 +213,13 @@ class MCPOneTest(PeerCase):
         client = self.connect(self.start("--stateless"))
         self.assertEqual(text(client.call_tool("echo", {"text": "hi"})), "hi")
         self.assertIsNone(client.session_id)
+
+    def test_http_sse_by_fallback_and_directly(self) -> None:
+        url = self.start("--sse").replace("/mcp", "/sse")
+        client = self.connect(url, on_elicit=name_it)
+        self.assertEqual(text(client.call_tool("greet")), "Hello, Ada!")
+        self.assertEqual(type(client.transport).__name__, "SSETransport")
+        client.close()
+        direct = Client.connect_sse(url, request_timeout=30)
+        self.addCleanup(direct.close)
+        self.assertEqual(text(direct.call_tool("echo", {"text": "hi"})), "hi")
