@@ -62,9 +62,13 @@ class ParseTest(LeakCheckingTestCase):
                          "http://127.0.0.1:1/mcp")
         self.assertEqual(one({"type": "stdio", "command": "srv"}).kind, "stdio")
 
-    def test_sse_is_refused_by_name(self) -> None:
-        self.assertConfigError(servers(old={"type": "sse", "url": "http://h/sse"}), "old",
-                               "type", "HTTP+SSE", "Streamable HTTP")
+    def test_sse_is_the_http_sse_transport(self) -> None:
+        entry, = load_config(servers(old={"type": "sse", "url": "http://h/sse",
+                                          "headers": {"A": "b"}}))
+        self.assertEqual((entry.kind, entry.url, dict(entry.headers)),
+                         ("sse", "http://h/sse", {"A": "b"}))
+        self.assertConfigError(servers(old={"type": "websocket", "url": "ws://h"}), "old",
+                               "type", "unknown transport", "\"sse\"")
 
     def test_vs_code_servers_key(self) -> None:
         entries = load_config({"inputs": [], "servers": {"a": {"command": "x"}}})
@@ -117,9 +121,9 @@ class ParseTest(LeakCheckingTestCase):
             on={"command": "srv", "disabled": False}), environ={})
         self.assertEqual([(e.name, e.disabled) for e in entries], [("off", True), ("on", False)])
         self.assertEqual(entries[0].args, ("${UNSET}",))
-        kept, = load_config(servers(old={"type": "sse", "url": "http://h/sse", "disabled": True}))
+        kept, = load_config(servers(old={"type": "ws", "url": "http://h/ws", "disabled": True}))
         self.assertEqual((kept.kind, kept.url, kept.disabled, dict(kept.extra)),
-                         ("http", None, True, {"type": "sse", "url": "http://h/sse"}))
+                         ("http", None, True, {"type": "ws", "url": "http://h/ws"}))
         with self.assertRaises(ConfigError) as caught:
             entries[0].connect()
         self.assertEqual(caught.exception.key, "disabled")

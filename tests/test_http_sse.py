@@ -3,6 +3,7 @@ from connect_http, server requests, and endpoint events that are missing, foreig
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -99,3 +100,28 @@ class FallbackTest(SSECase):
                 self.assertEqual([s.rpc_method for s in srv.requests[:2]],
                                  ["server/discover", "initialize"])
                 client.close()
+
+
+class ConfigAndCLITest(SSECase):
+    def test_a_config_entry_of_type_sse(self) -> None:
+        from mcp_client.config import load_config
+
+        srv, script = self.sse_server()
+        entry, = load_config({"mcpServers": {"old": {"type": "sse", "url": srv.url}}})
+        client = entry.connect()
+        self.addCleanup(client.close)
+        self.assertIsInstance(client.transport, SSETransport)
+        self.assertEqual(client.call_tool("echo")["content"][0]["text"], "ok")
+
+    def test_the_cli_reaches_http_sse(self) -> None:
+        import io
+
+        from mcp_client.cli import main
+
+        srv, script = self.sse_server()
+        stdout, stderr = io.StringIO(), io.StringIO()
+        code = main(["tools", "--sse", srv.url, "--header", "X-Test: 1", "--json"],
+                    stdin=io.StringIO(), stdout=stdout, stderr=stderr)
+        self.assertEqual(code, 0, stderr.getvalue())
+        self.assertEqual([tool["name"] for tool in json.loads(stdout.getvalue())], ["echo"])
+        self.assertTrue(all(s.headers.get("x-test") == "1" for s in srv.requests))
