@@ -573,7 +573,9 @@ def connect_config(source: Source, *, registry_factory: Callable[[], R],
     Each server is added with ``registry.add(client, prefix=entry.prefix,
     owned=True)``; a server that fails to start, to answer the probe, or to
     be added is closed and appended to ``registry.failures`` -- the others
-    still connect.
+    still connect.  So is an entry that cannot be used (an unknown
+    ``type``, an unset variable): a file shared with other hosts may hold
+    entries only they understand.
 
     Args:
         source: a file name or the parsed configuration (see :func:`load_config`).
@@ -586,10 +588,13 @@ def connect_config(source: Source, *, registry_factory: Callable[[], R],
         the registry, holding every server that connected.
 
     Raises:
-        ConfigError: the configuration cannot be used (nothing was started).
+        ConfigError: the file cannot be used at all (unreadable, not JSON, no
+            ``mcpServers``); nothing was started.
         MCPClientError: a bad option (nothing was started).
     """
-    entries = load_config(source, environ=environ)
+    unusable: list[ConfigFailure] = []
+    entries = load_config(source, environ=environ, on_error=lambda exc: unusable.append(
+        ConfigFailure(exc.server or "?", exc)))
     options = _checked_options(options)
     registry = registry_factory()   # before anything starts: a bad factory starts nothing
     connected, failures = connect_entries(entries, **options)
@@ -606,5 +611,6 @@ def connect_config(source: Source, *, registry_factory: Callable[[], R],
             registry.close()
             raise
     order = {entry.name: index for index, entry in enumerate(entries)}
+    registry.failures.extend(unusable)   # first: they never got as far as starting
     registry.failures.extend(sorted(failures, key=lambda failure: order[failure.name]))
     return registry

@@ -353,6 +353,20 @@ class ConnectTest(LeakCheckingTestCase):
         self.assertEqual(registry.added["good"].call_tool("echo", {"text": "ok"})["content"],
                          [{"type": "text", "text": "ok"}])
 
+    def test_an_entry_the_loader_cannot_use_fails_alone(self) -> None:
+        config = servers(
+            odd={"type": "websocket", "url": "ws://h/x"},
+            good={"command": PYTHON, "args": [DUAL]},
+            unset={"command": "${UNSET_IN_THIS_TEST}"})
+        registry = connect_config(config, registry_factory=StandInRegistry, environ={})
+        self.addCleanup(registry.close)
+        self.assertEqual(sorted(registry.added), ["good"])
+        self.assertEqual([f.name for f in registry.failures], ["odd", "unset"])
+        odd, unset = (f.error for f in registry.failures)
+        assert isinstance(odd, ConfigError) and isinstance(unset, ConfigError)
+        self.assertEqual((odd.server, odd.key), ("odd", "type"))
+        self.assertIn("UNSET_IN_THIS_TEST", str(unset))
+
     def test_a_registry_that_refuses_an_entry(self) -> None:
         class Full(StandInRegistry):
             def add(self, provider: Any, *, prefix: str, owned: bool = False) -> Any:
