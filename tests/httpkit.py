@@ -405,9 +405,21 @@ class Wire:
 
 
 class ScriptedCase(LeakCheckingTestCase):
-    """A test case that builds scripted servers and clients of them, closed in order."""
+    """A test case that builds scripted servers and clients of them, closed in order.
+
+    With ``era = "legacy"`` every scripted server is put behind a 2025-11-25 session
+    (:class:`LegacyScript`: discover refused, ``initialize`` issues a session id, every
+    later POST must carry it) before ``respond`` sees anything: the same faults, the
+    other era.
+    """
+
+    era = "modern"
 
     def serve(self, respond: Any = None) -> ScriptedServer:
+        if self.era == "legacy":
+            script = LegacyScript(delegate=respond or ScriptedServer.default)
+            self.addCleanup(script.stopped.set)
+            respond = script
         srv = ScriptedServer(respond)
         self.addCleanup(srv.stop)
         return srv
@@ -451,11 +463,13 @@ class LegacyScript:
 
     def __init__(self, *, stateful: bool = True, version: str = "2025-11-25",
                  get_stream: bool = False, delete_status: int = 200,
-                 discover: Respond | None = None, on_call: Respond | None = None) -> None:
+                 discover: Respond | None = None, on_call: Respond | None = None,
+                 delegate: Respond | None = None) -> None:
         self.stateful, self.version, self.get_stream = stateful, version, get_stream
         self.delete_status = delete_status
         self.discover = discover or (lambda reply, seen: reply.json(MISSING_SESSION, 400))
         self.on_call = on_call
+        self.delegate = delegate   # answers every POST once the session is checked
         self.live: set[str] = set()
         self.issued: list[str] = []
         self.deleted: list[str | None] = []
@@ -472,6 +486,8 @@ class LegacyScript:
             self.initialize(reply, seen)
         elif not self.session_ok(reply, seen):
             return
+        elif self.delegate is not None:
+            self.delegate(reply, seen)
         elif seen.rpc_id is None or method is None:
             if method is None:
                 self.answers.put(seen.json)

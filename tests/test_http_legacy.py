@@ -228,6 +228,42 @@ class ServerRequestTest(LegacyCase):
         self.assertEqual(self.warnings, [])
 
 
+class GetStreamTest(LegacyCase):
+    def test_a_dropped_get_stream_is_reopened(self) -> None:
+        srv, script = self.legacy(get_stream=True)
+        original = script.get
+        opened: list[Seen] = []
+
+        def get(reply: Reply, seen: Seen) -> None:
+            opened.append(seen)
+            if len(opened) == 1:   # the first one drops at once, asking for a quick retry
+                reply.stream_head()
+                reply.stream_write(b"id: g-1\nretry: 50\ndata: \n\n")
+                reply.stream_end()
+                return
+            original(reply, seen)
+
+        script.get = get   # type: ignore[method-assign]
+        client = self.client(srv)
+        client.list_tools()
+        self.assertTrue(script.get_opened.wait(WAIT))   # the second one
+        self.assertEqual(opened[1].headers.get("last-event-id"), "g-1")
+        script.push({"jsonrpc": "2.0", "id": 8, "method": "ping"})
+        self.assertEqual(script.answers.get(timeout=WAIT)["id"], 8)
+
+    def test_a_silent_get_stream_costs_nothing(self) -> None:
+        srv, script = self.legacy(get_stream=True)
+        client = self.client(srv)
+        client.list_tools()
+        self.assertTrue(script.get_opened.wait(WAIT))
+        self.assertEqual(client.call_tool("echo")["content"][0]["text"], "ok")
+        started = time.monotonic()
+        client.close()
+        self.assertLess(elapsed(started), 5)
+        self.assertEqual(script.deleted, ["s-1"])
+        self.assertEqual(self.warnings, [])
+
+
 class ResumeTest(LegacyCase):
     def test_a_stream_cut_after_a_priming_event_is_resumed_by_get(self) -> None:
         answered: dict[str, Any] = {}
