@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -55,6 +56,7 @@ _LISTEN_FAILURES = 3
 #: The headers of 2026-07-28 that a handshake-era request does not carry.
 _MODERN_ONLY = ("MCP-Protocol-Version", "Mcp-Method", "Mcp-Name")
 _READ_SIZE = 64 * 1024
+_SESSION_ID = re.compile(r"[\x21-\x7e]{1,1024}")   # 2025-11-25 session management
 
 
 def delay_of(retry_ms: int | None) -> float:
@@ -100,6 +102,10 @@ class LegacySession:
         version = result.get("protocolVersion") if isinstance(result, Mapping) else None
         if not isinstance(version, str):
             return
+        if session_id is not None and not _SESSION_ID.fullmatch(session_id):
+            # 2025-11-25: visible ASCII only; anything else could not be sent back
+            self._transport._warn(f"ignored a malformed Mcp-Session-Id {session_id[:80]!r}")
+            session_id = None
         with self._lock:
             self.version = version
             self.session_id = session_id or None

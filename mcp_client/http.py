@@ -242,25 +242,25 @@ class HTTPTransport(Transport):
             self._legacy.note_initialize(message.get("params"))
         from ._http_wire import Handle
 
+        # 2025-11-25 lifecycle: nothing may overtake the initialized notification
+        # (SDK servers refuse requests that arrive before it), so it is posted here.
+        inline = method == "notifications/initialized"
         with self._lock:
             self._check_open()
             serial = next(self._serials)
             exchange = _Exchange(serial, message["id"] if is_request else None,
                                  method if isinstance(method, str) else "(response)", Handle())
-            name = f"mcp-http-request-{exchange.ident}" if is_request else f"mcp-http-post-{serial}"
-            thread = threading.Thread(target=self._run, args=(exchange, body, wire_headers),
-                                      name=name, daemon=True)
-            exchange.thread = thread
             self._inflight[serial] = exchange
             if is_request:
                 self._by_id[exchange.ident] = exchange
-            if method != "notifications/initialized":
-                thread.start()
-                return
-        # 2025-11-25 lifecycle: nothing may overtake the initialized notification
-        # (SDK servers refuse requests that arrive before it), so it is posted here.
-        exchange.thread = None
-        self._run(exchange, body, wire_headers)
+            if not inline:
+                name = f"mcp-http-request-{exchange.ident}" if is_request \
+                    else f"mcp-http-post-{serial}"
+                exchange.thread = threading.Thread(target=self._run, name=name, daemon=True,
+                                                   args=(exchange, body, wire_headers))
+                exchange.thread.start()
+        if inline:
+            self._run(exchange, body, wire_headers)
 
     def _check_open(self) -> None:
         if self._state == "closed":

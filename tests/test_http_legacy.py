@@ -3,6 +3,7 @@ sessions, server requests, the GET stream, DELETE, session expiry and resumption
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -128,6 +129,25 @@ class SessionTest(LegacyCase):
         client.close()
         self.assertEqual(script.deleted, ["s-1"])
         self.assertEqual(srv.verbs("DELETE")[0].headers["mcp-protocol-version"], "2025-11-25")
+
+    def test_a_malformed_session_id_is_not_sent_back(self) -> None:
+        def respond(reply: Reply, seen: Seen) -> None:
+            if seen.rpc_method == "initialize":
+                body = {"jsonrpc": "2.0", "id": seen.rpc_id, "result": {
+                    "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}}}
+                reply.send(200, json.dumps(body).encode(), "application/json",
+                           {"Mcp-Session-Id": "bad id"})
+            elif seen.rpc_method == "server/discover":
+                reply.send(404)
+            else:
+                ScriptedServer.default(reply, seen)
+
+        srv = self.serve(respond)
+        client = self.client(srv)
+        client.call_tool("echo")
+        self.assertIsNone(client.session_id)
+        self.assertNotIn("mcp-session-id", srv.seen("tools/call")[0].headers)
+        self.assertTrue(any("malformed Mcp-Session-Id" in w for w in self.warnings))
 
     def test_a_405_to_delete_is_ignored(self) -> None:
         srv, script = self.legacy(delete_status=405)
