@@ -331,6 +331,36 @@ class ResumeTest(LegacyCase):
         self.assertEqual(caught.exception.status, 405)
 
 
+class ResumeBoundTest(LegacyCase):
+    def test_resuming_gives_up_after_three_attempts(self) -> None:
+        def call(reply: Reply, seen: Seen) -> None:
+            reply.stream_head()
+            reply.stream_write(b"id: ev-0\nretry: 10\ndata: \n\n")
+            reply.stream_end()
+
+        srv, script = self.legacy(on_call=call)
+        original = script.get
+
+        def get(reply: Reply, seen: Seen) -> None:
+            last = seen.headers.get("last-event-id")
+            if last is None:
+                original(reply, seen)
+                return
+            reply.stream_head()   # resumes, and ends again without the answer
+            reply.stream_write(f"id: {last}+\ndata: \n\n".encode())
+            reply.stream_end()
+
+        script.get = get   # type: ignore[method-assign]
+        client = self.client(srv)
+        with self.assertRaises(TransportError) as caught:
+            client.call_tool("echo")
+        self.assertIn("ended without the answer, after resuming it 3 times",
+                      str(caught.exception))
+        resumed = [s.headers["last-event-id"] for s in srv.verbs("GET")
+                   if "last-event-id" in s.headers]
+        self.assertEqual(resumed, ["ev-0", "ev-0+", "ev-0++"])
+
+
 class ErrorContextTest(LegacyCase):
     def test_a_401_carries_its_headers(self) -> None:
         srv = self.serve(lambda reply, seen: reply.send(

@@ -103,6 +103,15 @@ class SDKLegacySessionTest(PeerCase):
         self.assertEqual(client.era, "legacy")
         self.assertIsNotNone(client.session_id)
 
+    def test_its_http_sse_server(self) -> None:
+        srv = self.live("--sse")
+        url = srv.url.replace("/mcp", "/sse")
+        client = self.connect(url, on_elicit=name_it, on_list_roots=lambda r: ROOTS)
+        self.assertEqual(text(client.call_tool("echo", {"text": "hi"})), "hi")
+        self.assertEqual(type(client.transport).__name__, "SSETransport")
+        self.assertEqual(text(client.call_tool("greet")), "Hello, Ada!")
+        self.assertIn("file:///srv", text(client.call_tool("where_am_i")))
+
     def test_the_dual_era_server_is_reached_modern(self) -> None:
         srv = self.live()
         client = self.connect(srv.url)

@@ -14,10 +14,12 @@ how it stands (``running``, ``cancelled``, ``finished`` or ``never started``).
 ``--stateless`` runs the SDK's stateless mode (no sessions); ``--handshake-only`` answers
 every request whose ``MCP-Protocol-Version`` header is not a handshake version as an mcp 1.x
 server does (400, "Unsupported protocol version"), so the SDK's legacy session transport is
-what a client reaches; ``--port`` listens on a given port (to restart a server in place).
+what a client reaches; ``--sse`` serves the 2024-11-05 HTTP+SSE transport instead (GET
+``/sse``, POSTs to ``/messages/``); ``--port`` listens on a given port (to restart a server
+in place).
 
 Usage: ``python tests/servers/http_server.py [--json] [--stateless] [--handshake-only]
-[--port N]``
+[--sse] [--port N]``
 """
 
 import argparse
@@ -107,6 +109,7 @@ def main(argv: "list[str] | None" = None) -> None:
     parser.add_argument("--stateless", action="store_true", help="no legacy sessions")
     parser.add_argument("--handshake-only", action="store_true",
                         help="refuse 2026-07-28 requests as an mcp 1.x server does")
+    parser.add_argument("--sse", action="store_true", help="the HTTP+SSE transport at /sse")
     parser.add_argument("--port", type=int, default=0, help="the port (0: any free one)")
     args = parser.parse_args(argv)
     server = build_server()
@@ -117,6 +120,8 @@ def main(argv: "list[str] | None" = None) -> None:
                                           stateless_http=args.stateless)
     if args.handshake_only:
         app = handshake_only(app)
+    if args.sse:
+        app = server.sse_app(host="127.0.0.1")
     # Naming the protocol is what makes asyncio set TCP_NODELAY on accepted sockets.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
