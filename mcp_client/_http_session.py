@@ -185,7 +185,9 @@ class LegacySession:
         try:
             while not self.stopping.is_set() and failures < _LISTEN_FAILURES:
                 handle = Handle()
-                with self._lock:
+                with self._lock:   # stop() sets ``stopping`` under this lock: no handle escapes it
+                    if self.stopping.is_set():
+                        return
                     self._listen_handle = handle
                 with active(handle):
                     outcome, retry = self._listen_once(pool, retry)
@@ -293,8 +295,8 @@ class LegacySession:
 
     def stop(self, timeout: float) -> None:
         """Stop the GET stream and join its listener."""
-        self.stopping.set()
         with self._lock:
+            self.stopping.set()
             thread, handle = self._listener, self._listen_handle
         if handle is not None:
             handle.abort()
