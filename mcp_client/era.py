@@ -298,8 +298,8 @@ class Negotiator:
             why = self._why_legacy or "no modern answer"
             raise UnsupportedVersion(
                 self._versions, self._named,
-                f"this looks like a legacy-only server ({why}); the 2025-11-25 handshake "
-                "is not supported over Streamable HTTP")
+                f"this looks like a legacy-only server ({why}); this wire cannot speak "
+                "the 2025-11-25 handshake")
         params = {"protocolVersion": protocol.LATEST_LEGACY_VERSION,
                   "capabilities": self._capabilities, "clientInfo": self._client_info}
         try:
