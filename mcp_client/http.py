@@ -361,7 +361,7 @@ class HTTPTransport(Transport):
             response = self._http(exchange.pool, "POST", exchange.method, url, body, headers)
             try:
                 if expire and response.status_code == 404:
-                    return True
+                    return self._expired(exchange, response)
                 if response.status_code not in (301, 302, 303, 307, 308):
                     self._read(exchange, response)
                     return False
@@ -370,6 +370,28 @@ class HTTPTransport(Transport):
                 response.close()
         raise TransportError(f"{exchange.method}: more than {self._max_redirects} "
                              f"redirects, the last to {url}")
+
+    def _expired(self, exchange: _Exchange, response: requests.Response) -> bool:
+        """Whether a 404 to a request with a session id says the session is gone.
+
+        It does, unless its body is a ``-32601`` error (the method is unknown,
+        which a server may also say with 404): that error is the answer.
+        """
+        from ._http_wire import WIRE_ERRORS
+
+        if _media_type(response.headers.get("Content-Type")) != "application/json":
+            return True
+        unreadable: tuple[type[BaseException], ...] = (ValueError, RecursionError, *WIRE_ERRORS)
+        try:
+            message = json.loads(response.raw.read(_READ_SIZE, decode_content=True))
+        except unreadable:
+            return True
+        error = message.get("error") if isinstance(message, dict) else None
+        if not isinstance(error, dict) or error.get("code") != -32601:
+            return True
+        if exchange.ident is not None:
+            self._answer(exchange, {**message, "id": exchange.ident})
+        return False
 
     def _http(self, session: requests.Session, verb: str, what: str, url: str,
               body: bytes | None, headers: Mapping[str, str], *,

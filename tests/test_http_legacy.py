@@ -195,6 +195,17 @@ class SessionTest(LegacyCase):
         self.assertEqual(len(srv.seen("tools/call")), 2)
         self.assertEqual(len(srv.seen("initialize")), 2)
 
+    def test_a_404_that_says_method_not_found_is_that_answer(self) -> None:
+        srv, script = self.legacy(on_call=lambda reply, seen: reply.json(
+            {"jsonrpc": "2.0", "id": seen.rpc_id,
+             "error": {"code": -32601, "message": "Method not found"}}, 404))
+        client = self.client(srv)
+        with self.assertRaises(ProtocolError) as caught:
+            client.call_tool("echo")
+        self.assertEqual(caught.exception.code, -32601)
+        self.assertEqual(len(srv.seen("initialize")), 1)   # the session was not renewed
+        self.assertEqual(client.session_id, "s-1")
+
     def test_concurrent_404s_renew_the_session_once(self) -> None:
         srv, script = self.legacy()
         client = self.client(srv)
