@@ -32,6 +32,7 @@ import re
 import threading
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ._http_checks import media_type
 from .exceptions import MCPClientError, TransportError
 from .sse import SSEEvent, SSEParser
 
@@ -146,12 +147,57 @@ class LegacySession:
             self._transport._warn(f"the server no longer knows session {expired} (HTTP 404); "
                                   "starting a new session and retrying")
             ident = f"mcp-client-reinitialize-{self._renewals}"
-            answer = self._transport._side_request(pool, handle, ident, "initialize",
-                                                   self._init_params)
+            answer = self._own_request(pool, handle, ident, "initialize", self._init_params)
             if "result" not in answer:
                 raise TransportError(f"the session expired and a new initialize was refused: "
                                      f"{answer.get('error')!r:.300}", status=404)
-            self._transport._side_request(pool, handle, None, "notifications/initialized", None)
+            self._own_request(pool, handle, None, "notifications/initialized", None)
+
+    def expired(self, exchange: Any, response: requests.Response) -> bool:
+        """Whether a 404 to a request with a session id says the session is gone.
+
+        It does, unless its body is a ``-32601`` error (the method is unknown,
+        which a server may also say with 404): that error is then the answer.
+        """
+        from ._http_wire import WIRE_ERRORS
+
+        if media_type(response.headers.get("Content-Type")) != "application/json":
+            return True
+        unreadable: tuple[type[BaseException], ...] = (ValueError, RecursionError, *WIRE_ERRORS)
+        try:
+            message = json.loads(response.raw.read(_READ_SIZE, decode_content=True))
+        except unreadable:
+            return True
+        error = message.get("error") if isinstance(message, dict) else None
+        if not isinstance(error, dict) or error.get("code") != -32601:
+            return True
+        if exchange.ident is not None:
+            self._transport._answer(exchange, {**message, "id": exchange.ident})
+        return False
+
+    def _own_request(self, pool: requests.Session, handle: Any, ident: Any, method: str,
+                     params: dict[str, Any] | None) -> dict[str, Any]:
+        """Send a message of the transport's own (a new session's handshake) and wait.
+
+        Returns:
+            the answer message ({} for a notification).
+        """
+        from .http import _Exchange
+
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if ident is not None:
+            message["id"] = ident
+        if params is not None:
+            message["params"] = params
+        exchange = _Exchange(0, ident, method, handle)
+        exchange.pool, exchange.sink = pool, []
+        transport = self._transport
+        wire, _ = self.stamp(transport._wire_headers(message, None), method)
+        transport._post_and_read(exchange, json.dumps(message).encode("utf-8"), wire,
+                                 expire=False)
+        if ident is not None and not exchange.sink:
+            raise TransportError(f"{method}: no answer")
+        return exchange.sink[0] if exchange.sink else {}
 
     # -- the GET stream ----------------------------------------------------------
 

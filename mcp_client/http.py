@@ -361,7 +361,7 @@ class HTTPTransport(Transport):
             response = self._http(exchange.pool, "POST", exchange.method, url, body, headers)
             try:
                 if expire and response.status_code == 404:
-                    return self._expired(exchange, response)
+                    return self._legacy.expired(exchange, response)
                 if response.status_code not in (301, 302, 303, 307, 308):
                     self._read(exchange, response)
                     return False
@@ -370,28 +370,6 @@ class HTTPTransport(Transport):
                 response.close()
         raise TransportError(f"{exchange.method}: more than {self._max_redirects} "
                              f"redirects, the last to {url}")
-
-    def _expired(self, exchange: _Exchange, response: requests.Response) -> bool:
-        """Whether a 404 to a request with a session id says the session is gone.
-
-        It does, unless its body is a ``-32601`` error (the method is unknown,
-        which a server may also say with 404): that error is the answer.
-        """
-        from ._http_wire import WIRE_ERRORS
-
-        if _media_type(response.headers.get("Content-Type")) != "application/json":
-            return True
-        unreadable: tuple[type[BaseException], ...] = (ValueError, RecursionError, *WIRE_ERRORS)
-        try:
-            message = json.loads(response.raw.read(_READ_SIZE, decode_content=True))
-        except unreadable:
-            return True
-        error = message.get("error") if isinstance(message, dict) else None
-        if not isinstance(error, dict) or error.get("code") != -32601:
-            return True
-        if exchange.ident is not None:
-            self._answer(exchange, {**message, "id": exchange.ident})
-        return False
 
     def _http(self, session: requests.Session, verb: str, what: str, url: str,
               body: bytes | None, headers: Mapping[str, str], *,
@@ -412,26 +390,6 @@ class HTTPTransport(Transport):
         except requests.exceptions.RequestException as exc:
             raise TransportError(f"{what}: the {verb} to {url} failed: "
                                  f"{_root_cause(exc)}") from exc
-
-    def _side_request(self, pool: requests.Session, handle: Handle, ident: Any, method: str,
-                      params: dict[str, Any] | None) -> dict[str, Any]:
-        """Send a message of the transport's own (a new session's handshake) and wait.
-
-        Returns:
-            the answer message ({} for a notification).
-        """
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if ident is not None:
-            message["id"] = ident
-        if params is not None:
-            message["params"] = params
-        exchange = _Exchange(0, ident, method, handle)
-        exchange.pool, exchange.sink = pool, []
-        wire, _ = self._legacy.stamp(self._wire_headers(message, None), method)
-        self._post_and_read(exchange, json.dumps(message).encode("utf-8"), wire, expire=False)
-        if ident is not None and not exchange.sink:
-            raise TransportError(f"{method}: no answer")
-        return exchange.sink[0] if exchange.sink else {}
 
     def _redirect(self, exchange: _Exchange, url: str, response: requests.Response) -> str:
         location = response.headers.get("Location")
