@@ -7,8 +7,9 @@ import json
 import time
 from typing import Any
 
-from mcp_client import ProtocolError, TransportError, UnsupportedVersion
+from mcp_client import ProtocolError, Timeout, TransportError, UnsupportedVersion
 
+from .base import wait_until
 from .httpkit import (WAIT, Everywhere, LegacyScript, Reply, ScriptedCase, ScriptedServer,
                       Seen, elapsed, event)
 
@@ -257,6 +258,20 @@ class ServerRequestTest(LegacyCase):
         client.close()
         self.assertEqual(len(srv.verbs("GET")), 1)
         self.assertEqual(self.warnings, [])
+
+
+class CancelTest(LegacyCase):
+    def test_a_timed_out_call_posts_notifications_cancelled(self) -> None:
+        srv, script = self.legacy(on_call=lambda reply, seen: reply.wait_for_hang_up(WAIT))
+        client = self.client(srv)
+        client.list_tools()
+        with self.assertRaises(Timeout):
+            client.call_tool("echo", timeout=0.3)
+        call = srv.seen("tools/call")[0]
+        wait_until(lambda: srv.seen("notifications/cancelled"), WAIT)
+        cancelled = srv.seen("notifications/cancelled")[0]
+        self.assertEqual(cancelled.json["params"]["requestId"], call.rpc_id)
+        self.assertEqual(cancelled.headers["mcp-session-id"], "s-1")
 
 
 class GetStreamTest(LegacyCase):
