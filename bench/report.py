@@ -55,7 +55,8 @@ class Budget:
 
 def _rows() -> list[Row]:
     rows: list[Row] = []
-    servers = (("echo", "stdio echo"), ("sdk", "SDK stdio"), ("http", "SDK HTTP"))
+    servers = (("echo", "stdio echo"), ("sdk", "SDK stdio"), ("http", "SDK HTTP"),
+               ("legacy", "SDK legacy HTTP"))
     for server, name in servers:
         rows.append(Row(f"connect/{server}", f"connect + first list_tools, {name}", "connect",
                         server, "ms", False))
@@ -94,6 +95,10 @@ BUDGETS = [
     Budget("import < 40 ms (wall)", "import", None, "<", 40.0),
     Budget("peak RSS ≤ 1/2 of the SDK's (stdio echo)", "rss/echo", "sdk", "<=", 0.5),
     Budget("cached list_tools < 20 µs (stdio echo)", "cached/echo", None, "<", 20.0),
+    # issue 15: over legacy Streamable HTTP, against the SDK's server
+    Budget("sequential calls/s ≥ 1.3× SDK (legacy HTTP)", "sequential/legacy", "sdk", ">=", 1.3),
+    Budget("64 in flight ≥ 1× SDK, call_tool_async (legacy HTTP)", "inflight/legacy", "sdk",
+           ">=", 1.0),
 ]
 CLIENT_NAMES = {"mcp_client": "mcp_client", "sdk": "official SDK", "floor": "floor (no library)"}
 
@@ -277,7 +282,7 @@ def _workload(results: Results) -> str:
     """Calls and rounds per server, as measured (older raw files lack them: the defaults)."""
     sizes = results.about.get("sizes") or {}
     parts = []
-    for server in ("echo", "sdk", "http"):
+    for server in ("echo", "sdk", "http", "legacy"):
         lines = [line for line in results.lines if line["server"] == server]
         if not lines:
             continue
@@ -292,7 +297,7 @@ def _load(values: Any) -> str:
 
 
 def _budget_table(results: Results) -> list[str]:
-    out = ["## Budgets (issue 8)", "", "| budget | measured | result | margin |",
+    out = ["## Budgets (issues 8 and 15)", "", "| budget | measured | result | margin |",
            "|---|---|---|---|"]
     for budget in BUDGETS:
         status, measured, how = check(results, budget)

@@ -29,7 +29,9 @@ from scenarios import CLIENTS, SCENARIOS
 __all__ = ["main", "plan", "HttpServer"]
 
 REPO_DIR = os.path.dirname(BENCH_DIR)
-SERVERS = ("echo", "sdk", "http")
+SERVERS = ("echo", "sdk", "http", "legacy")
+#: The servers that run as one HTTP child per run (``legacy``: the SDK's legacy sessions).
+HTTP_SERVERS = ("http", "legacy")
 #: Which clients each scenario is run for (the others have no such figure).
 SCENARIO_CLIENTS = {
     "connect": CLIENTS, "sequential": CLIENTS, "inflight": CLIENTS,
@@ -60,16 +62,23 @@ def plan(scenarios: list[str], servers: list[str], run_index: int) -> list[Job]:
         shift = run_index % len(clients)
         clients = clients[shift:] + clients[:shift]
         for server in (["-"] if scenario == "import" else servers):
-            jobs.extend(Job(client, scenario, server) for client in clients)
+            # no floor over legacy HTTP: a hand-rolled session is more library than floor
+            jobs.extend(Job(client, scenario, server) for client in clients
+                        if not (server == "legacy" and client == "floor"))
     return jobs
 
 
 class HttpServer:
-    """The SDK's Streamable HTTP echo server, as a child process on a random port."""
+    """The SDK's Streamable HTTP echo server, as a child process on a random port.
 
-    def __init__(self, env: dict[str, str]) -> None:
+    ``legacy``: behind a router that refuses 2026-07-28, so clients speak the
+    2025-11-25 handshake in a session.
+    """
+
+    def __init__(self, env: dict[str, str], *, legacy: bool = False) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, os.path.join(SERVERS_DIR, "sdk_http.py")], env=env,
+            [sys.executable, os.path.join(SERVERS_DIR, "sdk_http.py")]
+            + (["--handshake-only"] if legacy else []), env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
@@ -106,7 +115,7 @@ def _sizes_for(server: str, sizes: Sizes) -> Sizes:
 
 
 def _measure(job: Job, url: str | None, sizes: Sizes, env: dict[str, str]) -> dict[str, Any]:
-    server = url if job.server == "http" and url else job.server
+    server = url if job.server in HTTP_SERVERS and url else job.server
     sizes = _sizes_for(job.server, sizes)
     argv = [sys.executable, os.path.join(BENCH_DIR, "scenarios.py"), job.client, job.scenario,
             server, "--calls", str(sizes.calls), "--warmup", str(sizes.warmup),
@@ -142,9 +151,11 @@ def _runs(args: argparse.Namespace, sizes: Sizes, env: dict[str, str]) -> Iterat
     unavailable: set[Job] = set()
     for index in range(args.runs):
         jobs = [job for job in plan(args.only, args.server, index) if job not in unavailable]
-        http = HttpServer(env) if any(job.server == "http" for job in jobs) else None
+        https = {name: HttpServer(env, legacy=name == "legacy") for name in HTTP_SERVERS
+                 if any(job.server == name for job in jobs)}
         try:
             for job in jobs:
+                http = https.get(job.server)
                 line = _measure(job, http.url if http else None, sizes, env)
                 line["run"] = index + 1
                 if "na" in line:
@@ -153,7 +164,7 @@ def _runs(args: argparse.Namespace, sizes: Sizes, env: dict[str, str]) -> Iterat
                       f"{job.client:<10} {_describe(line)}", flush=True)
                 yield line
         finally:
-            if http is not None:
+            for http in https.values():
                 http.close()
 
 

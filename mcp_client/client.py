@@ -157,11 +157,14 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
 
     @classmethod
     def connect_http(cls, url: str, **options: Any) -> Client:
-        """Reach an MCP server over 2026-07-28 Streamable HTTP.
+        """Reach an MCP server over Streamable HTTP, whichever era it speaks.
 
-        Modern era only: a server that speaks only the 2025-11-25 handshake over
-        HTTP raises :class:`UnsupportedVersion` on the first call.  ``requests``
-        is imported here, on first use.
+        The first call probes with ``server/discover`` (2026-07-28); a server
+        that does not answer it as a modern one is given the 2025-11-25
+        ``initialize`` handshake, in a legacy Streamable HTTP session
+        (``Mcp-Session-Id``, :attr:`session_id`) that :meth:`close` ends with a
+        DELETE.  ``era="legacy"`` skips the probe.  ``requests`` is imported
+        here, on first use.
 
         Args:
             url: the endpoint (``https://tools.example.com/mcp``).
@@ -181,6 +184,36 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
                                  "to Client(...) instead")
         check_client_options(rest)
         transport = HTTPTransport(url, **http_options)
+        try:
+            return cls(transport=transport, **rest)
+        except BaseException:
+            transport.close()
+            raise
+
+    @classmethod
+    def connect_sse(cls, url: str, **options: Any) -> Client:
+        """Reach an MCP server over the 2024-11-05 HTTP+SSE transport (deprecated).
+
+        :meth:`connect_http` falls back to it on its own; this skips the
+        Streamable HTTP attempts.  The handshake era is spoken over it.
+
+        Args:
+            url: the event stream's URL (``https://tools.example.com/sse``).
+            **options: client options, plus the HTTP options of
+                :meth:`connect_http`.
+
+        Raises:
+            MCPClientError: a bad URL, an unknown option or a bad value.
+        """
+        from .http_sse import SSETransport
+
+        http_options, rest = split_options(options, HTTP_OPTIONS, STDIO_OPTIONS, "HTTP")
+        if "transport" in rest:
+            raise MCPClientError("connect_sse builds its own transport; pass transport= "
+                                 "to Client(...) instead")
+        rest.setdefault("era", "legacy")
+        check_client_options(rest)
+        transport = SSETransport(url, **http_options)
         try:
             return cls(transport=transport, **rest)
         except BaseException:
@@ -219,6 +252,12 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
     def transport(self) -> Transport:
         """The wire this client talks over."""
         return self._transport
+
+    @property
+    def session_id(self) -> str | None:
+        """The legacy Streamable HTTP session's id (None: no session, or not HTTP)."""
+        found = getattr(self._transport, "session_id", None)
+        return found if isinstance(found, str) else None
 
     @property
     def closed(self) -> bool:
@@ -382,7 +421,23 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
                           client_info=self._client_info, capabilities=self._declared,
                           probe_timeout=self._opts["probe_timeout"],
                           handshake_timeout=self._opts["request_timeout"],
-                          handshake=self._transport.supports_handshake)
+                          handshake=self._transport.supports_handshake,
+                          endpoint=getattr(self._transport, "url", None),
+                          fallback=self._fall_back_to_sse)
+
+    def _fall_back_to_sse(self) -> bool:
+        """Swap the wire for the HTTP+SSE one the transport offers (during negotiation only)."""
+        make = getattr(self._transport, "sse_fallback", None)
+        if make is None or self._state == "closed":
+            return False
+        replacement = make()
+        replacement.start(self._on_message, self._on_transport_close, self._warn,
+                          self._on_request_error)
+        old, self._transport = self._transport, replacement
+        log.debug("initialize was refused over Streamable HTTP; trying HTTP+SSE at %s",
+                  getattr(replacement, "url", "?"))
+        old.close()
+        return True
 
     def _restart(self) -> bool:
         if self._state == "closed" or not self._transport.can_restart:
@@ -566,7 +621,7 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
     def _shaped(self, info: EraInfo, method: str, answer: dict[str, Any]) -> protocol.Shaped:
         """An answer message as a shaped result; an error answer is raised."""
         if "error" in answer:
-            error = protocol.error_from(answer)
+            error = protocol.error_from(answer, method)
             if method == "tools/call" and error.code == protocol.INVALID_PARAMS:
                 self._cache.evict("tools/list")   # S15: an early refetch is allowed
             raise error

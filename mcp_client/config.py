@@ -28,10 +28,11 @@ Decisions (the issue leaves these open):
   column of a syntax error are those of the file.  A ``str`` or path-like
   source is a file name; a mapping is the parsed configuration itself.
 * **Kind.**  ``type`` may be ``stdio``, ``http`` or ``streamable-http``
-  (also spelt ``streamableHttp``/``streamable_http``); without it an entry
-  with ``command`` is stdio and one with ``url`` is HTTP.  ``sse`` -- the
-  2024-11-05 HTTP+SSE transport -- is refused: this client speaks only
-  Streamable HTTP.  Windsurf's ``serverUrl`` is read as ``url``.  A key that
+  (also spelt ``streamableHttp``/``streamable_http``), or ``sse`` -- the
+  2024-11-05 HTTP+SSE transport, reached with ``Client.connect_sse``;
+  without it an entry with ``command`` is stdio and one with ``url`` is HTTP
+  (which falls back to HTTP+SSE by itself).  Windsurf's ``serverUrl`` is
+  read as ``url``.  A key that
   belongs to the other kind (``headers`` on a stdio entry) is an error.
 * **Expansion.**  ``${VAR}`` and ``${VAR:-default}`` (the default is used
   when ``VAR`` is unset *or empty*, as in a POSIX shell) are expanded from the
@@ -116,7 +117,8 @@ _STDIO_KEYS = ("command", "args", "env", "cwd", "inherit_env")
 _HTTP_KEYS = ("url", "serverUrl", "headers")
 _COMMON_KEYS = ("type", "era", "disabled")
 #: ``type`` values, normalised (lower case, ``-``/``_`` removed), and the kind they mean.
-_TYPES = {"stdio": "stdio", "http": "http", "streamablehttp": "http"}
+_TYPES = {"stdio": "stdio", "http": "http", "streamablehttp": "http", "sse": "sse"}
+Kind = Literal["stdio", "http", "sse"]
 #: Options :func:`connect_config` refuses: the file supplies them, or they must not be shared.
 _ENTRY_OPTIONS = ("args", "env", "cwd", "inherit_env", "headers", "auth", "transport")
 
@@ -161,7 +163,7 @@ class ServerConfig:
 
     Attributes:
         name: the entry's name in the file.
-        kind: ``"stdio"`` or ``"http"``.
+        kind: ``"stdio"``, ``"http"`` or ``"sse"`` (2024-11-05 HTTP+SSE).
         prefix: the name made acceptable as a registry prefix (see the module docstring).
         command, args, env, cwd: how to start a stdio server.
         inherit_env: what it inherits besides ``env`` (``"safe"``, True or False).
@@ -172,7 +174,7 @@ class ServerConfig:
     """
 
     name: str
-    kind: Literal["stdio", "http"]
+    kind: Kind
     prefix: str
     command: str | None = None
     args: tuple[str, ...] = ()
@@ -230,7 +232,8 @@ class ServerConfig:
                                         env=dict(self.env) or None,
                                         inherit_env=self.inherit_env, **options)
         assert self.url is not None
-        return Client.connect_http(self.url, headers=dict(self.headers) or None, **options)
+        connect = Client.connect_sse if self.kind == "sse" else Client.connect_http
+        return connect(self.url, headers=dict(self.headers) or None, **options)
 
 
 @dataclass(frozen=True)
@@ -399,7 +402,7 @@ class _Reader:
     def error(self, key: str, message: str) -> ConfigError:
         return ConfigError(message, server=self.name, key=key)
 
-    def kind(self) -> Literal["stdio", "http"]:
+    def kind(self) -> Kind:
         raw = self.raw
         if "url" in raw and "serverUrl" in raw:
             raise self.error("serverUrl", "both \"url\" and \"serverUrl\"; keep one")
@@ -412,7 +415,7 @@ class _Reader:
             if not has_url and "command" not in raw:
                 raise self.error("command", "neither \"command\" (a stdio server) nor \"url\" "
                                  "(an HTTP server)")
-            kind: Literal["stdio", "http"] = "http" if has_url else "stdio"
+            kind: Kind = "http" if has_url else "stdio"
         else:
             kind = self._declared_kind(declared)
         wrong = _HTTP_KEYS if kind == "stdio" else _STDIO_KEYS
@@ -421,18 +424,15 @@ class _Reader:
                 raise self.error(key, f"\"{key}\" does not belong in a {kind} server's entry")
         return kind
 
-    def _declared_kind(self, declared: Any) -> Literal["stdio", "http"]:
+    def _declared_kind(self, declared: Any) -> Kind:
         if not isinstance(declared, str):
             raise self.error("type", f"must be a string, not {json_kind(declared)}")
         normal = declared.lower().replace("-", "").replace("_", "")
-        if normal == "sse":
-            raise self.error("type", "\"sse\" is the 2024-11-05 HTTP+SSE transport, which this "
-                             "client does not speak; point \"url\" at the server's Streamable "
-                             "HTTP endpoint and use \"type\": \"http\"")
         if normal not in _TYPES:
-            raise self.error("type", f"unknown transport {declared!r} (use \"stdio\", \"http\" "
-                             "or \"streamable-http\")")
-        return "stdio" if _TYPES[normal] == "stdio" else "http"
+            raise self.error("type", f"unknown transport {declared!r} (use \"stdio\", \"http\", "
+                             "\"streamable-http\" or \"sse\")")
+        kind = _TYPES[normal]
+        return "stdio" if kind == "stdio" else "sse" if kind == "sse" else "http"
 
     def string(self, key: str, value: Any) -> str:
         if not isinstance(value, str):
@@ -588,7 +588,9 @@ def connect_config(source: Source, *, registry_factory: Callable[[], R],
     Each server is added with ``registry.add(client, prefix=entry.prefix,
     owned=True)``; a server that fails to start, to answer the probe, or to
     be added is closed and appended to ``registry.failures`` -- the others
-    still connect.
+    still connect.  So is an entry that cannot be used (an unknown
+    ``type``, an unset variable): a file shared with other hosts may hold
+    entries only they understand.
 
     Args:
         source: a file name or the parsed configuration (see :func:`load_config`).
@@ -601,10 +603,13 @@ def connect_config(source: Source, *, registry_factory: Callable[[], R],
         the registry, holding every server that connected.
 
     Raises:
-        ConfigError: the configuration cannot be used (nothing was started).
+        ConfigError: the file cannot be used at all (unreadable, not JSON, no
+            ``mcpServers``); nothing was started.
         MCPClientError: a bad option (nothing was started).
     """
-    entries = load_config(source, environ=environ)
+    unusable: list[ConfigFailure] = []
+    entries = load_config(source, environ=environ, on_error=lambda exc: unusable.append(
+        ConfigFailure(exc.server or "?", exc)))
     options = _checked_options(options)
     registry = registry_factory()   # before anything starts: a bad factory starts nothing
     connected, failures = connect_entries(entries, **options)
@@ -621,5 +626,6 @@ def connect_config(source: Source, *, registry_factory: Callable[[], R],
             registry.close()
             raise
     order = {entry.name: index for index, entry in enumerate(entries)}
+    registry.failures.extend(unusable)   # first: they never got as far as starting
     registry.failures.extend(sorted(failures, key=lambda failure: order[failure.name]))
     return registry

@@ -34,6 +34,7 @@ import threading
 import time
 
 from . import protocol
+from ._redact import redact_url
 from .exceptions import (Cancelled, MCPClientError, ProtocolError, ServerGone, Timeout,
                          TransportError, UnsupportedVersion)
 
@@ -162,9 +163,11 @@ class Negotiator:
         capabilities: the declared client capabilities.
         probe_timeout: the probe's budget.
         handshake_timeout: ``initialize``'s budget.
-        handshake: whether the wire can speak the handshake era at all; over
-            this client's Streamable HTTP it cannot, so every legacy signal
-            raises :class:`UnsupportedVersion` instead (PROTOCOL S29).
+        handshake: whether the wire can speak the handshake era at all; where
+            it cannot, every legacy signal raises :class:`UnsupportedVersion`.
+        endpoint: the URL, over HTTP (named when nothing answers there).
+        fallback: replaces the wire with the 2024-11-05 HTTP+SSE transport
+            when ``initialize`` is refused with 400/404/405; False if it cannot.
     """
 
     def __init__(self, *, exchange: Exchange,
@@ -172,7 +175,8 @@ class Negotiator:
                  restart: Callable[[], bool], versions: Sequence[str], mode: str,
                  client_info: Mapping[str, Any], capabilities: Mapping[str, Any],
                  probe_timeout: float, handshake_timeout: float,
-                 handshake: bool = True) -> None:
+                 handshake: bool = True, endpoint: str | None = None,
+                 fallback: Callable[[], bool] | None = None) -> None:
         self._exchange = exchange
         self._notify = notify
         self._restart = restart
@@ -183,6 +187,10 @@ class Negotiator:
         self._probe_timeout = probe_timeout
         self._handshake_timeout = handshake_timeout
         self._handshake_allowed = handshake
+        self._endpoint = endpoint
+        self._discover_status: int | None = None   # the HTTP status a failed probe got
+        self._fallback = fallback
+        self._initialize_status: int | None = None   # ... and the refused initialize
         self._why_legacy = ""
         self._reprobed = False
         self._restarted = False
@@ -215,6 +223,7 @@ class Negotiator:
             # 500 says nothing about the era and is raised as it is.
             if exc.status not in _LEGACY_STATUSES:
                 raise
+            self._discover_status = exc.status
             self._why_legacy = f"server/discover failed: {exc}"
             return self._handshake()
         except ServerGone:
@@ -269,16 +278,42 @@ class Negotiator:
 
     # -- the handshake (2025-11-25 lifecycle) ------------------------------------
 
+    def _no_handshake(self, exc: TransportError) -> TransportError:
+        """What to raise when the ``initialize`` POST got no JSON-RPC answer.
+
+        A 404 to the probe and to ``initialize`` alike, with no session ever
+        issued, is a wrong URL -- not an old server (2026-07-28 Streamable
+        HTTP, "Backward Compatibility").
+        """
+        if exc.status == 404 and self._discover_status == 404 and self._endpoint and \
+                self._initialize_status in (None, 404):
+            also = ", initialize and the HTTP+SSE GET were all" \
+                if self._initialize_status == 404 else " and initialize were both"
+            return TransportError(
+                f"nothing serves MCP at {redact_url(self._endpoint)}: server/discover{also} "
+                "answered 404 (is the path right?)", status=404, body=exc.body, headers=exc.headers)
+        return exc
+
     def _handshake(self) -> EraInfo:
         if not self._handshake_allowed:
             why = self._why_legacy or "no modern answer"
             raise UnsupportedVersion(
                 self._versions, self._named,
-                f"this looks like a legacy-only server ({why}); the 2025-11-25 handshake "
-                "is not supported over Streamable HTTP")
+                f"this looks like a legacy-only server ({why}); this wire cannot speak "
+                "the 2025-11-25 handshake")
         params = {"protocolVersion": protocol.LATEST_LEGACY_VERSION,
                   "capabilities": self._capabilities, "clientInfo": self._client_info}
-        answer = self._exchange("initialize", params, None, self._handshake_timeout)
+        try:
+            answer = self._exchange("initialize", params, None, self._handshake_timeout)
+        except TransportError as exc:
+            # 2025-11-25 "Backward Compatibility": a 400/404/405 to initialize
+            # means an older server may speak HTTP+SSE at the same URL.
+            if exc.status in _LEGACY_STATUSES and self._initialize_status is None and \
+                    self._fallback is not None:
+                self._initialize_status = exc.status
+                if self._fallback():
+                    return self._handshake()
+            raise self._no_handshake(exc) from exc
         if "error" in answer:
             error = protocol.error_from(answer)
             if error.code == protocol.UNSUPPORTED_VERSION:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Sequence
+    from typing import Any, Mapping, Sequence
 
 
 __all__ = [
@@ -114,24 +114,30 @@ class TransportError(MCPClientError):
     Attributes:
         status: the HTTP status, or ``None`` when there was none.
         body: the start of the response body (at most a few hundred characters).
+        headers: the response's headers (empty when there was no response), so
+            that, e.g., a 401's ``WWW-Authenticate`` can be acted on.
     """
 
-    def __init__(self, message: str, *, status: int | None = None, body: str = "") -> None:
+    def __init__(self, message: str, *, status: int | None = None, body: str = "",
+                 headers: Mapping[str, str] | None = None) -> None:
         self.status = status
         self.body = body
+        self.headers: dict[str, str] = dict(headers or {})
         text = message if status is None else f"{message} (HTTP {status})"
         if body:
             text += f": {body}"
         super().__init__(text)
 
     def __reduce__(self) -> Any:
-        return (_rebuild_transport_error, (str(self), self.status, self.body))
+        return (_rebuild_transport_error, (type(self), str(self), self.status, self.body,
+                                           self.headers))
 
 
-def _rebuild_transport_error(text: str, status: int | None, body: str) -> TransportError:
-    error = TransportError.__new__(TransportError)
+def _rebuild_transport_error(cls: type[TransportError], text: str, status: int | None,
+                             body: str, headers: dict[str, str]) -> TransportError:
+    error = cls.__new__(cls)
     Exception.__init__(error, text)
-    error.status, error.body = status, body
+    error.status, error.body, error.headers = status, body, headers
     return error
 
 
@@ -143,19 +149,30 @@ class ProtocolError(MCPClientError):
             violation itself, e.g. an unknown ``resultType``).
         message: the server's (or the client's) message.
         data: the error's ``data`` member, if any.
+        method: the request it answered, when known (named first in the text).
     """
 
-    def __init__(self, code: int | None, message: str, data: Any = None) -> None:
+    def __init__(self, code: int | None, message: str, data: Any = None, *,
+                 method: str | None = None) -> None:
         self.code = code
         self.message = message
         self.data = data
+        self.method = method
         text = message if code is None else f"{message} (code {code})"
+        if method:
+            text = f"{method}: {text}"
         if data not in (None, "", {}, []):
             text += f"; data: {data!r}"
         super().__init__(text)
 
     def __reduce__(self) -> Any:
-        return (type(self), (self.code, self.message, self.data))
+        return (_rebuild_protocol_error, (type(self), self.code, self.message, self.data,
+                                          self.method))
+
+
+def _rebuild_protocol_error(cls: type[ProtocolError], code: int | None, message: str,
+                            data: Any, method: str | None) -> ProtocolError:
+    return cls(code, message, data, method=method)
 
 
 class UnsupportedVersion(MCPClientError):

@@ -1,53 +1,53 @@
-"""The 2026-07-28 Streamable HTTP transport: every message its own POST.
+"""The Streamable HTTP transport, in both eras: every message its own POST.
 
 This module owns the HTTP side of the wire (2026-07-28 basic/transports;
 PROTOCOL §7.2-7.6, S17-S19): one ``POST`` per JSON-RPC message to one
 endpoint, the headers that mirror the body for gateways, reading the answer
 as ``application/json`` or as a ``text/event-stream`` (:mod:`mcp_client.sse`),
 status codes and redirects, cancellation by closing the response, and the
-worker threads that do all of it.  It must not know about eras, results or
-the ``x-mcp-header`` catalogue: the client passes ``Mcp-Param-*`` headers per
-message (:mod:`mcp_client.xheaders` computes them).  ``requests`` and
-``urllib3`` are imported when the transport starts, never by
-``import mcp_client``.
+worker threads that do all of it.  Once an ``initialize`` succeeds, the
+connection is a 2025-11-25 session, whose additions -- ``Mcp-Session-Id``,
+the GET stream, resuming, DELETE -- :mod:`mcp_client._http_session` owns.  It
+must not know about results or the ``x-mcp-header`` catalogue: the client
+passes ``Mcp-Param-*`` headers per message (:mod:`mcp_client.xheaders`).
+``requests`` and ``urllib3`` are imported when the transport starts, never
+by ``import mcp_client``.
 
 Threads: :meth:`HTTPTransport.send` returns at once; each message is posted
 by its own worker thread (``mcp-http-request-<id>``, or ``mcp-http-post-<n>``
 for a message that is not a request), which reads the whole answer and calls
-``on_message`` for each notification on the response stream, then for the
+``on_message`` for each message on the response stream, then for the
 response -- so notifications reach the client before the answer they belong
 to.  Callbacks therefore run on several threads at once (one per request in
 flight); the messages of one response keep their order.  Workers are tracked
-and joined by :meth:`HTTPTransport.close`.
+and joined by :meth:`HTTPTransport.close`.  (``notifications/initialized``
+is posted on the caller's thread: nothing may overtake it.)
 
-What HTTP has instead of a wire that dies: nothing.  There is no session and
-no long-lived connection to lose, so ``on_close`` is never called and
+What HTTP has instead of a wire that dies: nothing.  There is no long-lived
+connection to lose, so ``on_close`` is never called and
 :class:`~mcp_client.exceptions.ServerGone` never raised; every failure
 belongs to one request, reported through ``on_error(id,``
 :class:`~mcp_client.exceptions.TransportError` ``)``, and the next request is
-tried afresh (a restarted server is simply reachable again).  A
-``TransportError`` whose ``status`` is None means no HTTP answer was read
-(the server could not be reached, or the connection broke); one with a
-status carries the start of the body.
+tried afresh.  A ``TransportError`` whose ``status`` is None means no HTTP
+answer was read; one with a status carries the start of the body and the
+response's headers.
 
 Decisions:
 
 * a JSON-RPC error in an ``application/json`` body is delivered as that
-  error whatever the status (PROTOCOL §7.5), with our request id put in when
-  the body's id is null; any other non-2xx answer is a ``TransportError``;
-* on a stream, only ``message`` events are read; a server *request* on a
-  stream is skipped with a warning (2026-07-28 HTTP has none); the answer
-  ends the exchange, and the rest of the stream is not waited for (that
-  connection is then closed rather than pooled); a stream that ends without
-  the answer fails the request, never hangs it (S19: no resumption);
+  error whatever the status (PROTOCOL §7.5) and whatever id it names;
+  any other non-2xx answer is a ``TransportError``;
+* on a stream, only ``message`` events are read; a server *request* is
+  delivered in a 2025-11-25 session and skipped with a warning otherwise
+  (2026-07-28 HTTP has none); the answer ends the exchange; a stream that
+  ends without it fails the request (S19), unless a session can resume it;
 * redirects: only 307/308 to the same origin (scheme, host, port) are
   followed, at most ``max_redirects`` times; any other is an error naming
   where it pointed, because following a POST elsewhere would leak the
   request and its credentials;
 * :meth:`HTTPTransport.cancel` closes that request's connection -- while
   connecting, while waiting for the status line, or mid-stream -- and the
-  connection never returns to the pool (PROTOCOL §7.6); answers arriving on
-  it after that are not delivered;
+  connection never returns to the pool (PROTOCOL §7.6);
 * a URL is shown -- in ``repr()``, messages and log records -- with its
   userinfo and query values hidden (:mod:`mcp_client._redact`); it is sent
   as given;
@@ -65,10 +65,9 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import re
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Mapping
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from ._redact import redact_text, redact_url
 from ._version import __version__
@@ -78,6 +77,9 @@ from .sse import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEParser
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from .xheaders import encode_value
 from ._log import warn_through
+from ._http_checks import OWNED_HEADERS, check_header as _check_header, check_settings, \
+    media_type as _media_type, origin as _origin
+from ._http_session import MAX_RESUMES, LegacySession
 
 if TYPE_CHECKING:
     import requests
@@ -90,45 +92,11 @@ log = logging.getLogger(__name__)
 
 #: Seconds allowed for connecting (a bound on a dead host, not a spec value).
 DEFAULT_CONNECT_TIMEOUT = 10.0
-#: Headers the transport sets itself; a caller may not (lower case).
-OWNED_HEADERS = frozenset({"content-type", "accept", "mcp-protocol-version", "mcp-method",
-                           "mcp-name", "mcp-session-id", "last-event-id", "content-length",
-                           "transfer-encoding", "host", "connection"})
 #: ``params`` member mirrored into ``Mcp-Name`` (2026-07-28 basic/transports).
 _NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _ACCEPT = "application/json, text/event-stream"
 _READ_SIZE = 64 * 1024
 _EXCERPT = 300
-_BAD_HEADER_CHARS = ("\r", "\n", "\0")
-_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")   # RFC 9110 §5.6.2
-
-
-def _media_type(value: str | None) -> str:
-    return (value or "").split(";", 1)[0].strip().lower()
-
-
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    try:
-        port = parts.port or {"http": 80, "https": 443}.get(scheme)
-    except ValueError:   # a port that is not a number: no origin matches it
-        port = -1
-    return scheme, (parts.hostname or "").lower(), port
-
-
-def _check_header(name: Any, value: Any, *, allow_params: bool) -> None:
-    if not isinstance(name, str) or not isinstance(value, str):
-        raise MCPClientError(f"header {name!r}: names and values must be strings")
-    if not _TOKEN.fullmatch(name):
-        raise MCPClientError(f"header {name!r}: not a valid header name (RFC 9110 token)")
-    if any(c in value for c in _BAD_HEADER_CHARS) or value[:1] in (" ", "\t"):
-        raise MCPClientError(f"header {name}: the value has a line break, a NUL or "
-                             "leading whitespace")
-    lowered = name.lower()
-    if lowered in OWNED_HEADERS or (lowered.startswith("mcp-param-") and not allow_params):
-        raise MCPClientError(f"header {name} is set by the transport "
-                             "(2026-07-28 Streamable HTTP)")
 
 
 def _root_cause(exc: BaseException) -> str:
@@ -151,7 +119,7 @@ def _root_cause(exc: BaseException) -> str:
 class _Exchange:
     """One message on its way: the POST, the worker reading it, the abort handle."""
 
-    __slots__ = ("serial", "ident", "method", "handle", "thread")
+    __slots__ = ("serial", "ident", "method", "handle", "thread", "pool", "session", "sink")
 
     def __init__(self, serial: int, ident: Any, method: str, handle: Handle) -> None:
         self.serial = serial
@@ -159,6 +127,9 @@ class _Exchange:
         self.method = method
         self.handle = handle
         self.thread: threading.Thread | None = None
+        self.pool: requests.Session | None = None   # the requests session it is sent on
+        self.session: str | None = None   # the Mcp-Session-Id its response carried
+        self.sink: list[dict[str, Any]] | None = None   # set: the answer is kept, not delivered
 
 
 class HTTPTransport(Transport):
@@ -181,33 +152,16 @@ class HTTPTransport(Transport):
         MCPClientError: a bad URL, header or value.
     """
 
-    supports_handshake = False
-    wants_tool_headers = True
+    supports_handshake = True
+    wants_tool_headers = True     # until an initialize succeeds: then False (2025-11-25)
     cancel_is_hangup = True
 
     def __init__(self, url: str, *, headers: Mapping[str, str] | None = None,
                  persistent: bool = True, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
                  auth: Any = None, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
                  max_redirects: int = 5) -> None:
-        scheme, host, port = _origin(url) if isinstance(url, str) else ("", "", None)
-        if scheme not in ("http", "https") or not host or port == -1:
-            shown = repr(redact_url(url)) if isinstance(url, str) else type(url).__name__
-            raise MCPClientError(f"url must be an http:// or https:// URL, not {shown}")
-        if headers is not None and not isinstance(headers, Mapping):
-            raise MCPClientError("headers must be a dict of strings")
-        for name, value in (headers or {}).items():
-            _check_header(name, value, allow_params=False)
-        if isinstance(connect_timeout, bool) or not isinstance(connect_timeout, (int, float)) \
-                or not connect_timeout > 0:
-            raise MCPClientError(f"connect_timeout must be a number > 0, not {connect_timeout!r}")
-        for name, number, least in (("max_event_bytes", max_event_bytes, 1),
-                                    ("max_redirects", max_redirects, 0)):
-            if isinstance(number, bool) or not isinstance(number, int) or number < least:
-                raise MCPClientError(f"{name} must be an integer >= {least}, not {number!r}")
-        if auth is not None and not callable(auth) and not (
-                isinstance(auth, tuple) and len(auth) == 2):
-            raise MCPClientError("auth must be a requests.auth.AuthBase (or a callable, "
-                                 "or a (user, password) pair)")
+        check_settings(url, headers=headers, connect_timeout=connect_timeout, auth=auth,
+                       max_event_bytes=max_event_bytes, max_redirects=max_redirects)
         self.url = url
         self._shown = redact_url(url)
         self._headers = dict(headers or {})
@@ -226,11 +180,27 @@ class HTTPTransport(Transport):
         self._on_message: MessageCallback | None = None
         self._on_warn: WarnCallback | None = None
         self._on_error: ErrorCallback | None = None
+        self._legacy = LegacySession(self)
 
     # -- state ---------------------------------------------------------------------
 
     def __repr__(self) -> str:
-        return f"<HTTPTransport {self._shown} {self._state} in_flight={len(self._inflight)}>"
+        session = f" session={self.session_id}" if self.session_id else ""
+        return (f"<HTTPTransport {self._shown} {self._state}{session} "
+                f"in_flight={len(self._inflight)}>")
+
+    def sse_fallback(self) -> Transport:
+        """An unstarted 2024-11-05 HTTP+SSE transport for the same URL and settings."""
+        from .http_sse import SSETransport
+
+        return SSETransport(self.url, headers=self._headers, persistent=self._persistent,
+                            connect_timeout=self._connect_timeout, auth=self._auth,
+                            max_event_bytes=self._max_event)
+
+    @property
+    def session_id(self) -> str | None:
+        """The legacy Streamable HTTP session's ``Mcp-Session-Id`` (None: no session)."""
+        return self._legacy.session_id
 
     @property
     def closed(self) -> bool:
@@ -271,21 +241,29 @@ class HTTPTransport(Transport):
         wire_headers = self._wire_headers(message, headers)
         method = message.get("method")
         is_request = isinstance(method, str) and "id" in message
+        if method == "initialize":
+            self._legacy.note_initialize(message.get("params"))
         from ._http_wire import Handle
 
+        # 2025-11-25 lifecycle: nothing may overtake the initialized notification
+        # (SDK servers refuse requests that arrive before it), so it is posted here.
+        inline = method == "notifications/initialized"
         with self._lock:
             self._check_open()
             serial = next(self._serials)
             exchange = _Exchange(serial, message["id"] if is_request else None,
                                  method if isinstance(method, str) else "(response)", Handle())
-            name = f"mcp-http-request-{exchange.ident}" if is_request else f"mcp-http-post-{serial}"
-            thread = threading.Thread(target=self._run, args=(exchange, body, wire_headers),
-                                      name=name, daemon=True)
-            exchange.thread = thread
             self._inflight[serial] = exchange
             if is_request:
                 self._by_id[exchange.ident] = exchange
-            thread.start()
+            if not inline:
+                name = f"mcp-http-request-{exchange.ident}" if is_request \
+                    else f"mcp-http-post-{serial}"
+                exchange.thread = threading.Thread(target=self._run, name=name, daemon=True,
+                                                   args=(exchange, body, wire_headers))
+                exchange.thread.start()
+        if inline:
+            self._run(exchange, body, wire_headers)
 
     def _check_open(self) -> None:
         if self._state == "closed":
@@ -322,12 +300,20 @@ class HTTPTransport(Transport):
         return out
 
     def cancel(self, ident: int | str, reason: str) -> None:
-        """Close request ``ident``'s connection: the 2026-07-28 HTTP cancellation (never raises)."""
+        """Close request ``ident``'s connection: the 2026-07-28 HTTP cancellation (never raises).
+
+        In the handshake era a disconnection is not a cancellation (2025-11-25
+        basic/transports), so a ``notifications/cancelled`` is posted first --
+        never for ``initialize`` (2025-11-25 lifecycle).
+        """
         with self._lock:
             exchange = self._by_id.get(ident)
-        if exchange is not None:
-            log.debug("cancelling %s request %r: %s", exchange.method, ident, reason)
-            exchange.handle.abort()
+        if exchange is None:
+            return
+        log.debug("cancelling %s request %r: %s", exchange.method, ident, reason)
+        if self._legacy.active and exchange.method != "initialize":
+            Transport.cancel(self, ident, reason)
+        exchange.handle.abort()
 
     # -- the worker ----------------------------------------------------------------
 
@@ -354,45 +340,63 @@ class HTTPTransport(Transport):
 
     def _exchange(self, exchange: _Exchange, body: bytes, headers: dict[str, str]) -> None:
         session = self._session or self._new_session()
-        url = self.url
+        exchange.pool = session
         try:
-            for _ in range(self._max_redirects + 1):
-                if exchange.handle.aborted:
+            for retried in (False, True):
+                wire, sent = self._legacy.stamp(headers, exchange.method)
+                if not self._post_and_read(exchange, body, wire, expire=bool(sent) and not retried):
                     return
-                response = self._post(session, exchange, url, body, headers)
-                try:
-                    if response.status_code not in (301, 302, 303, 307, 308):
-                        self._read(exchange, response)
-                        return
-                    url = self._redirect(exchange, url, response)
-                finally:
-                    response.close()
-            raise TransportError(f"{exchange.method}: more than {self._max_redirects} "
-                                 f"redirects, the last to {redact_url(url)}")
+                # 2025-11-25 session management: a 404 to a request that carried the
+                # session id means the session is gone; the request was never processed.
+                assert sent is not None
+                self._legacy.renew(session, sent, exchange.handle)
         finally:
             if session is not self._session:
                 self._close_session(session)
 
-    def _post(self, session: requests.Session, exchange: _Exchange, url: str, body: bytes,
-              headers: dict[str, str]) -> requests.Response:
+    def _post_and_read(self, exchange: _Exchange, body: bytes, headers: dict[str, str], *,
+                       expire: bool) -> bool:
+        """POST and read the answer; True (nothing read) on a 404 when ``expire`` is set."""
+        assert exchange.pool is not None
+        url = self.url
+        for _ in range(self._max_redirects + 1):
+            if exchange.handle.aborted:
+                return False
+            response = self._http(exchange.pool, "POST", exchange.method, url, body, headers)
+            try:
+                if expire and response.status_code == 404:
+                    return self._legacy.expired(exchange, response)
+                if response.status_code not in (301, 302, 303, 307, 308):
+                    self._read(exchange, response)
+                    return False
+                url = self._redirect(exchange, url, response)
+            finally:
+                response.close()
+        raise TransportError(f"{exchange.method}: more than {self._max_redirects} "
+                             f"redirects, the last to {redact_url(url)}")
+
+    def _http(self, session: requests.Session, verb: str, what: str, url: str,
+              body: bytes | None, headers: Mapping[str, str], *,
+              read_timeout: float | None = None) -> requests.Response:
+        """One HTTP request, its failures translated (the response is streamed)."""
         import requests
 
         from ._http_wire import explicit_auth
 
         shown = redact_url(url)
         try:
-            return session.post(url, data=body, headers=headers,
-                                auth=explicit_auth(self._auth, headers),
-                                timeout=(self._connect_timeout, None), stream=True,
-                                allow_redirects=False)
+            return session.request(verb, url, data=body, headers=headers,
+                                   auth=explicit_auth(self._auth, headers),
+                                   timeout=(self._connect_timeout, read_timeout), stream=True,
+                                   allow_redirects=False)
         except requests.exceptions.ConnectTimeout as exc:
-            raise TransportError(f"{exchange.method}: could not connect to {shown} within "
+            raise TransportError(f"{what}: could not connect to {shown} within "
                                  f"{self._connect_timeout:g}s") from self._chained(exc, url)
         except requests.exceptions.ConnectionError as exc:
-            raise TransportError(f"{exchange.method}: cannot reach {shown}: "
+            raise TransportError(f"{what}: cannot reach {shown}: "
                                  f"{self._cause(exc, url)}") from self._chained(exc, url)
         except requests.exceptions.RequestException as exc:
-            raise TransportError(f"{exchange.method}: the POST to {shown} failed: "
+            raise TransportError(f"{what}: the {verb} to {shown} failed: "
                                  f"{self._cause(exc, url)}") from self._chained(exc, url)
 
     def _cause(self, exc: BaseException, url: str) -> str:
@@ -427,10 +431,13 @@ class HTTPTransport(Transport):
         status = response.status_code
         kind = _media_type(response.headers.get("Content-Type"))
         ok = 200 <= status < 300
+        exchange.session = response.headers.get("Mcp-Session-Id")
         if exchange.ident is None:
             if not ok:
                 self._warn(f"the server refused a {exchange.method} message: HTTP {status} "
                            f"{self._excerpt(response)}")
+            elif exchange.method == "notifications/initialized":
+                self._legacy.open_stream()   # 2025-11-25: the GET stream, if offered
             return
         if kind == "application/json":
             self._read_json(exchange, response)
@@ -442,8 +449,9 @@ class HTTPTransport(Transport):
                                  "JSON or an event stream", status=status,
                                  body=self._excerpt(response))
         else:
-            raise TransportError(f"{exchange.method}: the server refused the request",
-                                 status=status, body=self._excerpt(response))
+            raise TransportError(f"{exchange.method}: {self._shown} refused the request",
+                                 status=status, body=self._excerpt(response),
+                                 headers=response.headers)
 
     def _read_json(self, exchange: _Exchange, response: requests.Response) -> None:
         from ._http_wire import WIRE_ERRORS
@@ -464,42 +472,77 @@ class HTTPTransport(Transport):
             message = None
         if isinstance(message, dict):
             is_error = isinstance(message.get("error"), dict) and "result" not in message
+            if is_error and message.get("id") != exchange.ident:
+                # A body that is a JSON-RPC error answers this POST, whatever id it
+                # names (the SDKs write null or "server-error"): the text is the point.
+                message = {**message, "id": exchange.ident}
             if is_error or (200 <= status < 300 and "result" in message):
                 self._answer(exchange, message)
                 return
         what = "the server's answer is not a JSON-RPC response" if 200 <= status < 300 \
-            else "the server refused the request"
+            else f"{self._shown} refused the request"
         text = data[:_EXCERPT * 4].decode("utf-8", "replace")
         raise TransportError(f"{exchange.method}: {what}", status=status,
-                             body=" ".join(text.split())[:_EXCERPT])
+                             body=" ".join(text.split())[:_EXCERPT], headers=response.headers)
 
     def _read_stream(self, exchange: _Exchange, response: requests.Response) -> None:
+        """Read a response stream; in the handshake era, resume it if it ends early.
+
+        2025-11-25 "Resumability and Redelivery": after the server's ``retry``
+        delay, GET with the last event id, at most ``MAX_RESUMES`` times.
+        """
+        status, last_id, retry, resumed = response.status_code, None, None, 0
+        current = response
+        try:
+            while True:
+                parser = SSEParser(max_event_bytes=self._max_event)
+                why = self._drain(exchange, current, parser)
+                if why is None:
+                    return
+                last_id, retry = parser.last_event_id or last_id, parser.retry or retry
+                if last_id is None or not self._legacy.active or exchange.handle.aborted:
+                    raise TransportError(f"{exchange.method}: the response stream {why}",
+                                         status=status)
+                if resumed == MAX_RESUMES:
+                    raise TransportError(f"{exchange.method}: the response stream {why}, "
+                                         f"after resuming it {resumed} times", status=status)
+                resumed += 1
+                assert exchange.pool is not None
+                following = self._legacy.resume(exchange.pool, exchange.method, last_id, retry)
+                if following is None:
+                    return   # closing
+                if current is not response:
+                    current.close()
+                current = following
+        finally:
+            if current is not response:
+                current.close()
+
+    def _drain(self, exchange: _Exchange, response: requests.Response,
+               parser: SSEParser) -> str | None:
+        """Read one stream until the answer (None) or its end (why it ended)."""
         from ._http_wire import WIRE_ERRORS
 
-        parser = SSEParser(max_event_bytes=self._max_event)
         raw = response.raw
         while True:
             try:
                 chunk = raw.read1(_READ_SIZE, decode_content=True)
             except WIRE_ERRORS as exc:
-                cause = self._chained(exc, self.url)
-                raise TransportError(f"{exchange.method}: the response stream broke before "
-                                     f"the answer: {self._cause(exc, self.url)}",
-                                     status=response.status_code) from cause
+                return f"broke before the answer: {self._cause(exc, self.url)}"
             if not chunk:
                 break
             for event in parser.feed(chunk):
                 if self._event(exchange, event):
-                    return
-        where = "in the middle of an event" if parser.pending else "without the answer"
-        raise TransportError(f"{exchange.method}: the response stream ended {where}",
-                             status=response.status_code)
+                    return None
+        return "ended in the middle of an event" if parser.pending else "ended without the answer"
 
     def _event(self, exchange: _Exchange, event: SSEEvent) -> bool:
         """Handle one event; True when it was the answer."""
         if event.event != "message":
             log.debug("skipped an SSE event of type %r", event.event)
             return False
+        if not event.data.strip():
+            return False   # a priming event: an id (and a retry) for resuming, no message
         try:
             message = json.loads(event.data)
         except (ValueError, RecursionError):   # RecursionError: nested too deeply to parse
@@ -509,11 +552,11 @@ class HTTPTransport(Transport):
             self._warn(f"skipped an SSE event that is not a JSON-RPC message: {event.data[:200]!r}")
             return False
         if "method" in message:
-            if "id" in message:
+            if "id" in message and not self._legacy.active:
                 self._warn(f"skipped a server request on a response stream ({message['method']!r}"
                            "); 2026-07-28 Streamable HTTP has none")
             elif not exchange.handle.aborted:
-                self._deliver(message)
+                self._deliver(message)   # 2025-11-25: server requests ride the stream too
             return False
         if "result" in message or "error" in message:
             self._answer(exchange, message)
@@ -527,7 +570,11 @@ class HTTPTransport(Transport):
         if message["id"] != exchange.ident:
             raise TransportError(f"{exchange.method}: the server answered request "
                                  f"{message['id']!r} on the stream of request {exchange.ident!r}")
-        if not exchange.handle.aborted:
+        if exchange.method == "initialize" and "result" in message:
+            self._legacy.capture(message["result"], exchange.session)   # before anyone sends
+        if exchange.sink is not None:
+            exchange.sink.append(message)
+        elif not exchange.handle.aborted:
             self._deliver(message)
 
     def _excerpt(self, response: requests.Response) -> str:
@@ -578,6 +625,7 @@ class HTTPTransport(Transport):
             exchanges = list(self._inflight.values())
         for exchange in exchanges:
             exchange.handle.abort()
+        self._legacy.stop(self._connect_timeout + 5)
         current = threading.current_thread()
         for exchange in exchanges:
             thread = exchange.thread
@@ -585,6 +633,10 @@ class HTTPTransport(Transport):
                 thread.join(self._connect_timeout + 5)
                 if thread.is_alive():
                     log.warning("%s did not finish", thread.name)
-        if self._session is not None:
-            self._close_session(self._session)
+        session = self._session
+        if session is None and self._legacy.session_id:
+            session = self._new_session()   # not persistent: a connection for the DELETE
+        if session is not None:
+            self._legacy.end(session)   # 2025-11-25: DELETE ends the session
+            self._close_session(session)
         log.debug("closed %s", self)

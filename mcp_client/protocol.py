@@ -201,16 +201,16 @@ def error_response(ident: int | str | None, code: int, message: str,
 
 # -- reading ------------------------------------------------------------------
 
-def error_from(message: Mapping[str, Any]) -> ProtocolError:
-    """The :class:`ProtocolError` an error response stands for."""
+def error_from(message: Mapping[str, Any], method: str | None = None) -> ProtocolError:
+    """The :class:`ProtocolError` an error response (to ``method``, if known) stands for."""
     error = message.get("error")
     if not isinstance(error, dict):
-        return ProtocolError(None, "malformed error response", message)
+        return ProtocolError(None, "malformed error response", message, method=method)
     code = error.get("code")
     text = error.get("message")
     return ProtocolError(code if _integer(code) else None,
                          text if isinstance(text, str) else "error without a message",
-                         error.get("data"))
+                         error.get("data"), method=method)
 
 
 class Shaped:

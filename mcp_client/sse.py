@@ -130,6 +130,11 @@ class SSEParser:
         """The last ``id`` the stream set."""
         return self._last_id
 
+    @property
+    def retry(self) -> int | None:
+        """The last ``retry`` the stream set, in ms (even on an event without data)."""
+        return self._retry
+
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Parse the next bytes of the stream.
 

@@ -58,7 +58,7 @@ class Transport(abc.ABC):
     """Abstract base of every wire (stdio, Streamable HTTP, test doubles)."""
 
     #: Whether the 2025-11-25 handshake era can be spoken over this wire
-    #: (stdio: yes; this client's Streamable HTTP: 2026-07-28 only).
+    #: (stdio and HTTP: yes; a wire of one's own may say no).
     supports_handshake: bool = True
     #: Whether :meth:`cancel` is a hang-up that costs the server nothing to
     #: receive (HTTP), so even an abandoned probe may use it.

@@ -222,7 +222,20 @@ class _Handler(BaseHTTPRequestHandler):
         owner.respond(Reply(self), seen)
 
     def do_GET(self) -> None:
-        Reply(self).send(405, b"Method Not Allowed", "text/plain", {"Allow": "POST"})
+        self._other("get")
+
+    def do_DELETE(self) -> None:
+        self._other("delete")
+
+    def _other(self, verb: str) -> None:
+        seen = Seen(self, b"")
+        owner: ScriptedServer = self.server.owner   # type: ignore[attr-defined]
+        owner.record(seen)
+        handler = getattr(owner.script, verb, None)
+        if handler is None:
+            Reply(self).send(405, b"Method Not Allowed", "text/plain", {"Allow": "POST"})
+        else:
+            handler(Reply(self), seen)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -247,6 +260,7 @@ class ScriptedServer:
         self.requests: list[Seen] = []
         self._lock = threading.Lock()
         self._respond = respond or self.default
+        self.script = respond   # a LegacyScript also answers GET and DELETE
         self.httpd = _Server(("127.0.0.1", 0), _Handler)
         self.httpd.owner = self   # type: ignore[attr-defined]
         self.port = self.httpd.server_address[1]
@@ -276,6 +290,10 @@ class ScriptedServer:
     def seen(self, method: str) -> list[Seen]:
         with self._lock:
             return [s for s in self.requests if s.rpc_method == method]
+
+    def verbs(self, verb: str) -> list[Seen]:
+        with self._lock:
+            return [s for s in self.requests if s.method == verb]
 
     def stop(self) -> None:
         self.httpd.shutdown()
@@ -387,9 +405,21 @@ class Wire:
 
 
 class ScriptedCase(LeakCheckingTestCase):
-    """A test case that builds scripted servers and clients of them, closed in order."""
+    """A test case that builds scripted servers and clients of them, closed in order.
+
+    With ``era = "legacy"`` every scripted server is put behind a 2025-11-25 session
+    (:class:`LegacyScript`: discover refused, ``initialize`` issues a session id, every
+    later POST must carry it) before ``respond`` sees anything: the same faults, the
+    other era.
+    """
+
+    era = "modern"
 
     def serve(self, respond: Any = None) -> ScriptedServer:
+        if self.era == "legacy":
+            script = LegacyScript(delegate=respond or ScriptedServer.default)
+            self.addCleanup(script.stopped.set)
+            respond = script
         srv = ScriptedServer(respond)
         self.addCleanup(srv.stop)
         return srv
@@ -414,3 +444,184 @@ class ScriptedCase(LeakCheckingTestCase):
             else:
                 ScriptedServer.default(reply, seen)
         return respond
+
+
+MISSING_SESSION = {"jsonrpc": "2.0", "id": "server-error",
+                   "error": {"code": -32600, "message": "Bad Request: Missing session ID"}}
+TOOLS = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+
+
+class LegacyScript:
+    """A 2025-11-25 Streamable HTTP server double: sessions, a GET stream, DELETE.
+
+    ``server/discover`` gets ``discover(reply, seen)`` (default: the 400 "Missing session
+    ID" of the SDKs); ``initialize`` issues a session (``stateful``) and answers
+    ``version``; a request with an unknown session id gets 404.  ``push`` queues messages
+    for the GET stream (offered when ``get_stream``); the client's answers to server
+    requests land in ``answers``; ``tools/call`` goes to ``on_call`` when given.
+    """
+
+    def __init__(self, *, stateful: bool = True, version: str = "2025-11-25",
+                 get_stream: bool = False, delete_status: int = 200,
+                 discover: Respond | None = None, on_call: Respond | None = None,
+                 delegate: Respond | None = None) -> None:
+        self.stateful, self.version, self.get_stream = stateful, version, get_stream
+        self.delete_status = delete_status
+        self.discover = discover or (lambda reply, seen: reply.json(MISSING_SESSION, 400))
+        self.on_call = on_call
+        self.delegate = delegate   # answers every POST once the session is checked
+        self.live: set[str] = set()
+        self.issued: list[str] = []
+        self.deleted: list[str | None] = []
+        self.answers: queue.Queue[Any] = queue.Queue()
+        self.pushes: queue.Queue[Any] = queue.Queue()
+        self.get_opened = threading.Event()
+        self.stopped = threading.Event()
+
+    def __call__(self, reply: Reply, seen: Seen) -> None:
+        method = seen.rpc_method
+        if method == "server/discover":
+            self.discover(reply, seen)
+        elif method == "initialize":
+            self.initialize(reply, seen)
+        elif not self.session_ok(reply, seen):
+            return
+        elif self.delegate is not None:
+            self.delegate(reply, seen)
+        elif seen.rpc_id is None or method is None:
+            if method is None:
+                self.answers.put(seen.json)
+            reply.send(202)
+        elif method == "tools/list":
+            reply.result(seen, TOOLS)
+        elif method == "tools/call" and self.on_call is not None:
+            self.on_call(reply, seen)
+        else:
+            reply.result(seen, {"content": [{"type": "text", "text": "ok"}]})
+
+    def initialize(self, reply: Reply, seen: Seen) -> None:
+        headers = {}
+        if self.stateful:
+            session = f"s-{len(self.issued) + 1}"
+            self.issued.append(session)
+            self.live.add(session)
+            headers["Mcp-Session-Id"] = session
+        result = {"protocolVersion": self.version, "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "legacy-script", "version": "1"}}
+        reply.send(200, json.dumps({"jsonrpc": "2.0", "id": seen.rpc_id,
+                                    "result": result}).encode(), "application/json", headers)
+
+    def session_ok(self, reply: Reply, seen: Seen) -> bool:
+        if not self.stateful:
+            return True
+        session = seen.headers.get("mcp-session-id")
+        if session is None:
+            reply.json(MISSING_SESSION, 400)
+            return False
+        if session not in self.live:
+            reply.send(404, b"Session not found", "text/plain")
+            return False
+        return True
+
+    def expire(self) -> None:
+        """Forget every session, as a restarted server would."""
+        self.live.clear()
+
+    def push(self, message: Any) -> None:
+        self.pushes.put(message)
+
+    def get(self, reply: Reply, seen: Seen) -> None:
+        if not self.get_stream:
+            reply.send(405, b"", None, {"Allow": "POST, DELETE"})
+            return
+        if not self.session_ok(reply, seen):
+            return
+        reply.stream_head()
+        self.get_opened.set()
+        while not self.stopped.is_set():
+            try:
+                message = self.pushes.get(timeout=0.02)
+            except queue.Empty:
+                if reply.wait_for_hang_up(0.02):
+                    return
+                continue
+            try:
+                reply.stream_write(event(message))
+            except OSError:
+                return
+
+    def delete(self, reply: Reply, seen: Seen) -> None:
+        self.deleted.append(seen.headers.get("mcp-session-id"))
+        self.live.discard(seen.headers.get("mcp-session-id", ""))
+        reply.send(self.delete_status)
+
+
+class Everywhere:
+    """A server that answers every POST and GET alike with one status (a wrong URL)."""
+
+    def __init__(self, status: int, body: bytes = b"", content_type: str | None = "text/plain",
+                 headers: dict[str, str] | None = None) -> None:
+        self.status, self.body, self.kind, self.headers = status, body, content_type, headers
+
+    def __call__(self, reply: Reply, seen: Seen) -> None:
+        reply.send(self.status, self.body, self.kind, self.headers)
+
+    get = __call__
+
+
+class SSEScript:
+    """A 2024-11-05 HTTP+SSE server double: GET opens the stream, POSTs are answered on it.
+
+    ``endpoint`` is the ``endpoint`` event's data (None: never sent), sent after
+    ``endpoint_delay`` seconds; POSTs to the URL the client started from get ``refuse``
+    (the Streamable HTTP attempts of a fallback).  The client's answers to server requests
+    land in ``answers``; ``push`` sends any message on the stream.
+    """
+
+    def __init__(self, *, endpoint: str | None = "/messages?session_id=abc",
+                 endpoint_delay: float = 0.0, refuse: int = 405,
+                 version: str = "2024-11-05") -> None:
+        self.endpoint, self.endpoint_delay, self.refuse = endpoint, endpoint_delay, refuse
+        self.version = version
+        self.outbound: queue.Queue[Any] = queue.Queue()
+        self.answers: queue.Queue[Any] = queue.Queue()
+        self.stopped = threading.Event()
+
+    def push(self, message: Any) -> None:
+        self.outbound.put(message)
+
+    def __call__(self, reply: Reply, seen: Seen) -> None:
+        if not seen.path.startswith("/messages"):
+            reply.send(self.refuse, b"", None, {"Allow": "GET"})
+            return
+        reply.send(202)
+        message, method = seen.json, seen.rpc_method
+        if method is None:
+            self.answers.put(message)
+        elif method == "initialize":
+            self.push({"jsonrpc": "2.0", "id": seen.rpc_id, "result": {
+                "protocolVersion": self.version, "capabilities": {"tools": {}},
+                "serverInfo": {"name": "sse-script", "version": "1"}}})
+        elif method == "tools/list":
+            self.push({"jsonrpc": "2.0", "id": seen.rpc_id, "result": TOOLS})
+        elif seen.rpc_id is not None:
+            self.push({"jsonrpc": "2.0", "id": seen.rpc_id,
+                       "result": {"content": [{"type": "text", "text": "ok"}]}})
+
+    def get(self, reply: Reply, seen: Seen) -> None:
+        reply.stream_head()
+        if self.endpoint is not None:
+            if self.endpoint_delay and reply.wait_for_hang_up(self.endpoint_delay):
+                return
+            reply.stream_write(b"event: endpoint\ndata: " + self.endpoint.encode() + b"\n\n")
+        while not self.stopped.is_set():
+            try:
+                message = self.outbound.get(timeout=0.02)
+            except queue.Empty:
+                if reply.wait_for_hang_up(0.02):
+                    return
+                continue
+            try:
+                reply.stream_write(event(message))
+            except OSError:
+                return

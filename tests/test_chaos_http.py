@@ -61,7 +61,7 @@ class DripTest(HTTPChaosCase):
     def check(self, respond: Any, **options: Any) -> None:
         gone, noting = self.hang_ups()
         client = self.client(self.serve(self.on_call(noting(respond))), **options)
-        self.assertEqual(client.era, "modern")
+        self.assertEqual(client.era, self.era)
         with self.within(3), self.assertRaises(Timeout):
             client.call_tool("t", timeout=1)
         self.assertTrue(gone.wait(WAIT), "the server never saw the client hang up")
@@ -291,3 +291,26 @@ class SilenceAndGarbageTest(HTTPChaosCase):
 
         with self.within(5), self.assertRaises(TransportError):
             self.client(self.raw(handle), era="2026-07-28").call_tool("t", timeout=5)
+
+
+# -- the same faults in the other era: behind a 2025-11-25 session -------------------
+
+
+class LegacyDripTest(DripTest):
+    era = "legacy"
+
+
+class LegacyEndlessStreamTest(EndlessStreamTest):
+    era = "legacy"
+
+
+class LegacyWrongAnswerTest(WrongAnswerTest):
+    era = "legacy"
+
+
+class LegacyResetTest(ResetTest):
+    era = "legacy"
+
+
+class LegacySilenceAndGarbageTest(SilenceAndGarbageTest):
+    era = "legacy"

@@ -161,7 +161,8 @@ class VerbsTest(CLITestCase):
 
     def test_a_protocol_error(self) -> None:
         self.check(self.outcomes["protocol"], 3, out="",
-                   err=("error: ProtocolError: Unknown resource: res://nope (code -32602)",))
+                   err=("error: ProtocolError: resources/read: Unknown resource: res://nope "
+                        "(code -32602)",))
 
     def test_connection_failures(self) -> None:
         self.check(self.outcomes["cannot-start"], 4, out="", err=(
@@ -207,7 +208,7 @@ class UsageTest(CLITestCase):
         config.write_text(json.dumps({"mcpServers": {
             "demo": {"command": "${UNSET_IN_THIS_TEST}", "args": [DUAL]},
             "off": {"command": "x", "disabled": True},
-            "broken": {"type": "sse", "url": "http://h/sse"}}}))
+            "broken": {"type": "websocket", "url": "http://h/ws"}}}))
         bad = Path(folder.name) / "bad.json"
         bad.write_text('{"mcpServers": {\n  "a": {"command": }\n}}')
         runs = {
@@ -218,7 +219,8 @@ class UsageTest(CLITestCase):
                          "the arguments are not JSON"),
             "not an object": (["call", "echo", "[1]", "--stdio", "/nonexistent/never"],
                               "must be a JSON object"),
-            "header": (["tools", "--stdio", "x", "--header", "A: b"], "--header goes with --http"),
+            "header": (["tools", "--stdio", "x", "--header", "A: b"],
+                       "--header goes with --http or --sse"),
             "bad header": (["tools", "--http", "http://h/mcp", "--header", "nocolon"],
                            "NAME:VALUE"),
             "era": (["tools", "--stdio", "x", "--era", "newest"], "--era must be"),

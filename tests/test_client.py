@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import threading
 from concurrent.futures import Future
 from typing import Any
@@ -148,6 +149,18 @@ class CallTest(ClientTestCase):
                          (-32602, {"uri": "res://nope"}))
         self.assertEqual(client.get_prompt("p", {"code": "x"}),
                          {"messages": [], "description": "d"})
+
+    def test_a_protocol_error_names_the_method_it_answered(self) -> None:
+        fake = modern_fake()
+        fake.on("prompts/get", Error(-32601, "Method not found"))
+        client = self.connect(fake)
+        with self.assertRaises(ProtocolError) as caught:
+            client.get_prompt("p")
+        self.assertEqual(caught.exception.method, "prompts/get")
+        self.assertEqual(str(caught.exception), "prompts/get: Method not found (code -32601)")
+        again = pickle.loads(pickle.dumps(caught.exception))
+        self.assertEqual((type(again), str(again), again.method),
+                         (ProtocolError, str(caught.exception), "prompts/get"))
 
     def test_an_unknown_result_type_is_a_protocol_error(self) -> None:
         fake = modern_fake()

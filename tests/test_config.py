@@ -62,9 +62,13 @@ class ParseTest(LeakCheckingTestCase):
                          "http://127.0.0.1:1/mcp")
         self.assertEqual(one({"type": "stdio", "command": "srv"}).kind, "stdio")
 
-    def test_sse_is_refused_by_name(self) -> None:
-        self.assertConfigError(servers(old={"type": "sse", "url": "http://h/sse"}), "old",
-                               "type", "HTTP+SSE", "Streamable HTTP")
+    def test_sse_is_the_http_sse_transport(self) -> None:
+        entry, = load_config(servers(old={"type": "sse", "url": "http://h/sse",
+                                          "headers": {"A": "b"}}))
+        self.assertEqual((entry.kind, entry.url, dict(entry.headers)),
+                         ("sse", "http://h/sse", {"A": "b"}))
+        self.assertConfigError(servers(old={"type": "websocket", "url": "ws://h"}), "old",
+                               "type", "unknown transport", "\"sse\"")
 
     def test_vs_code_servers_key(self) -> None:
         entries = load_config({"inputs": [], "servers": {"a": {"command": "x"}}})
@@ -117,9 +121,9 @@ class ParseTest(LeakCheckingTestCase):
             on={"command": "srv", "disabled": False}), environ={})
         self.assertEqual([(e.name, e.disabled) for e in entries], [("off", True), ("on", False)])
         self.assertEqual(entries[0].args, ("${UNSET}",))
-        kept, = load_config(servers(old={"type": "sse", "url": "http://h/sse", "disabled": True}))
+        kept, = load_config(servers(old={"type": "ws", "url": "http://h/ws", "disabled": True}))
         self.assertEqual((kept.kind, kept.url, kept.disabled, dict(kept.extra)),
-                         ("http", None, True, {"type": "sse", "url": "http://h/sse"}))
+                         ("http", None, True, {"type": "ws", "url": "http://h/ws"}))
         with self.assertRaises(ConfigError) as caught:
             entries[0].connect()
         self.assertEqual(caught.exception.key, "disabled")
@@ -346,6 +350,20 @@ class ConnectTest(LeakCheckingTestCase):
         self.assertIn("dies: ServerGone", str(registry.failures[1]))
         self.assertEqual(registry.added["good"].call_tool("echo", {"text": "ok"})["content"],
                          [{"type": "text", "text": "ok"}])
+
+    def test_an_entry_the_loader_cannot_use_fails_alone(self) -> None:
+        config = servers(
+            odd={"type": "websocket", "url": "ws://h/x"},
+            good={"command": PYTHON, "args": [DUAL]},
+            unset={"command": "${UNSET_IN_THIS_TEST}"})
+        registry = connect_config(config, registry_factory=StandInRegistry, environ={})
+        self.addCleanup(registry.close)
+        self.assertEqual(sorted(registry.added), ["good"])
+        self.assertEqual([f.name for f in registry.failures], ["odd", "unset"])
+        odd, unset = (f.error for f in registry.failures)
+        assert isinstance(odd, ConfigError) and isinstance(unset, ConfigError)
+        self.assertEqual((odd.server, odd.key), ("odd", "type"))
+        self.assertIn("UNSET_IN_THIS_TEST", str(unset))
 
     def test_a_registry_that_refuses_an_entry(self) -> None:
         class Full(StandInRegistry):

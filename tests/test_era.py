@@ -266,3 +266,16 @@ class EraTest(LeakCheckingTestCase):
 def client_version() -> str:
     from mcp_client import __version__
     return __version__
+
+
+class NoHandshakeWireTest(LeakCheckingTestCase):
+    def test_a_wire_without_the_handshake_says_so(self) -> None:
+        fake = FakeTransport()
+        fake.supports_handshake = False   # type: ignore[misc]
+        fake.on("server/discover", Error(-32601, "Method not found"))
+        client = Client(transport=fake)
+        self.addCleanup(client.close)
+        with self.assertRaises(UnsupportedVersion) as caught:
+            client.list_tools()
+        self.assertIn("this wire cannot speak the 2025-11-25 handshake", str(caught.exception))
+        self.assertEqual(fake.requests("initialize"), [])

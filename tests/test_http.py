@@ -349,7 +349,7 @@ class ConnectionTest(ScriptedCase):
         transport.close()
         transport.close()
         self.assertTrue(transport.closed)
-        self.assertFalse(transport.supports_handshake)
+        self.assertTrue(transport.supports_handshake)
         self.assertTrue(transport.wants_tool_headers)
 
 

@@ -15,11 +15,12 @@ from concurrent.futures import Future
 from typing import Any
 from unittest import mock
 
-from mcp_client import (Cancelled, ProtocolError, Timeout, TransportClosed, TransportError,
-                        UnsupportedVersion)
+from mcp_client import (Cancelled, MCPClientError, ProtocolError, Timeout, TransportClosed,
+                        TransportError)
 from mcp_client.sse import EventTooLarge
 
-from .httpkit import WAIT, Reply, ScriptedCase, ScriptedServer, Seen, Wire, elapsed, event
+from .httpkit import (WAIT, Everywhere, Reply, ScriptedCase, ScriptedServer, Seen, Wire,
+                      elapsed, event)
 
 
 class ErrorsTest(ScriptedCase):
@@ -197,9 +198,12 @@ class StreamTest(ScriptedCase):
         with self.assertRaises(ProtocolError) as caught:   # a null id: ours
             client.call_tool("t")
         self.assertEqual(caught.exception.code, -32000)
-        self.assertEqual(len(self.warnings), 2, self.warnings)
         self.assertIn("not JSON", self.warnings[0])
-        self.assertIn("server request", self.warnings[1])
+        if self.era == "modern":   # 2026-07-28 HTTP has no server requests
+            self.assertEqual(len(self.warnings), 2, self.warnings)
+            self.assertIn("server request", self.warnings[1])
+        else:   # a session's server request is answered (here: no roots hook, so refused)
+            self.assertEqual(len(self.warnings), 1, self.warnings)
 
 
 class RedirectTest(ScriptedCase):
@@ -218,7 +222,10 @@ class RedirectTest(ScriptedCase):
         calls = srv.seen("tools/call")
         self.assertEqual([s.path for s in calls], ["/mcp", "/moved", "/final"])
         self.assertEqual({s.body for s in calls}, {calls[0].body})
-        self.assertEqual(calls[2].headers["mcp-name"], "t")
+        if self.era == "modern":
+            self.assertEqual(calls[2].headers["mcp-name"], "t")
+        else:
+            self.assertEqual(calls[2].headers["mcp-session-id"], "s-1")
 
     def test_other_redirects_are_errors_that_say_where(self) -> None:
         cases = [(307, "http://localhost:{port}/mcp"), (308, "https://127.0.0.1:{port}/mcp"),
@@ -249,35 +256,48 @@ class RedirectTest(ScriptedCase):
         self.assertIn("more than 5 redirects", str(caught.exception))
 
 
-class LegacyOnlyTest(ScriptedCase):
+class RefusesEverythingTest(ScriptedCase):
+    """A server that refuses the probe and ``initialize`` alike: the handshake's own
+    failure is raised, promptly, with the server's text (never "legacy-only")."""
+
     MISSING_SESSION = {"jsonrpc": "2.0", "id": None,
                        "error": {"code": -32600, "message": "Bad Request: Missing session ID"}}
 
-    def check(self, respond: Any, probe_timeout: float = 3.0) -> UnsupportedVersion:
+    def check(self, respond: Any, error: type[MCPClientError], probe_timeout: float = 3.0,
+              sse: bool = False, **options: Any) -> MCPClientError:
         srv = self.serve(respond)
-        client = self.client(srv, probe_timeout=probe_timeout)
+        client = self.client(srv, probe_timeout=probe_timeout, **options)
         started = time.monotonic()
-        with self.assertRaises(UnsupportedVersion) as caught:
+        with self.assertRaises(error) as caught:
             client.list_tools()
-        self.assertLess(elapsed(started), probe_timeout + 1)
-        self.assertIn("legacy", str(caught.exception))
-        self.assertEqual([s.rpc_method for s in srv.requests], ["server/discover"])
+        self.assertLess(elapsed(started), probe_timeout + 2)
+        # a 400/404/405 to initialize sends the HTTP+SSE GET (2025-11-25 backward compatibility)
+        self.assertEqual([s.rpc_method if s.method == "POST" else s.method for s in srv.requests],
+                         ["server/discover", "initialize"] + (["GET"] if sse else []))
         return caught.exception
 
     def test_missing_session_id(self) -> None:
-        self.check(lambda reply, seen: reply.json(self.MISSING_SESSION, 400))
+        raised = self.check(lambda reply, seen: reply.json(self.MISSING_SESSION, 400),
+                            ProtocolError)   # a JSON-RPC error: no HTTP+SSE attempt
+        self.assertIn("Missing session ID", str(raised))
 
     def test_404_and_405_without_a_json_rpc_body(self) -> None:
-        self.check(lambda reply, seen: reply.send(404, b"Not Found", "text/plain"))
-        self.check(lambda reply, seen: reply.send(405, b"", None, {"Allow": "GET, DELETE"}))
+        raised = self.check(Everywhere(404, b"Not Found"), TransportError, sse=True)
+        self.assertEqual(getattr(raised, "status", None), 404)
+        self.assertIn("HTTP+SSE", str(raised))
+        raised = self.check(Everywhere(405, b"", None, {"Allow": "DELETE"}), TransportError,
+                            sse=True)
+        self.assertEqual(getattr(raised, "status", None), 405)
 
     def test_method_not_found(self) -> None:
-        self.check(lambda reply, seen: reply.json(
+        raised = self.check(lambda reply, seen: reply.json(
             {"jsonrpc": "2.0", "id": seen.rpc_id,
-             "error": {"code": -32601, "message": "Method not found"}}, 404))
+             "error": {"code": -32601, "message": "Method not found"}}, 404), ProtocolError)
+        self.assertIn("initialize", str(raised))
 
     def test_silence(self) -> None:
-        self.check(lambda reply, seen: reply.wait_for_hang_up(WAIT), probe_timeout=0.5)
+        self.check(lambda reply, seen: reply.wait_for_hang_up(WAIT), Timeout,
+                   probe_timeout=0.5, request_timeout=1.0)
 
 
 class CancellationTest(ScriptedCase):
@@ -358,3 +378,22 @@ class EnvironmentTest(ScriptedCase):
             client = self.client(srv)
             client.list_tools()
         self.assertEqual([seen.path for seen in srv.seen("tools/list")], ["/mcp"])
+
+
+# -- the same faults in the other era: behind a 2025-11-25 session -------------------
+
+
+class LegacyErrorsTest(ErrorsTest):
+    era = "legacy"
+
+
+class LegacyStreamTest(StreamTest):
+    era = "legacy"
+
+
+class LegacyRedirectTest(RedirectTest):
+    era = "legacy"
+
+
+class LegacyCancellationTest(CancellationTest):
+    era = "legacy"

@@ -148,6 +148,11 @@ class PendingTest(LeakCheckingTestCase):
         self.assertEqual(parser.last_event_id, "9")
         self.assertEqual(repr(parser), "<SSEParser idle limit=64>")
 
+    def test_a_priming_event_without_data_still_sets_id_and_retry(self) -> None:
+        parser = SSEParser()
+        self.assertEqual(parser.feed(b"id: p-1\nretry: 500\n\n"), [])
+        self.assertEqual((parser.last_event_id, parser.retry), ("p-1", 500))
+
 
 class SizeBoundTest(LeakCheckingTestCase):
     def test_an_event_within_the_bound_passes(self) -> None:

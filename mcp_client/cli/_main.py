@@ -3,7 +3,7 @@
 Usage::
 
     mcp-client VERB [ARGS] (--stdio "COMMAND ARGS..." | --http URL [--header K:V]...
-                            | --config FILE [--server NAME])
+                            | --sse URL [--header K:V]... | --config FILE [--server NAME])
                [--json] [--timeout S] [--era ERA] [--log-level LEVEL] [-v]
 
 Verbs: ``info``, ``tools``, ``call TOOL [JSON]``, ``resources``, ``read URI``,
@@ -35,9 +35,12 @@ Exit codes:
 Decisions:
 
 * ``--stdio`` is split with :func:`shlex.split` and run without a shell.
-  ``--header`` is ``Name: value`` (split at the first colon) and only goes
-  with ``--http``.  ``--config`` without ``--server`` picks the file's only
-  enabled server, and is a usage error when there are several.  Only the
+  ``--http`` reaches a server of either era (2026-07-28, or the 2025-11-25
+  handshake in a session, or -- found by itself -- 2024-11-05 HTTP+SSE);
+  ``--sse`` goes to HTTP+SSE directly.  ``--header`` is ``Name: value``
+  (split at the first colon) and only goes with ``--http`` or ``--sse``.
+  ``--config`` without ``--server`` picks the file's only enabled server,
+  and is a usage error when there are several.  Only the
   chosen entry has to be usable: another entry naming an unset variable does
   not stop this one.  ``--era`` wins over the entry's ``era``.
 * Output: stdout carries the answer only -- tables and text, or with
@@ -125,9 +128,13 @@ def _common_options() -> argparse.ArgumentParser:
     server = common.add_argument_group("the server (one of)")
     server.add_argument("--stdio", metavar="COMMAND",
                         help='start a server: "COMMAND ARGS..." (split like a shell, no shell)')
-    server.add_argument("--http", metavar="URL", help="reach a Streamable HTTP server")
+    server.add_argument("--http", metavar="URL",
+                        help="reach a Streamable HTTP server (either era; an old HTTP+SSE "
+                        "server is found by itself)")
+    server.add_argument("--sse", metavar="URL",
+                        help="reach a 2024-11-05 HTTP+SSE server directly")
     server.add_argument("--header", metavar="NAME:VALUE", action="append",
-                        help="an HTTP header for --http (repeatable)")
+                        help="an HTTP header for --http or --sse (repeatable)")
     server.add_argument("--config", metavar="FILE", help="an mcpServers configuration file")
     server.add_argument("--server", metavar="NAME", help="the server in --config to use")
     out = common.add_argument_group("behaviour")
@@ -196,14 +203,14 @@ def _headers(values: Sequence[str]) -> dict[str, str]:
 
 
 def _check_server_options(args: argparse.Namespace) -> None:
-    chosen = [f"--{name}" for name in ("stdio", "http", "config") if _option(args, name)]
+    chosen = [f"--{name}" for name in ("stdio", "http", "sse", "config") if _option(args, name)]
     if not chosen:
         raise UsageError("say which server: --stdio \"COMMAND ARGS...\", --http URL, or "
                          "--config FILE --server NAME")
     if len(chosen) > 1:
         raise UsageError(f"{' and '.join(chosen)} cannot be used together; choose one")
-    if _option(args, "header") and not _option(args, "http"):
-        raise UsageError("--header goes with --http")
+    if _option(args, "header") and not (_option(args, "http") or _option(args, "sse")):
+        raise UsageError("--header goes with --http or --sse")
     if _option(args, "server") and not _option(args, "config"):
         raise UsageError("--server goes with --config")
     era = _option(args, "era")
@@ -294,6 +301,9 @@ class _Run:
         if _option(self.args, "http"):
             headers = _headers(_option(self.args, "header", []))
             return Client.connect_http(self.args.http, headers=headers or None, **options)
+        if _option(self.args, "sse"):
+            headers = _headers(_option(self.args, "header", []))
+            return Client.connect_sse(self.args.sse, headers=headers or None, **options)
         entry = self._config_entry()
         if _option(self.args, "era") is not None:
             entry = dataclasses.replace(entry, era=self.args.era)

@@ -1,4 +1,4 @@
-"""The client under test for the official MCP conformance suite (client scenarios, 2026-07-28).
+"""The client under test for the official MCP conformance suite (client scenarios, every era).
 
 The suite (``@modelcontextprotocol/conformance``) starts a scenario server, then runs
 ``python tests/conformance/client.py <server-url>`` with the scenario's name in
@@ -63,6 +63,26 @@ def tools_call(client: Client, context: dict[str, Any]) -> None:
         client.call_tool(tools[0]["name"], {"a": 2, "b": 3})
 
 
+@scenario("initialize")
+def initialize(client: Client, context: dict[str, Any]) -> None:
+    client.era   # the probe, then (a legacy scenario server) the handshake
+    client.list_tools()
+
+
+@scenario("sse-retry")
+def sse_retry(client: Client, context: dict[str, Any]) -> None:
+    """The call's stream is cut after a priming event: the library resumes it by GET."""
+    tools = client.list_tools()
+    client.call_tool(tools[0]["name"] if tools else "test_reconnection", {})
+
+
+@scenario("elicitation-sep1034-client-defaults")
+def elicitation_defaults(client: Client, context: dict[str, Any]) -> None:
+    """Accepting with no content: the library fills in the schema's defaults (SEP-1034)."""
+    for tool in client.list_tools():
+        client.call_tool(tool["name"], blind_arguments(tool))
+
+
 @scenario("request-metadata")
 def request_metadata(client: Client, context: dict[str, Any]) -> None:
     client.era   # the probe: server/discover
@@ -121,6 +141,8 @@ def request_state(client: Client, context: dict[str, Any]) -> None:
 #: Client options a scenario needs.
 OPTIONS: dict[str, dict[str, Any]] = {
     "sep-2322-client-request-state": {"on_elicit": accept_everything},
+    "elicitation-sep1034-client-defaults": {
+        "on_elicit": lambda request: {"action": "accept", "content": {}}},
 }
 
 

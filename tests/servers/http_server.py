@@ -11,10 +11,19 @@ event stream), then sleeps, noting whether it was cancelled; ``wait_started(tag,
 ``outcome(tag, wait)`` wait up to ``wait`` seconds for ``watched`` to start or to end and say
 how it stands (``running``, ``cancelled``, ``finished`` or ``never started``).
 
-Usage: ``python tests/servers/http_server.py [--json]``
+``--stateless`` runs the SDK's stateless mode (no sessions); ``--handshake-only`` answers
+every request whose ``MCP-Protocol-Version`` header is not a handshake version as an mcp 1.x
+server does (400, "Unsupported protocol version"), so the SDK's legacy session transport is
+what a client reaches; ``--sse`` serves the 2024-11-05 HTTP+SSE transport instead (GET
+``/sse``, POSTs to ``/messages/``); ``--port`` listens on a given port (to restart a server
+in place).
+
+Usage: ``python tests/servers/http_server.py [--json] [--stateless] [--handshake-only]
+[--sse] [--port N]``
 """
 
 import argparse
+import json
 import os
 import socket
 import sys
@@ -72,19 +81,51 @@ async def outcome(tag: str, wait: float) -> str:
     return OUTCOMES.get(tag, "never started")
 
 
+HANDSHAKE_VERSIONS = {b"2024-11-05", b"2025-03-26", b"2025-06-18", b"2025-11-25"}
+
+
+def handshake_only(app: Any) -> Any:
+    """Wrap ``app`` so that only handshake-era requests reach it (an mcp 1.x router)."""
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        headers = dict(scope.get("headers") or []) if scope["type"] == "http" else {}
+        version = headers.get(b"mcp-protocol-version")
+        if version is None or version in HANDSHAKE_VERSIONS:
+            await app(scope, receive, send)
+            return
+        body = json.dumps({"jsonrpc": "2.0", "id": "server-error", "error": {
+            "code": -32600, "message": f"Bad Request: Unsupported protocol version: "
+            f"{version.decode('latin-1')}. Supported versions: 2024-11-05, 2025-03-26, "
+            "2025-06-18, 2025-11-25"}}).encode()
+        await send({"type": "http.response.start", "status": 400,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+    return guarded
+
+
 def main(argv: "list[str] | None" = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="answer every request with JSON")
+    parser.add_argument("--stateless", action="store_true", help="no legacy sessions")
+    parser.add_argument("--handshake-only", action="store_true",
+                        help="refuse 2026-07-28 requests as an mcp 1.x server does")
+    parser.add_argument("--sse", action="store_true", help="the HTTP+SSE transport at /sse")
+    parser.add_argument("--port", type=int, default=0, help="the port (0: any free one)")
     args = parser.parse_args(argv)
     server = build_server()
     server.add_tool(watched)
     server.add_tool(wait_started)
     server.add_tool(outcome)
-    app = server.streamable_http_app(json_response=args.json, host="127.0.0.1")
+    app: Any = server.streamable_http_app(json_response=args.json, host="127.0.0.1",
+                                          stateless_http=args.stateless)
+    if args.handshake_only:
+        app = handshake_only(app)
+    if args.sse:
+        app = server.sse_app(host="127.0.0.1")
     # Naming the protocol is what makes asyncio set TCP_NODELAY on accepted sockets.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", args.port))
     sock.listen(128)   # connections queue from here on, before uvicorn accepts them
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
     web = uvicorn.Server(config)

@@ -1,0 +1,77 @@
+"""What an HTTP transport may send and follow: origins, header names and values.
+
+Shared by the Streamable HTTP transport (:mod:`mcp_client.http`) and the
+2024-11-05 HTTP+SSE one (:mod:`mcp_client.http_sse`).  Pure functions: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+from ._redact import redact_url
+from .exceptions import MCPClientError
+
+__all__ = ["OWNED_HEADERS", "media_type", "origin", "check_header", "check_settings"]
+
+#: Headers the transport sets itself; a caller may not (lower case).
+OWNED_HEADERS = frozenset({"content-type", "accept", "mcp-protocol-version", "mcp-method",
+                           "mcp-name", "mcp-session-id", "last-event-id", "content-length",
+                           "transfer-encoding", "host", "connection"})
+_BAD_HEADER_CHARS = ("\r", "\n", "\0")
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")   # RFC 9110 §5.6.2
+
+
+def media_type(value: str | None) -> str:
+    """A ``Content-Type`` value's media type, lower case (``""`` for none)."""
+    return (value or "").split(";", 1)[0].strip().lower()
+
+
+def origin(url: str) -> tuple[str, str, int | None]:
+    """``(scheme, host, port)`` of ``url``; port -1 when it is not a number."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    except ValueError:   # a port that is not a number: no origin matches it
+        port = -1
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def check_header(name: Any, value: Any, *, allow_params: bool) -> None:
+    """Refuse a header a caller may not send (raises :class:`MCPClientError`)."""
+    if not isinstance(name, str) or not isinstance(value, str):
+        raise MCPClientError(f"header {name!r}: names and values must be strings")
+    if not _TOKEN.fullmatch(name):
+        raise MCPClientError(f"header {name!r}: not a valid header name (RFC 9110 token)")
+    if any(c in value for c in _BAD_HEADER_CHARS) or value[:1] in (" ", "\t"):
+        raise MCPClientError(f"header {name}: the value has a line break, a NUL or "
+                             "leading whitespace")
+    lowered = name.lower()
+    if lowered in OWNED_HEADERS or (lowered.startswith("mcp-param-") and not allow_params):
+        raise MCPClientError(f"header {name} is set by the transport "
+                             "(2026-07-28 Streamable HTTP)")
+
+
+def check_settings(url: Any, *, headers: Any, connect_timeout: Any, auth: Any,
+                   max_event_bytes: Any, max_redirects: Any) -> None:
+    """Refuse a bad URL, header, timeout, bound or ``auth`` (raises :class:`MCPClientError`)."""
+    scheme, host, port = origin(url) if isinstance(url, str) else ("", "", None)
+    if scheme not in ("http", "https") or not host or port == -1:
+        raise MCPClientError(f"url must be an http:// or https:// URL, not {redact_url(url)!r}")
+    if headers is not None and not isinstance(headers, Mapping):
+        raise MCPClientError("headers must be a dict of strings")
+    for name, value in (headers or {}).items():
+        check_header(name, value, allow_params=False)
+    if isinstance(connect_timeout, bool) or not isinstance(connect_timeout, (int, float)) \
+            or not connect_timeout > 0:
+        raise MCPClientError(f"connect_timeout must be a number > 0, not {connect_timeout!r}")
+    for name, number, least in (("max_event_bytes", max_event_bytes, 1),
+                                ("max_redirects", max_redirects, 0)):
+        if isinstance(number, bool) or not isinstance(number, int) or number < least:
+            raise MCPClientError(f"{name} must be an integer >= {least}, not {number!r}")
+    if auth is not None and not callable(auth) and not (
+            isinstance(auth, tuple) and len(auth) == 2):
+        raise MCPClientError("auth must be a requests.auth.AuthBase (or a callable, "
+                             "or a (user, password) pair)")
