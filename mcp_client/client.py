@@ -14,7 +14,7 @@ future in the caller's thread; ``*_async`` methods run the blocking method on
 the client's :class:`~concurrent.futures.ThreadPoolExecutor`, except a
 ``call_tool_async`` on a wire that pipelines (:mod:`mcp_client._pipeline`).
 
-Decisions beyond the seed (see also API.md):
+Decisions beyond the seed:
 
 * cancellation and timeouts send ``notifications/cancelled`` on stdio
   (PROTOCOL S3/S4) -- never for the probe or ``initialize``;
@@ -74,10 +74,11 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
 
     Args:
         transport: the wire; started by the constructor.
-        **options: the client options of API.md (``client_name``,
+        **options: the client options, keyword-only (``client_name``,
             ``protocol_versions``, ``request_timeout``, ``probe_timeout``,
-            ``era``, the ``on_*`` hooks, ...).  Transport options are refused
-            here: there is nothing left for them to configure.
+            ``era``, the ``on_*`` hooks, ...; every one, with its default, in
+            ``mcp_client._options.CLIENT_OPTIONS``).  Transport options are
+            refused here: there is nothing left for them to configure.
 
     Raises:
         MCPClientError: an unknown option or a bad value.
