@@ -1,7 +1,7 @@
 """What arrives from the server, on the transport's reader thread.
 
 A mixin of :class:`~mcp_client.Client`: every inbound message is classified
-(PROTOCOL §2: by shape, never by id) and handed on -- answers to the
+(JSON-RPC 2.0: by shape, never by id) and handed on -- answers to the
 pending-request table, notifications to the progress book, ``on_log``, the
 cache and the :attr:`~mcp_client.Client.notifications` stream, and (legacy)
 server requests to a worker thread, because a hook may wait on a human while

@@ -17,7 +17,7 @@ rule lives in :mod:`mcp_client.batch`, the naming rule in :mod:`mcp_client.names
 Decisions (the seed is silent):
 
 * A declaration's ``description`` is the tool's ``description``, else its
-  ``title`` or ``annotations.title`` (PROTOCOL §9.7 display-name precedence),
+  ``title`` or ``annotations.title`` (server/tools display-name precedence),
   else ``""``; ``parameters`` is a copy of ``inputSchema`` (an empty object
   schema when the server sent none).
 * A tool name a model API would refuse is published under the name

@@ -1,4 +1,4 @@
-"""The ``ttlMs`` result cache (2026-07-28 "Caching"; PROTOCOL §8, S1, S2).
+"""The ``ttlMs`` result cache (2026-07-28 "Caching").
 
 The client keeps a cacheable result for exactly the ``ttlMs`` the server
 gave, by the clock, and for no longer than 24 hours (the official SDK's cap).

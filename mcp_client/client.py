@@ -17,7 +17,7 @@ the client's :class:`~concurrent.futures.ThreadPoolExecutor`, except a
 Decisions beyond the seed:
 
 * cancellation and timeouts send ``notifications/cancelled`` on stdio
-  (PROTOCOL S3/S4) -- never for the probe or ``initialize``;
+  (2025-11-25 and 2026-07-28 cancellation) -- never for the probe or ``initialize``;
 * an error response whose id is ``null`` (a parse error) is given to the one
   outstanding request when exactly one is outstanding, else reported;
 * with a pinned modern ``era`` (or when the probe was answered ``-32021``)
@@ -323,7 +323,7 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
 
     def _ensure_era(self, budget: float | None = None, cancelled: Any = None,
                     method: str = "server/discover") -> EraInfo:
-        """The era, negotiating it first if nobody has (PROTOCOL §3.5).
+        """The era, negotiating it first if nobody has (:mod:`mcp_client.era`).
 
         One negotiation runs on its own thread under its own budgets; each
         caller waits for it at most its own ``budget`` and honours its own

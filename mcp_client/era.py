@@ -2,7 +2,7 @@
 
 The era belongs to the server process (stdio) or origin (HTTP), so it is
 decided once per connection, on the first call that needs it (seed "The
-probe", PROTOCOL §3.5 and S9-S14):
+probe"; 2026-07-28 backward compatibility):
 
 * ``server/discover`` is sent first -- nothing precedes it on the wire -- under
   its own short ``probe_timeout``.  A DiscoverResult that names a version we
@@ -23,7 +23,7 @@ probe", PROTOCOL §3.5 and S9-S14):
   message but ``initialize``) is restarted once and given the handshake.
 
 Neither the probe nor ``initialize`` is ever cancelled on the wire
-(2025-11-25 lifecycle; PROTOCOL §3.5 step 7).  This module sends nothing
+(2025-11-25 lifecycle).  This module sends nothing
 itself: it drives the callables it is given.
 """
 
@@ -164,7 +164,7 @@ class Negotiator:
         handshake_timeout: ``initialize``'s budget.
         handshake: whether the wire can speak the handshake era at all; over
             this client's Streamable HTTP it cannot, so every legacy signal
-            raises :class:`UnsupportedVersion` instead (PROTOCOL S29).
+            raises :class:`UnsupportedVersion` instead.
     """
 
     def __init__(self, *, exchange: Exchange,
@@ -211,7 +211,7 @@ class Negotiator:
             return self._handshake()
         except TransportError as exc:
             # HTTP: only a 400/404/405 without a JSON-RPC body is what a legacy
-            # server answers (PROTOCOL S29); an unreachable server, a 401 or a
+            # server answers; an unreachable server, a 401 or a
             # 500 says nothing about the era and is raised as it is.
             if exc.status not in _LEGACY_STATUSES:
                 raise

@@ -1,7 +1,7 @@
 """The 2026-07-28 Streamable HTTP transport: every message its own POST.
 
 This module owns the HTTP side of the wire (2026-07-28 basic/transports;
-PROTOCOL §7.2-7.6, S17-S19): one ``POST`` per JSON-RPC message to one
+Streamable HTTP): one ``POST`` per JSON-RPC message to one
 endpoint, the headers that mirror the body for gateways, reading the answer
 as ``application/json`` or as a ``text/event-stream`` (:mod:`mcp_client.sse`),
 status codes and redirects, cancellation by closing the response, and the
@@ -33,7 +33,7 @@ status carries the start of the body.
 Decisions:
 
 * a JSON-RPC error in an ``application/json`` body is delivered as that
-  error whatever the status (PROTOCOL §7.5), with our request id put in when
+  error whatever the status (2026-07-28 basic/transports), with our request id put in when
   the body's id is null; any other non-2xx answer is a ``TransportError``;
 * on a stream, only ``message`` events are read; a server *request* on a
   stream is skipped with a warning (2026-07-28 HTTP has none); the answer
@@ -46,7 +46,7 @@ Decisions:
   request and its credentials;
 * :meth:`HTTPTransport.cancel` closes that request's connection -- while
   connecting, while waiting for the status line, or mid-stream -- and the
-  connection never returns to the pool (PROTOCOL §7.6); answers arriving on
+  connection never returns to the pool (2026-07-28 cancellation); answers arriving on
   it after that are not delivered;
 * a URL is shown -- in ``repr()``, messages and log records -- with its
   userinfo and query values hidden (:mod:`mcp_client._redact`); it is sent
@@ -295,7 +295,7 @@ class HTTPTransport(Transport):
 
     def _wire_headers(self, message: Mapping[str, Any],
                       extra: Mapping[str, str] | None) -> dict[str, str]:
-        """The headers of one POST (2026-07-28 basic/transports, PROTOCOL §7.2)."""
+        """The headers of one POST (2026-07-28 basic/transports)."""
         params = message.get("params")
         params = params if isinstance(params, Mapping) else {}
         meta = params.get("_meta")
@@ -523,7 +523,7 @@ class HTTPTransport(Transport):
 
     def _answer(self, exchange: _Exchange, message: dict[str, Any]) -> None:
         if message.get("id") is None:
-            message = {**message, "id": exchange.ident}   # PROTOCOL §7.5: null id, our request
+            message = {**message, "id": exchange.ident}   # a null id: it answers our request
         if message["id"] != exchange.ident:
             raise TransportError(f"{exchange.method}: the server answered request "
                                  f"{message['id']!r} on the stream of request {exchange.ident!r}")

@@ -1,7 +1,7 @@
 """What a server may ask of the client: elicitation, sampling, roots, ping.
 
 This module owns the client's answers to server input requests, in both eras
-(seed "Multi round-trip requests"; PROTOCOL §6, S6, S8, S16):
+(seed "Multi round-trip requests"; 2026-07-28 multi round-trip requests):
 
 * **modern** -- ``inputRequests`` inside an ``input_required`` result; the
   answers go back as ``inputResponses`` on the retry (:meth:`Inputs.answer_round`);
