@@ -476,3 +476,13 @@ class OutputTest(LeakCheckingTestCase):
             "[resource: a://1]\none\n[blob: a://2, image/png, 3 bytes]")
         self.assertEqual(out.result_text({"content": [], "structuredContent": {"n": 1}}),
                          '{\n  "n": 1\n}')
+
+    def test_a_server_is_named_by_its_program_and_never_its_other_arguments(self) -> None:
+        cases = {("/usr/bin/mcp-server-git", "--repository", "/srv/p"): "mcp-server-git",
+                 ("python3", "-m", "srv.main", "--token", "s3cret"): "python3 srv.main",
+                 ("npx", "-y", "@scope/server", "s3cret"): "npx @scope/server",
+                 ("python", "-c", "import srv"): "python",
+                 ("uvx",): "uvx"}
+        for argv, label in cases.items():
+            with self.subTest(argv=argv):
+                self.assertEqual(out.program_label(argv), label)
