@@ -227,7 +227,7 @@ class TypedAPI(AsyncTwins):
         """True if the server answered; False if it does not implement ping.
 
         2026-07-28 removed ``ping``, so a modern server's "method not found" is
-        a healthy answer.  The probe runs first (S9): a bare ``ping`` would lock
+        a healthy answer.  The probe runs first: a bare ``ping`` would lock
         a dual-era server into the legacy era.
 
         Raises:

@@ -99,7 +99,7 @@ class Inbound:
         if info is not None and info.era == "legacy" and level is not None and \
                 params.get("level") in protocol.LOG_LEVELS and \
                 protocol.LOG_LEVELS.index(params["level"]) < protocol.LOG_LEVELS.index(level):
-            return  # legacy servers log at every level unasked (S7): filter here
+            return  # legacy servers log at every level unasked: filter here
         try:
             hook(params)
         except Exception as exc:
@@ -116,7 +116,7 @@ class Inbound:
             self._workers.submit(self._answer_server_request, message)
 
     def _answer_server_request(self, message: dict[str, Any]) -> None:
-        """A legacy server's request, answered on a worker thread (S6)."""
+        """A legacy server's request, answered on a worker thread."""
         reply = self._inputs.answer_request(message)
         try:
             self._transport.send(reply)

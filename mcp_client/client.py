@@ -23,7 +23,7 @@ Decisions beyond the seed:
 * with a pinned modern ``era`` (or when the probe was answered ``-32021``)
   there is no DiscoverResult: reading ``server_info``, ``capabilities`` or
   ``instructions`` sends one ``server/discover`` at the agreed version to fill
-  them in (S14), and every modern result's ``_meta`` serverInfo is used when
+  them in, and every modern result's ``_meta`` serverInfo is used when
   none is known yet.
 """
 
@@ -360,7 +360,7 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
             attempt.finish(None, MCPClientError(f"era negotiation failed: {exc!r}"))
 
     def _set_legacy_log_level(self, level: str) -> None:
-        """2025-11-25 logging: a session setting, sent once (tolerating -32601, S7)."""
+        """2025-11-25 logging: a session setting, sent once (tolerating -32601)."""
         try:
             answer = self._exchange("logging/setLevel", {"level": level}, None,
                                     self._budget(None))
@@ -394,7 +394,7 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
         return True
 
     def _discovered(self) -> EraInfo:
-        """The era info, with a discover sent once if it never was (S14)."""
+        """The era info, with a discover sent once if it never was."""
         info = self._era_info
         assert info is not None
         if info.era != "modern" or info.discovered or self._discover_tried:
@@ -569,7 +569,7 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
         if "error" in answer:
             error = protocol.error_from(answer)
             if method == "tools/call" and error.code == protocol.INVALID_PARAMS:
-                self._cache.evict("tools/list")   # S15: an early refetch is allowed
+                self._cache.evict("tools/list")   # an early refetch is allowed
             raise error
         shaped = protocol.shape_result(method, answer.get("result"))
         if info.era == "modern" and not info.server_info and shaped.server_info:

@@ -11,13 +11,13 @@ probe"; 2026-07-28 backward compatibility):
   back to the handshake if the server names only handshake versions, or raise
   :class:`UnsupportedVersion`.
 * ``-32021`` means modern at the probed version; ``-32020`` on discover can only
-  mean our own request is malformed, so it is raised (S12).
+  mean our own request is malformed, so it is raised.
 * Anything else -- an error, a timeout, an answer that is not a DiscoverResult,
   an empty ``supportedVersions`` -- means legacy: ``initialize``, check the
-  version that came back (any handshake version we implement, S26), then
+  version that came back (any handshake version we implement), then
   ``notifications/initialized``.  ``-32022`` on ``initialize`` is modern
   evidence (a slow dual-era server answered the timed-out probe and locked
-  itself modern, S10): probe once more.
+  itself modern): probe once more.
 * A dead wire is not an era signal and is raised -- except that a stdio child
   that exits *during the probe* (some legacy servers exit on any first
   message but ``initialize``) is restarted once and given the handshake.
@@ -48,7 +48,7 @@ __all__ = ["EraInfo", "Negotiator", "Exchange", "Attempt", "CANCEL_POLL",
 #: How often a wait with ``cancelled=`` looks at it, in seconds.
 CANCEL_POLL = 0.02
 
-#: HTTP statuses a legacy-only Streamable HTTP server answers a discover with (S29).
+#: HTTP statuses a legacy-only Streamable HTTP server answers a discover with.
 _LEGACY_STATUSES = (400, 404, 405)
 #: ``exchange(method, params, meta, timeout) -> the answer message`` (result or error).
 
@@ -93,7 +93,7 @@ def fired(signal: Any) -> bool:
 
 
 def fill_from_discover(info: EraInfo, result: Any) -> None:
-    """Complete ``info`` from a DiscoverResult sent after the era was decided (S14)."""
+    """Complete ``info`` from a DiscoverResult sent after the era was decided."""
     if not isinstance(result, dict):
         return
     if not info.server_info:

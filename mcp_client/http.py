@@ -39,7 +39,7 @@ Decisions:
   stream is skipped with a warning (2026-07-28 HTTP has none); the answer
   ends the exchange, and the rest of the stream is not waited for (that
   connection is then closed rather than pooled); a stream that ends without
-  the answer fails the request, never hangs it (S19: no resumption);
+  the answer fails the request, never hangs it (no resumption);
 * redirects: only 307/308 to the same origin (scheme, host, port) are
   followed, at most ``max_redirects`` times; any other is an error naming
   where it pointed, because following a POST elsewhere would leak the

@@ -39,7 +39,7 @@ __all__ = [
 
 #: Stateless versions this client speaks, newest first (2026-07-28 versioning).
 MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
-#: Handshake versions this client accepts back from ``initialize`` (S26).
+#: Handshake versions this client accepts back from ``initialize``.
 LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 #: The version offered in ``initialize`` (2025-11-25 lifecycle: the latest we support).
 LATEST_LEGACY_VERSION = "2025-11-25"
@@ -323,5 +323,5 @@ def pick_version(ours: Sequence[str], theirs: Sequence[str]) -> str | None:
 
 
 def legacy_version_ok(version: object) -> bool:
-    """Whether ``initialize`` came back with a handshake version we implement (S26)."""
+    """Whether ``initialize`` came back with a handshake version we implement."""
     return isinstance(version, str) and version in LEGACY_VERSIONS
