@@ -265,6 +265,7 @@ class _Run:
         self.arguments: dict[str, Any] | None = None
         self.server: str | None = None    # how errors name the server (module docstring)
         self.method: str | None = None    # the request under way, for errors
+        self.handshake = "initialize" if _option(args, "era") == "legacy" else "server/discover"
         self.verbose = bool(_option(args, "verbose", False))
         self.server_stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self.terminal = _isatty(stderr)
@@ -337,6 +338,8 @@ class _Run:
             return Client.connect_http(self.args.http, headers=headers or None, **options)
         entry = self._config_entry()
         self.server = entry.name
+        if entry.era == "legacy" and _option(self.args, "era") is None:
+            self.handshake = "initialize"
         if _option(self.args, "era") is not None:
             entry = dataclasses.replace(entry, era=self.args.era)
         if entry.kind == "stdio":
@@ -386,7 +389,7 @@ class _Run:
         budget = {"timeout": _option(args, "timeout")}
         # The handshake first, under the client's own budgets, so that an error
         # can say which request failed and which server it was.
-        self.method = "initialize" if _option(args, "era") == "legacy" else "server/discover"
+        self.method = self.handshake
         name = client.server_info.get("name")
         if isinstance(name, str) and name and not _option(args, "config"):
             self.server = name
