@@ -50,7 +50,7 @@ class TypedAPI(AsyncTwins):
             if refresh or exc.code != protocol.INVALID_PARAMS or not self._cache.evict(method):
                 raise
             # A cursor that was valid when cached went stale: drop every page and
-            # start again from the top (2026-07-28 caching, PROTOCOL §8).
+            # start again from the top (2026-07-28 caching).
             return self._pages(method, key, True, timeout, cancelled)
 
     def _pages(self, method: str, key: str, refresh: bool, timeout: float | None,
@@ -147,7 +147,7 @@ class TypedAPI(AsyncTwins):
             raise MCPClientError("progress_token must be a string or an integer")
         return {"name": name, "arguments": self._arguments(arguments)}
 
-    # -- x-mcp-header (2026-07-28 Streamable HTTP; PROTOCOL §7.4, S17) ------------------
+    # -- x-mcp-header (2026-07-28 Streamable HTTP) --------------------------------------
 
     def _call(self, params: dict[str, Any], *, timeout: float | None, cancelled: Any,
               progress_token: str | int | None = None,
@@ -227,7 +227,7 @@ class TypedAPI(AsyncTwins):
         """True if the server answered; False if it does not implement ping.
 
         2026-07-28 removed ``ping``, so a modern server's "method not found" is
-        a healthy answer.  The probe runs first (S9): a bare ``ping`` would lock
+        a healthy answer.  The probe runs first: a bare ``ping`` would lock
         a dual-era server into the legacy era.
 
         Raises:

@@ -2,8 +2,8 @@
 
 Each twin runs its blocking method on the client's
 :class:`~concurrent.futures.ThreadPoolExecutor` (made on first use, shut down
-by ``close()``) and returns the :class:`~concurrent.futures.Future` (API.md
-"Client"); ``call_tool_async`` is pipelined where the wire allows
+by ``close()``) and returns the :class:`~concurrent.futures.Future`;
+``call_tool_async`` is pipelined where the wire allows
 (:mod:`mcp_client._pipeline`).  They live in this mixin so the client module
 keeps to the connection itself.
 """

@@ -4,7 +4,7 @@ This module owns one thing requests cannot do on its own: abort one HTTP
 exchange from another thread, at any moment -- while connecting, while
 waiting for the status line, or while a response stream is being read --
 without touching the other exchanges that share the session's pool.  That is
-what 2026-07-28 cancellation over HTTP needs (PROTOCOL §7.6: closing the
+what 2026-07-28 cancellation over HTTP needs (closing the
 response *is* the cancellation, and a connection carrying an abandoned
 request must never go back to the pool).
 

@@ -1,7 +1,7 @@
 """What arrives from the server, on the transport's reader thread.
 
 A mixin of :class:`~mcp_client.Client`: every inbound message is classified
-(PROTOCOL §2: by shape, never by id) and handed on -- answers to the
+(JSON-RPC 2.0: by shape, never by id) and handed on -- answers to the
 pending-request table, notifications to the progress book, ``on_log``, the
 cache and the :attr:`~mcp_client.Client.notifications` stream, and (legacy)
 server requests to a worker thread, because a hook may wait on a human while
@@ -99,7 +99,7 @@ class Inbound:
         if info is not None and info.era == "legacy" and level is not None and \
                 params.get("level") in protocol.LOG_LEVELS and \
                 protocol.LOG_LEVELS.index(params["level"]) < protocol.LOG_LEVELS.index(level):
-            return  # legacy servers log at every level unasked (S7): filter here
+            return  # legacy servers log at every level unasked: filter here
         try:
             hook(params)
         except Exception as exc:
@@ -116,7 +116,7 @@ class Inbound:
             self._workers.submit(self._answer_server_request, message)
 
     def _answer_server_request(self, message: dict[str, Any]) -> None:
-        """A legacy server's request, answered on a worker thread (S6)."""
+        """A legacy server's request, answered on a worker thread."""
         reply = self._inputs.answer_request(message)
         try:
             self._transport.send(reply)

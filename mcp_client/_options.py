@@ -1,7 +1,7 @@
 """Option names, defaults and validation for :class:`~mcp_client.Client`.
 
 Every option is keyword-only and checked at construction.  An option nobody
-recognises is an error naming the closest known one (API.md), because an
+recognises is an error naming the closest known one, because an
 ignored typo in a hook name is a client that quietly never elicits.
 """
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["CLIENT_OPTIONS", "STDIO_OPTIONS", "HTTP_OPTIONS", "unknown_option",
            "check_client_options", "split_options"]
 
-#: Client options and their defaults (API.md "Client options").
+#: Client options and their defaults (documented on :class:`~mcp_client.Client`).
 CLIENT_OPTIONS: dict[str, Any] = {
     "client_name": "mcp_client",
     "client_version": None,          # the library's version

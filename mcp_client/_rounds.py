@@ -1,4 +1,4 @@
-"""The multi round-trip loop (PROTOCOL §6), and the caller's cancel signal.
+"""The multi round-trip loop (2026-07-28 multi round-trip requests), and the caller's cancel signal.
 
 A 2026-07-28 ``tools/call``, ``resources/read`` or ``prompts/get`` answered
 with ``resultType: "input_required"`` is retried under a fresh id with the
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Rounds", "check_cancel_signal", "is_future"]
 
-#: The wait before retrying a state-only ``input_required`` round: first, cap (PROTOCOL §6.2).
+#: The wait before retrying a state-only ``input_required`` round: first, cap.
 _STATE_BACKOFF = (0.05, 0.25)
 
 
@@ -54,7 +54,7 @@ class Rounds:
                      meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
                      ticket: Ticket | None, headers: Mapping[str, str] | None,
                      shaped: protocol.Shaped) -> protocol.Shaped:
-        """Complete a multi round-trip request through the hooks (PROTOCOL §6)."""
+        """Complete a multi round-trip request through the hooks."""
         rounds = 0
         backoff = _STATE_BACKOFF[0]
         while shaped.result_type == "input_required":
@@ -66,7 +66,7 @@ class Rounds:
             if shaped.input_requests:
                 retry["inputResponses"] = self._inputs.answer_round(method, shaped.input_requests)
                 backoff = _STATE_BACKOFF[0]
-            else:  # load shedding: only state came back (PROTOCOL §6.2)
+            else:  # load shedding: only state came back
                 self._pause(backoff, cancelled, method)
                 backoff = min(backoff * 2, _STATE_BACKOFF[1])
             if shaped.request_state is not None:

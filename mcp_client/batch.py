@@ -26,10 +26,10 @@ Decisions:
   ``idempotentHint``, but the specification says ``idempotentHint`` is
   "meaningful only when readOnlyHint is false" (2025-11-25 / 2026-07-28
   schema, ToolAnnotations), so a correctly annotated read-only tool usually
-  leaves it out and the seed's rule would almost never widen (PROTOCOL S21).
+  leaves it out and the seed's rule would almost never widen.
   A tool without side effects is safe to overlap and to deduplicate, which is
   all the rule is for.
-* Annotations are untrusted hints (PROTOCOL S21).  ``parallel_tools`` and
+* Annotations are untrusted hints (2025-11-25 server/tools).  ``parallel_tools`` and
   ``serial_tools`` (client options, beyond the seed) let a caller override
   them by the server's tool name: a name in ``serial_tools`` always keeps its
   batch serial, a name in ``parallel_tools`` counts as read-only whatever the

@@ -2,7 +2,7 @@
 
 :class:`Bridge` is what :meth:`Client.tools_for_llm`,
 :meth:`Client.execute_tool_calls` and :meth:`Client.tool_annotations` do
-(seed "The LLM bridge and the Registry"; API.md "LLM bridge").  It is driven
+(seed "The LLM bridge and the Registry").  It is driven
 by the callables it is handed -- ``list_tools``, ``call``, ``start`` and the
 rest -- as :class:`mcp_client.era.Negotiator` is, so it knows nothing of the
 client behind them; the pieces every provider shares (reading a call,
@@ -14,10 +14,10 @@ keep state between batches (the names it publishes are recomputed from the
 catalogue, deterministically), and must not touch the wire.  The scheduling
 rule lives in :mod:`mcp_client.batch`, the naming rule in :mod:`mcp_client.names`.
 
-Decisions (API.md and the seed are silent):
+Decisions (the seed is silent):
 
 * A declaration's ``description`` is the tool's ``description``, else its
-  ``title`` or ``annotations.title`` (PROTOCOL §9.7 display-name precedence),
+  ``title`` or ``annotations.title`` (server/tools display-name precedence),
   else ``""``; ``parameters`` is a copy of ``inputSchema`` (an empty object
   schema when the server sent none).
 * A tool name a model API would refuse is published under the name

@@ -1,4 +1,4 @@
-"""The ``ttlMs`` result cache (2026-07-28 "Caching"; PROTOCOL §8, S1, S2).
+"""The ``ttlMs`` result cache (2026-07-28 "Caching").
 
 The client keeps a cacheable result for exactly the ``ttlMs`` the server
 gave, by the clock, and for no longer than 24 hours (the official SDK's cap).
@@ -19,7 +19,7 @@ entries.  The client's rules, for the record:
 * ``refresh=True`` bypasses and drops the entry; ``notifications/*/list_changed``
   and ``notifications/resources/updated`` evict the matching entries.  Only
   legacy servers send those unasked: a modern server sends them only on a
-  ``subscriptions/listen`` stream, which this client does not open (S5), so
+  ``subscriptions/listen`` stream, which this client does not open, so
   there freshness comes from ``ttlMs`` and ``refresh``.
 
 Thread-safe; bounded (least recently used entries go first).  Values are

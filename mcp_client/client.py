@@ -14,16 +14,16 @@ future in the caller's thread; ``*_async`` methods run the blocking method on
 the client's :class:`~concurrent.futures.ThreadPoolExecutor`, except a
 ``call_tool_async`` on a wire that pipelines (:mod:`mcp_client._pipeline`).
 
-Decisions beyond the seed (see also API.md):
+Decisions beyond the seed:
 
 * cancellation and timeouts send ``notifications/cancelled`` on stdio
-  (PROTOCOL S3/S4) -- never for the probe or ``initialize``;
+  (2025-11-25 and 2026-07-28 cancellation) -- never for the probe or ``initialize``;
 * an error response whose id is ``null`` (a parse error) is given to the one
   outstanding request when exactly one is outstanding, else reported;
 * with a pinned modern ``era`` (or when the probe was answered ``-32021``)
   there is no DiscoverResult: reading ``server_info``, ``capabilities`` or
   ``instructions`` sends one ``server/discover`` at the agreed version to fill
-  them in (S14), and every modern result's ``_meta`` serverInfo is used when
+  them in, and every modern result's ``_meta`` serverInfo is used when
   none is known yet.
 """
 
@@ -74,10 +74,11 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
 
     Args:
         transport: the wire; started by the constructor.
-        **options: the client options of API.md (``client_name``,
+        **options: the client options, keyword-only (``client_name``,
             ``protocol_versions``, ``request_timeout``, ``probe_timeout``,
-            ``era``, the ``on_*`` hooks, ...).  Transport options are refused
-            here: there is nothing left for them to configure.
+            ``era``, the ``on_*`` hooks, ...; every one, with its default, in
+            ``mcp_client._options.CLIENT_OPTIONS``).  Transport options are
+            refused here: there is nothing left for them to configure.
 
     Raises:
         MCPClientError: an unknown option or a bad value.
@@ -361,7 +362,7 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
 
     def _ensure_era(self, budget: float | None = None, cancelled: Any = None,
                     method: str = "server/discover") -> EraInfo:
-        """The era, negotiating it first if nobody has (PROTOCOL §3.5).
+        """The era, negotiating it first if nobody has (:mod:`mcp_client.era`).
 
         One negotiation runs on its own thread under its own budgets; each
         caller waits for it at most its own ``budget`` and honours its own
@@ -398,7 +399,7 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
             attempt.finish(None, MCPClientError(f"era negotiation failed: {exc!r}"))
 
     def _set_legacy_log_level(self, level: str) -> None:
-        """2025-11-25 logging: a session setting, sent once (tolerating -32601, S7)."""
+        """2025-11-25 logging: a session setting, sent once (tolerating -32601)."""
         try:
             answer = self._exchange("logging/setLevel", {"level": level}, None,
                                     self._budget(None))
@@ -448,7 +449,7 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
         return True
 
     def _discovered(self) -> EraInfo:
-        """The era info, with a discover sent once if it never was (S14)."""
+        """The era info, with a discover sent once if it never was."""
         info = self._era_info
         assert info is not None
         if info.era != "modern" or info.discovered or self._discover_tried:
@@ -623,7 +624,7 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
         if "error" in answer:
             error = protocol.error_from(answer, method)
             if method == "tools/call" and error.code == protocol.INVALID_PARAMS:
-                self._cache.evict("tools/list")   # S15: an early refetch is allowed
+                self._cache.evict("tools/list")   # an early refetch is allowed
             raise error
         shaped = protocol.shape_result(method, answer.get("result"))
         if info.era == "modern" and not info.server_info and shaped.server_info:

@@ -2,7 +2,7 @@
 
 The era belongs to the server process (stdio) or origin (HTTP), so it is
 decided once per connection, on the first call that needs it (seed "The
-probe", PROTOCOL §3.5 and S9-S14):
+probe"; 2026-07-28 backward compatibility):
 
 * ``server/discover`` is sent first -- nothing precedes it on the wire -- under
   its own short ``probe_timeout``.  A DiscoverResult that names a version we
@@ -11,19 +11,19 @@ probe", PROTOCOL §3.5 and S9-S14):
   back to the handshake if the server names only handshake versions, or raise
   :class:`UnsupportedVersion`.
 * ``-32021`` means modern at the probed version; ``-32020`` on discover can only
-  mean our own request is malformed, so it is raised (S12).
+  mean our own request is malformed, so it is raised.
 * Anything else -- an error, a timeout, an answer that is not a DiscoverResult,
   an empty ``supportedVersions`` -- means legacy: ``initialize``, check the
-  version that came back (any handshake version we implement, S26), then
+  version that came back (any handshake version we implement), then
   ``notifications/initialized``.  ``-32022`` on ``initialize`` is modern
   evidence (a slow dual-era server answered the timed-out probe and locked
-  itself modern, S10): probe once more.
+  itself modern): probe once more.
 * A dead wire is not an era signal and is raised -- except that a stdio child
   that exits *during the probe* (some legacy servers exit on any first
   message but ``initialize``) is restarted once and given the handshake.
 
 Neither the probe nor ``initialize`` is ever cancelled on the wire
-(2025-11-25 lifecycle; PROTOCOL §3.5 step 7).  This module sends nothing
+(2025-11-25 lifecycle).  This module sends nothing
 itself: it drives the callables it is given.
 """
 
@@ -49,7 +49,7 @@ __all__ = ["EraInfo", "Negotiator", "Exchange", "Attempt", "CANCEL_POLL",
 #: How often a wait with ``cancelled=`` looks at it, in seconds.
 CANCEL_POLL = 0.02
 
-#: HTTP statuses a legacy-only Streamable HTTP server answers a discover with (S29).
+#: HTTP statuses a legacy-only Streamable HTTP server answers a discover with.
 _LEGACY_STATUSES = (400, 404, 405)
 #: ``exchange(method, params, meta, timeout) -> the answer message`` (result or error).
 
@@ -94,7 +94,7 @@ def fired(signal: Any) -> bool:
 
 
 def fill_from_discover(info: EraInfo, result: Any) -> None:
-    """Complete ``info`` from a DiscoverResult sent after the era was decided (S14)."""
+    """Complete ``info`` from a DiscoverResult sent after the era was decided."""
     if not isinstance(result, dict):
         return
     if not info.server_info:
@@ -219,7 +219,7 @@ class Negotiator:
             return self._handshake()
         except TransportError as exc:
             # HTTP: only a 400/404/405 without a JSON-RPC body is what a legacy
-            # server answers (PROTOCOL S29); an unreachable server, a 401 or a
+            # server answers; an unreachable server, a 401 or a
             # 500 says nothing about the era and is raised as it is.
             if exc.status not in _LEGACY_STATUSES:
                 raise

@@ -1,7 +1,7 @@
 """The Streamable HTTP transport, in both eras: every message its own POST.
 
 This module owns the HTTP side of the wire (2026-07-28 basic/transports;
-PROTOCOL §7.2-7.6, S17-S19): one ``POST`` per JSON-RPC message to one
+Streamable HTTP): one ``POST`` per JSON-RPC message to one
 endpoint, the headers that mirror the body for gateways, reading the answer
 as ``application/json`` or as a ``text/event-stream`` (:mod:`mcp_client.sse`),
 status codes and redirects, cancellation by closing the response, and the
@@ -35,19 +35,19 @@ response's headers.
 Decisions:
 
 * a JSON-RPC error in an ``application/json`` body is delivered as that
-  error whatever the status (PROTOCOL §7.5) and whatever id it names;
+  error whatever the status (2026-07-28 basic/transports) and whatever id it names;
   any other non-2xx answer is a ``TransportError``;
 * on a stream, only ``message`` events are read; a server *request* is
   delivered in a 2025-11-25 session and skipped with a warning otherwise
   (2026-07-28 HTTP has none); the answer ends the exchange; a stream that
-  ends without it fails the request (S19), unless a session can resume it;
+  ends without it fails the request, unless a session can resume it;
 * redirects: only 307/308 to the same origin (scheme, host, port) are
   followed, at most ``max_redirects`` times; any other is an error naming
   where it pointed, because following a POST elsewhere would leak the
   request and its credentials;
 * :meth:`HTTPTransport.cancel` closes that request's connection -- while
   connecting, while waiting for the status line, or mid-stream -- and the
-  connection never returns to the pool (PROTOCOL §7.6);
+  connection never returns to the pool (2026-07-28 cancellation);
 * a URL is shown -- in ``repr()``, messages and log records -- with its
   userinfo and query values hidden (:mod:`mcp_client._redact`); it is sent
   as given;
@@ -273,7 +273,7 @@ class HTTPTransport(Transport):
 
     def _wire_headers(self, message: Mapping[str, Any],
                       extra: Mapping[str, str] | None) -> dict[str, str]:
-        """The headers of one POST (2026-07-28 basic/transports, PROTOCOL §7.2)."""
+        """The headers of one POST (2026-07-28 basic/transports)."""
         params = message.get("params")
         params = params if isinstance(params, Mapping) else {}
         meta = params.get("_meta")
@@ -566,7 +566,7 @@ class HTTPTransport(Transport):
 
     def _answer(self, exchange: _Exchange, message: dict[str, Any]) -> None:
         if message.get("id") is None:
-            message = {**message, "id": exchange.ident}   # PROTOCOL §7.5: null id, our request
+            message = {**message, "id": exchange.ident}   # a null id: it answers our request
         if message["id"] != exchange.ident:
             raise TransportError(f"{exchange.method}: the server answered request "
                                  f"{message['id']!r} on the stream of request {exchange.ident!r}")

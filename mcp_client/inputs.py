@@ -1,7 +1,7 @@
 """What a server may ask of the client: elicitation, sampling, roots, ping.
 
 This module owns the client's answers to server input requests, in both eras
-(seed "Multi round-trip requests"; PROTOCOL §6, S6, S8, S16):
+(seed "Multi round-trip requests"; 2026-07-28 multi round-trip requests):
 
 * **modern** -- ``inputRequests`` inside an ``input_required`` result; the
   answers go back as ``inputResponses`` on the retry (:meth:`Inputs.answer_round`);
@@ -15,10 +15,10 @@ is not a dict *declines* -- elicitation ``{"action": "decline"}``, roots
 ``{"roots": []}`` -- and a hook that raised is reported through ``on_warn``.
 Sampling has no decline shape: where the seed leaves the key out and lets the
 round budget run, a declined sampling request here fails the call at once with
-a :class:`ProtocolError` that says so (S8: a real server re-asks forever); in
+a :class:`ProtocolError` that says so (a real server re-asks forever); in
 the legacy era it is the JSON-RPC error ``-1`` of the 2025-11-25 sampling spec.
 A legacy request for a capability we did not declare, or an unknown method,
-is answered ``-32601`` (S6).
+is answered ``-32601``.
 
 An accepted elicitation is checked before it is sent: fields the hook left out
 get the schema's defaults (SEP-1034), and content that does not satisfy

@@ -2,7 +2,7 @@
 
 OpenAI-style function calling accepts a function name only if it matches
 ``^[a-zA-Z0-9_-]{1,64}$``.  MCP allows more: up to 128 characters, dots
-included (2025-11-25 / 2026-07-28 server/tools "Tool names", PROTOCOL §9.7),
+included (2025-11-25 / 2026-07-28 server/tools "Tool names"),
 and a :class:`~mcp_client.registry.Registry` prefix pushes even a short name
 over the limit.  This module owns the rule and a deterministic,
 collision-free mapping between the names a provider has (its *keys*) and the
@@ -12,7 +12,7 @@ names it publishes to a model.  It is shared by the client bridge
 It must not do I/O, hold state between calls or know what a provider is: a
 :class:`NameMap` is built from a list and answers lookups, nothing more.
 
-Decisions (API.md and the seed are silent):
+Decisions (the seed is silent):
 
 * A character outside ``[a-zA-Z0-9_-]`` becomes ``_``; an empty name becomes
   ``tool``.

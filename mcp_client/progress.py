@@ -2,7 +2,7 @@
 
 Progress is opt-in from the client's end: a request carries
 ``_meta.progressToken`` and the server reports under it with
-``notifications/progress`` (the same in both eras; PROTOCOL §9.1, S23).  The
+``notifications/progress`` (the same in both eras; basic/utilities/progress).  The
 notification names no request, so the token is the only join key.  This
 module mints tokens -- never the JSON-RPC id, never reused -- remembers which
 call each one belongs to while the call is running, and forgets it the moment

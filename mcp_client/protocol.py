@@ -35,11 +35,11 @@ __all__ = [
     "discover_versions", "pick_version", "legacy_version_ok", "MAX_DEPTH",
 ]
 
-# -- versions (PROTOCOL §1) -------------------------------------------------
+# -- versions (2026-07-28 and 2025-11-25 versioning) --------------------------
 
 #: Stateless versions this client speaks, newest first (2026-07-28 versioning).
 MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
-#: Handshake versions this client accepts back from ``initialize`` (S26).
+#: Handshake versions this client accepts back from ``initialize``.
 LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 #: The version offered in ``initialize`` (2025-11-25 lifecycle: the latest we support).
 LATEST_LEGACY_VERSION = "2025-11-25"
@@ -49,7 +49,7 @@ LATEST_LEGACY_VERSION = "2025-11-25"
 LOG_LEVELS: tuple[str, ...] = (
     "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
-# -- the modern envelope (2026-07-28 basic/index, PROTOCOL §3.1) -------------
+# -- the modern envelope (2026-07-28 basic/index) ----------------------------
 
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
@@ -57,11 +57,11 @@ META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
-#: Results a client may keep for ``ttlMs`` (2026-07-28 caching; PROTOCOL §8, S1).
+#: Results a client may keep for ``ttlMs`` (2026-07-28 caching).
 CACHEABLE_METHODS = frozenset({
     "server/discover", "tools/list", "prompts/list", "resources/list",
     "resources/templates/list", "resources/read"})
-#: The only requests a server may answer with ``input_required`` (PROTOCOL §6.1).
+#: The only requests a server may answer with ``input_required`` (2026-07-28 multi round-trip).
 INPUT_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
 #: Keys that are protocol bookkeeping and never reach a caller (seed "Calling tools").
 BOOKKEEPING_KEYS = ("resultType", "_meta", "ttlMs", "cacheScope", "requestState",
@@ -72,7 +72,7 @@ BOOKKEEPING_KEYS = ("resultType", "_meta", "ttlMs", "cacheScope", "requestState"
 #: (1000), which a JSON parser lets a server come close to.
 MAX_DEPTH = 128
 
-# -- error codes (JSON-RPC 2.0; 2026-07-28 PROTOCOL §3.4) --------------------
+# -- error codes (JSON-RPC 2.0; 2026-07-28 basic/index) ----------------------
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -91,7 +91,7 @@ def is_modern_version(version: object) -> bool:
             and version.isascii() and version not in LEGACY_VERSIONS)
 
 
-# -- classification (PROTOCOL §2: by shape, never by id) ---------------------
+# -- classification (JSON-RPC 2.0: by shape, never by id) --------------------
 
 class Kind:
     """What an inbound message is (plain constants: ``enum`` costs an import)."""
@@ -281,7 +281,7 @@ def shape_result(method: str, result: object) -> Shaped:
     ``input_required`` is accepted only for :data:`INPUT_METHODS` and must carry
     ``inputRequests`` or ``requestState``; any other value is invalid
     (2026-07-28 basic/index: an unrecognised resultType MUST be treated as
-    invalid, PROTOCOL S27).
+    invalid).
 
     Raises:
         ProtocolError: the result is not an object, its resultType is invalid,
@@ -323,5 +323,5 @@ def pick_version(ours: Sequence[str], theirs: Sequence[str]) -> str | None:
 
 
 def legacy_version_ok(version: object) -> bool:
-    """Whether ``initialize`` came back with a handshake version we implement (S26)."""
+    """Whether ``initialize`` came back with a handshake version we implement."""
     return isinstance(version, str) and version in LEGACY_VERSIONS

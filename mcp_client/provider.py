@@ -188,7 +188,7 @@ def declaration(name: str, tool: Mapping[str, Any]) -> dict[str, Any]:
     """An OpenAI-style function declaration for one MCP tool, published as ``name``.
 
     The description is the tool's ``description``, else its ``title`` or
-    ``annotations.title`` (PROTOCOL §9.7 display-name precedence), else
+    ``annotations.title`` (server/tools display-name precedence), else
     ``""``; ``parameters`` is a copy of ``inputSchema`` (an empty object
     schema when the server sent none).
     """

@@ -15,7 +15,7 @@ its own calls), must not look inside a provider (it never reaches two levels
 down), and must not close a provider it was handed: only the ``LocalServer``
 objects it created itself are closed by :meth:`Registry.close`.
 
-Decisions (API.md and the seed are silent):
+Decisions (the seed is silent):
 
 * Every published name matches ``^[a-zA-Z0-9_-]{1,64}$``: a prefixed name
   that is too long is shortened with a stable hash (:mod:`mcp_client.names`).

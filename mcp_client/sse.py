@@ -2,8 +2,8 @@
 
 This module owns the ``text/event-stream`` framing of the WHATWG HTML
 standard ("Server-sent events", section 9.2.6 "Interpreting an event
-stream") as the 2026-07-28 Streamable HTTP transport uses it (PROTOCOL §7.3,
-S19): :meth:`SSEParser.feed` takes whatever byte chunks the network delivers,
+stream") as the 2026-07-28 Streamable HTTP transport uses it:
+:meth:`SSEParser.feed` takes whatever byte chunks the network delivers,
 split anywhere -- inside a line, inside a CRLF pair, inside a multi-byte
 character -- and returns the events those bytes completed.  It must not do
 I/O, start threads or know about JSON-RPC: the HTTP transport decides what an

@@ -64,7 +64,7 @@ class Transport(abc.ABC):
     #: receive (HTTP), so even an abandoned probe may use it.
     cancel_is_hangup: bool = False
     #: Whether ``tools/call`` wants ``x-mcp-header`` values as ``headers``
-    #: (2026-07-28 Streamable HTTP, PROTOCOL §7.4).
+    #: (2026-07-28 Streamable HTTP, x-mcp-header).
     wants_tool_headers: bool = False
     #: Whether :meth:`send` returns without waiting on a live peer (stdio's
     #: outbox), so a call may be sent from the caller's thread and finished on

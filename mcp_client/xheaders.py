@@ -3,7 +3,7 @@
 2026-07-28 Streamable HTTP lets a server mark properties of a tool's
 ``inputSchema`` with ``"x-mcp-header": "<Token>"`` so that gateways can route
 a ``tools/call`` without parsing its body; the client then sends the
-argument's value as ``Mcp-Param-<Token>`` (PROTOCOL §7.4, S17; 2026-07-28
+argument's value as ``Mcp-Param-<Token>`` (2026-07-28
 basic/transports "Custom headers from tool parameters").  This module owns
 the rules, as pure functions over tool dicts: which annotations are valid
 (:func:`invalid_reason`), where they sit (:func:`header_paths`), how a value
@@ -192,7 +192,7 @@ def render(value: Any) -> str | None:
 
 
 def encode_value(value: str) -> str:
-    """A header value as it goes on the wire (2026-07-28 basic/transports, PROTOCOL §7.2).
+    """A header value as it goes on the wire (2026-07-28 basic/transports).
 
     Plain printable ASCII (0x20-0x7E) without a leading or trailing space is
     sent as it is; anything else -- other characters, edge spaces, or a value

@@ -27,6 +27,10 @@ DUAL = str(SERVERS / "dual_stdio.py")
 STDIO = f"{shlex.quote(PYTHON)} {shlex.quote(DUAL)}"
 DYING = f"{shlex.quote(PYTHON)} -c " + shlex.quote(
     "import sys; sys.stderr.write('missing API key\\n'); sys.exit(1)")
+#: The demo server, after a line on stderr that has nothing to do with any failure.
+CHATTY = f"{shlex.quote(PYTHON)} -c " + shlex.quote(
+    "import runpy, sys; sys.stderr.write('booting the demo\\n'); sys.stderr.flush(); "
+    f"sys.argv = [{DUAL!r}]; runpy.run_path({DUAL!r}, run_name='__main__')")
 #: Seconds one command line may take, server start included.
 BUDGET = 60
 
@@ -94,6 +98,12 @@ class VerbsTest(CLITestCase):
             "dies": ["call", "die", '{"code": 3}', "--stdio", STDIO],
             "cannot-start": ["tools", "--stdio", "/nonexistent/mcp-server --flag"],
             "dies-at-start": ["tools", "--stdio", DYING],
+            "protocol-json": ["read", "res://nope", *shared, "--json"],
+            "protocol-chatty": ["read", "res://nope", "--stdio", CHATTY],
+            "timeout-json": ["call", "slow", '{"seconds": 30}', "--timeout", "0.5", *shared,
+                             "--json"],
+            "dies-json": ["--json", "call", "die", '{"code": 3}', "--stdio", STDIO],
+            "cannot-start-json": ["tools", "--json", "--stdio", "/nonexistent/mcp-server -x"],
         })
         cls.outcomes = run_many(runs)
 
@@ -161,19 +171,55 @@ class VerbsTest(CLITestCase):
 
     def test_a_protocol_error(self) -> None:
         self.check(self.outcomes["protocol"], 3, out="",
-                   err=("error: ProtocolError: resources/read: Unknown resource: res://nope "
-                        "(code -32602)",))
+                   err=("error: ProtocolError: resources/read on demo-server: "
+                        "Unknown resource: res://nope (code -32602)",))
+
+    def test_a_protocol_error_gets_no_stderr_tail(self) -> None:
+        outcome = self.outcomes["protocol-chatty"]
+        self.check(outcome, 3, out="", err=("error: ProtocolError: resources/read on "
+                                            "demo-server: Unknown resource",))
+        self.assertNotIn("server stderr", outcome.err)
+        self.assertNotIn("booting the demo", outcome.err)
+
+    def error_json(self, key: str, code: int) -> dict[str, Any]:
+        """The one JSON object a failing ``--json`` run printed on stdout."""
+        outcome = self.outcomes[key]
+        self.check(outcome, code)
+        self.assertEqual(outcome.err, "")
+        document = json.loads(outcome.out)
+        self.assertEqual(list(document), ["error"])
+        error: dict[str, Any] = document["error"]
+        return error
+
+    def test_errors_are_json_with_json(self) -> None:
+        self.assertEqual(self.error_json("protocol-json", 3), {
+            "type": "ProtocolError",
+            "message": "Unknown resource: res://nope (code -32602); data: {'uri': 'res://nope'}",
+            "server": "demo-server", "method": "resources/read", "code": -32602,
+            "data": {"uri": "res://nope"}})
+        self.assertEqual(self.error_json("timeout-json", 4), {
+            "type": "Timeout", "message": "tools/call timed out after 0.5s",
+            "server": "demo-server", "method": "tools/call", "seconds": 0.5})
+        died = self.error_json("dies-json", 4)
+        self.assertEqual((died["type"], died["server"], died["method"], died["exit_code"]),
+                         ("ServerGone", "demo-server", "tools/call", 3))
+        self.assertEqual(died["message"], "the server exited (exit code 3)")
+        self.assertIn("fatal: out of cheese", died["stderr_tail"])
+        self.assertEqual(self.error_json("cannot-start-json", 4), {
+            "type": "SpawnFailed", "server": "mcp-server",
+            "message": "cannot start '/nonexistent/mcp-server': No such file or directory",
+            "command": "/nonexistent/mcp-server", "reason": "No such file or directory"})
 
     def test_connection_failures(self) -> None:
         self.check(self.outcomes["cannot-start"], 4, out="", err=(
-            "error: SpawnFailed: cannot start '/nonexistent/mcp-server': "
+            "error: SpawnFailed: mcp-server: cannot start '/nonexistent/mcp-server': "
             "No such file or directory",))
         self.check(self.outcomes["timeout"], 4, out="",
-                   err=("error: Timeout: tools/call timed out after 0.5s",))
+                   err=("error: Timeout: demo-server: tools/call timed out after 0.5s",))
 
     def test_a_server_that_dies_shows_its_stderr(self) -> None:
         self.check(self.outcomes["dies"], 4, out="", err=(
-            "error: ServerGone: the server exited (exit code 3)\n"
+            "error: ServerGone: tools/call on demo-server: the server exited (exit code 3)\n"
             "--- server stderr ---\nfatal: out of cheese\n",))
         self.check(self.outcomes["dies-at-start"], 4, out="", err=(
             "(exit code 1)\n--- server stderr ---\nmissing API key\n",))
@@ -243,6 +289,19 @@ class UsageTest(CLITestCase):
         for key, (args, fragment) in runs.items():
             with self.subTest(key):
                 self.check(self.run_main(*args), 2, out="", err=(fragment,))
+
+    def test_usage_errors_are_json_with_json(self) -> None:
+        runs = {"ours": (["tools", "--json"], "say which server"),
+                "argparse's": (["list", "--stdio", "x", "--json"], "invalid choice: 'list'"),
+                "arguments": (["--json", "call", "echo", "[1]", "--stdio", "/nonexistent/x"],
+                              "must be a JSON object")}
+        for key, (args, fragment) in runs.items():
+            with self.subTest(key):
+                outcome = self.run_main(*args)
+                self.assertEqual((outcome.code, outcome.err), (2, ""))
+                error = json.loads(outcome.out)["error"]
+                self.assertEqual(error["type"], "UsageError")
+                self.assertIn(fragment, error["message"])
 
     def test_help_and_version(self) -> None:
         stdout = io.StringIO()
@@ -418,3 +477,13 @@ class OutputTest(LeakCheckingTestCase):
             "[resource: a://1]\none\n[blob: a://2, image/png, 3 bytes]")
         self.assertEqual(out.result_text({"content": [], "structuredContent": {"n": 1}}),
                          '{\n  "n": 1\n}')
+
+    def test_a_server_is_named_by_its_program_and_never_its_other_arguments(self) -> None:
+        cases = {("/usr/bin/mcp-server-git", "--repository", "/srv/p"): "mcp-server-git",
+                 ("python3", "-m", "srv.main", "--token", "s3cret"): "python3 srv.main",
+                 ("npx", "-y", "@scope/server", "s3cret"): "npx @scope/server",
+                 ("python", "-c", "import srv"): "python",
+                 ("uvx",): "uvx"}
+        for argv, label in cases.items():
+            with self.subTest(argv=argv):
+                self.assertEqual(out.program_label(argv), label)

@@ -49,11 +49,24 @@ Decisions:
   ``info`` an object with ``serverInfo``, ``era``, ``protocolVersion``,
   ``supportedVersions``, ``capabilities`` and ``instructions``).  On failure
   stdout is empty (except a tool's ``isError`` result, which is a result);
-  the error goes to stderr.
+  the error goes to stderr as one line naming the exception, the method
+  and the server (``error: ProtocolError: resources/read on demo-server:
+  ...``).  With ``--json`` the error is the one JSON document instead, on
+  stdout, and stderr stays quiet: ``{"error": {"type", "message",
+  "server"?, "method"?, ...}}`` with the exception's attributes
+  (``code``, ``data``, ``exit_code``, ``stderr_tail``, ``seconds``...);
+  usage errors, argparse's own included, are ``"type": "UsageError"``.  The
+  exit codes are the same either way.
+* The server is named by its ``serverInfo`` name once the handshake told
+  it, before that by the ``--config`` entry's name, the program of
+  ``--stdio`` (with its first argument that is not an option) or the
+  ``--http`` URL (userinfo and query values hidden).
 * The server's stderr (the last lines the stdio transport keeps) is printed
   to stderr, under a ``--- server stderr ---`` line, when the command fails
+  to connect, or the server died or did not answer in time (exit code 4)
   -- after the client is closed, so a server that dies at once has had its
-  last words read; ``-v`` shows it as it arrives, with the client's own
+  last words read.  A protocol error is the server's answer, so its stderr
+  is not shown.  ``-v`` shows it as it arrives, with the client's own
   warnings.  ``--log-level``
   asks the server for log messages and prints them to stderr as
   ``[server LEVEL logger] message``.
@@ -82,10 +95,12 @@ import os
 import shlex
 import shutil
 import sys
-from typing import IO, Any, Callable, Sequence
+from typing import IO, Any, Callable, NoReturn, Sequence
 
 from .. import protocol
+from .._redact import redact_url
 from .._version import __version__
+from ._output import program_label, write_error_json
 from ..exceptions import (InputLoopExceeded, MCPClientError, ProtocolError, ServerGone,
                           SpawnFailed, Timeout, TransportClosed, TransportError,
                           UnsupportedVersion)
@@ -116,15 +131,37 @@ _VERBS = {
 }
 
 
+#: The method each verb sends (``info`` sends only the handshake).
+_VERB_METHODS = {"tools": "tools/list", "call": "tools/call", "resources": "resources/list",
+                 "read": "resources/read", "templates": "resources/templates/list",
+                 "prompts": "prompts/list", "prompt": "prompts/get"}
+
+
 class UsageError(Exception):
     """A mistake on the command line, found after argparse was done."""
 
 
+class _ParseError(Exception):
+    """argparse's usage error, held until ``main`` knows how to print it."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors raise instead of printing and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _ParseError(self, message)
+
+
 # -- the command line ------------------------------------------------------------------
 
-def _common_options() -> argparse.ArgumentParser:
+def _common_options() -> _Parser:
     """The options every verb takes (given before or after it)."""
-    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
+    common = _Parser(add_help=False, argument_default=argparse.SUPPRESS)
     server = common.add_argument_group("the server (one of)")
     server.add_argument("--stdio", metavar="COMMAND",
                         help='start a server: "COMMAND ARGS..." (split like a shell, no shell)')
@@ -153,7 +190,7 @@ def _common_options() -> argparse.ArgumentParser:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m mcp_client``."""
     common = _common_options()
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=_PROG, parents=[common],
         description="Talk to an MCP server: list its tools, call them, read its resources.",
         epilog="exit codes: 0 ok, 1 the tool reported isError, 2 usage, 3 protocol error, "
@@ -233,6 +270,9 @@ class _Run:
         self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
         self.json = bool(_option(args, "json", False))
         self.arguments: dict[str, Any] | None = None
+        self.server: str | None = None    # how errors name the server (module docstring)
+        self.method: str | None = None    # the request under way, for errors
+        self.handshake = "initialize" if _option(args, "era") == "legacy" else "server/discover"
         self.verbose = bool(_option(args, "verbose", False))
         self.server_stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self.terminal = _isatty(stderr)
@@ -296,15 +336,20 @@ class _Run:
                 raise UsageError(f"--stdio: {exc}") from None
             if not argv:
                 raise UsageError("--stdio needs a command")
+            self.server = program_label(argv)
             return Client.connect_stdio(argv[0], args=argv[1:], on_stderr=self._on_stderr,
                                         **options)
         if _option(self.args, "http"):
             headers = _headers(_option(self.args, "header", []))
+            self.server = redact_url(self.args.http)
             return Client.connect_http(self.args.http, headers=headers or None, **options)
         if _option(self.args, "sse"):
             headers = _headers(_option(self.args, "header", []))
             return Client.connect_sse(self.args.sse, headers=headers or None, **options)
         entry = self._config_entry()
+        self.server = entry.name
+        if entry.era == "legacy" and _option(self.args, "era") is None:
+            self.handshake = "initialize"
         if _option(self.args, "era") is not None:
             entry = dataclasses.replace(entry, era=self.args.era)
         if entry.kind == "stdio":
@@ -352,6 +397,14 @@ class _Run:
         verb, args = self.args.verb, self.args
         width = shutil.get_terminal_size().columns if _isatty(self.stdout) else None
         budget = {"timeout": _option(args, "timeout")}
+        # The handshake first, under the client's own budgets, so that an error
+        # can say which request failed and which server it was.
+        self.method = self.handshake
+        name = client.server_info.get("name")
+        if isinstance(name, str) and name and not _option(args, "config"):
+            self.server = name
+        if verb != "info":
+            self.method = _VERB_METHODS[verb]
         if verb == "info":
             return _info(client), out.info_text, EXIT_OK
         if verb == "tools":
@@ -383,7 +436,7 @@ class _Run:
         self.stdout.flush()
 
     def fail(self, exc: BaseException, client: Any = None) -> int:
-        """Report a failure on stderr, with the server's last words; the exit code.
+        """Report a failure (see the module docstring); the exit code.
 
         Called once the client is closed, so every line the server wrote to
         stderr has been read: a server that dies at once may be reported
@@ -397,6 +450,7 @@ class _Run:
         # are the fallback when there is no client (it failed while being built).
         kept = getattr(transport, "stderr_tail", "")
         tail = kept.splitlines() if isinstance(kept, str) else []
+        report: dict[str, Any] = {}
         if isinstance(exc, ServerGone):
             text = exc.detail or "the server went away"
             status = exc.exit_code
@@ -404,16 +458,59 @@ class _Run:
                 status = getattr(transport, "returncode", None)
             if status is not None:
                 text += f" (exit code {status})"
+                report["exit_code"] = status
             tail = tail or exc.stderr_tail.splitlines()
         else:
             text = str(exc)
+            method = self._method(exc)
+            if method and text.startswith(f"{method}: "):
+                text = text[len(method) + 2:]   # named once, by _where or the "method" key
         tail = tail or list(self.server_stderr)
+        if code != EXIT_CONNECTION:   # the server answered: its stderr is beside the point
+            tail = []
+        if self.json:
+            self._fail_json(exc, text, report, tail)
+            return code
         kind = "" if isinstance(exc, UsageError) else f"{type(exc).__name__}: "
-        self.note(f"error: {kind}{text}")
+        where = self._where(exc, text)
+        self.note(f"error: {kind}{where + ': ' if where else ''}{text}")
         if tail and not self.verbose:
             self.stderr.write("--- server stderr ---\n" + "\n".join(tail) + "\n")
             self.stderr.flush()
         return code
+
+    def _method(self, exc: BaseException) -> str | None:
+        method = getattr(exc, "method", None)
+        return method if isinstance(method, str) and method else self.method
+
+    def _where(self, exc: BaseException, text: str) -> str:
+        """``METHOD on SERVER``, or as much of it as the message does not say."""
+        if isinstance(exc, UsageError):
+            return ""
+        method, server = self._method(exc), self.server
+        if method and text.startswith(method):
+            method = None
+        if method and server:
+            return f"{method} on {server}"
+        return server or method or ""
+
+    def _fail_json(self, exc: BaseException, text: str, report: dict[str, Any],
+                   tail: list[str]) -> None:
+        """The failure as ``{"error": {...}}``: the one document on stdout."""
+        error: dict[str, Any] = {
+            "type": "UsageError" if isinstance(exc, UsageError) else type(exc).__name__,
+            "message": text}
+        if not isinstance(exc, UsageError):
+            if self.server:
+                error["server"] = self.server
+            if self._method(exc):
+                error["method"] = self._method(exc)
+            attributes = {k: v for k, v in vars(exc).items() if not k.startswith("_")}
+            for key, value in {**attributes, **report}.items():
+                error.setdefault(key, value)
+            if tail:
+                error["stderr_tail"] = "\n".join(tail)
+        write_error_json(self.stdout, error)
 
     def close(self) -> None:
         if self.form is not None:
@@ -463,10 +560,18 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     stderr = sys.stderr if stderr is None else stderr
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exc:   # --help, --version, or argparse's usage error
+        args = build_parser().parse_args(words)
+    except SystemExit as exc:   # --help or --version
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    except _ParseError as exc:
+        if "--json" in words:
+            write_error_json(stdout, {"type": "UsageError", "message": exc.message})
+        else:   # what argparse itself prints
+            exc.parser.print_usage(stderr)
+            stderr.write(f"{exc.parser.prog}: error: {exc.message}\n")
+        return EXIT_USAGE
     run = _Run(args, stdin, stdout, stderr)
     client = None
     failure: UsageError | MCPClientError | None = None
@@ -489,7 +594,10 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
     except KeyboardInterrupt:
         if run.terminal:
             stderr.write("\n")   # the cursor may be on a prompt or a progress bar
-        run.note("interrupted")
+        if run.json:
+            write_error_json(stdout, {"type": "KeyboardInterrupt", "message": "interrupted"})
+        else:
+            run.note("interrupted")
         return EXIT_INTERRUPTED
     except BrokenPipeError:   # stdout closed early (| head): not worth a word
         _silence(stdout)

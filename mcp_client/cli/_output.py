@@ -23,21 +23,28 @@ Decisions:
   A result with no content but ``structuredContent`` prints that JSON.
 * A resource read with one text content prints the text alone, like ``cat``;
   with several, each is introduced by a ``[resource: uri]`` line.
+* A failure under ``--json`` is the one document printed,
+  ``{"error": {...}}`` (:func:`write_error_json`), and a server that has not
+  said its name yet is named by its command line (:func:`program_label`).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+import os
+from typing import IO, Any, Mapping, Sequence
 
 from ..provider import base64_size, flatten_content
 
 __all__ = ["table", "tools_table", "resources_table", "templates_table", "prompts_table",
-           "info_text", "result_text", "contents_text", "prompt_text", "HINTS_LEGEND"]
+           "info_text", "result_text", "contents_text", "prompt_text", "HINTS_LEGEND",
+           "write_error_json", "program_label"]
 
 #: (annotation, letter) in the order of the hints column.
 _HINTS = (("readOnlyHint", "r"), ("destructiveHint", "d"), ("idempotentHint", "i"),
           ("openWorldHint", "o"))
+#: Programs whose first argument says more about the server than their own name.
+_LAUNCHERS = ("python", "node", "npx", "uvx", "uv", "deno", "bun", "docker", "pipx")
 HINTS_LEGEND = ("hints: r read-only, d destructive, i idempotent, o open-world "
                 "(letter: declared true, -: declared false, .: not declared)")
 
@@ -189,3 +196,28 @@ def prompt_text(result: Mapping[str, Any]) -> str:
         lines.append(f"[{message.get('role', '?')}]")
         lines.append(flatten_content(blocks))
     return "\n".join(lines)
+
+
+def write_error_json(stream: IO[str], error: dict[str, Any]) -> None:
+    """Print ``{"error": error}`` as the run's one JSON document."""
+    stream.write(json.dumps({"error": error}, indent=2, ensure_ascii=False, default=str) + "\n")
+    stream.flush()
+
+
+def program_label(argv: Sequence[str]) -> str:
+    """How a ``--stdio`` server is named before it says its name.
+
+    The program's base name, and for a launcher (``python``, ``npx``...) its
+    first argument that is not an option, so ``python -m srv`` is ``python
+    srv``; nothing after ``-c`` (code, not a name), never the other arguments
+    (they may carry a token).
+    """
+    program = os.path.basename(argv[0]) or argv[0]
+    if not program.startswith(_LAUNCHERS):
+        return program
+    for arg in argv[1:]:
+        if arg == "-c":
+            break
+        if not arg.startswith("-"):
+            return f"{program} {arg}"
+    return program

@@ -1,7 +1,7 @@
 """The permission rule language: validating rules and matching them against calls.
 
-A rule is plain JSON data (seed "Permissions: the Policy"; API.md: keys are
-snake_case).  This module owns what a valid rule is (:func:`compile_rule`,
+A rule is plain JSON data, keys in snake_case (seed "Permissions: the Policy").
+This module owns what a valid rule is (:func:`compile_rule`,
 raising :class:`RuleError` naming the rule's index and the offending key),
 what the rules read in a call (:func:`gather`) and whether a rule fires on
 a call (:meth:`Rule.fires`).  It holds no state and asks nobody anything:
@@ -104,7 +104,7 @@ __all__ = ["RuleError", "RULE_KEYS", "DECISIONS", "SEVERITIES", "CHECKS", "Rule"
            "compile_rules", "Facts", "gather", "host_of", "check_roots", "CHECK_FUNCTIONS",
            "ANNOTATIONS_UNREAD"]
 
-#: Every key a rule may carry (API.md), in the order a rendered rule shows them.
+#: Every key a rule may carry, in the order a rendered rule shows them.
 RULE_KEYS = ("tool", "decision", "under", "command", "args", "args_any", "exact", "check",
              "host", "note", "severity")
 #: Decisions, weakest first: the strongest one that fires wins.
