@@ -1,0 +1,147 @@
+"""Machine-to-machine authorization: the client credentials grant.
+
+:class:`ClientCredentials` asks the authorization server for a token with
+the client's own credentials -- nobody is asked anything (the
+``io.modelcontextprotocol/oauth-client-credentials`` extension, SEP-1046).
+The client authenticates with ``client_secret_basic`` (RFC 6749 §2.3.1) or
+``private_key_jwt`` (RFC 7523 §2.2: a JWT signed with the client's private
+key, its ``aud`` the authorization server's issuer).  Signing needs PyJWT
+with its crypto extra (``pip install 'mcp-client[oauth]'``), imported only
+when a private key is used.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from typing import Any, Mapping
+
+from ._base import DEFAULT_TIMEOUT, BearerAuth, Discovered
+from ._errors import AuthError
+from ._flow import client_authentication, scope_text, token_request, tokens_from
+
+__all__ = ["ClientCredentials"]
+
+log = logging.getLogger("mcp_client.auth")
+
+_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+#: Lifetime of a client assertion, seconds (short: it is used at once).
+_ASSERTION_LIFETIME = 300
+
+
+class ClientCredentials(BearerAuth):
+    """Authorization for a protected MCP server as a service, without a user.
+
+    Args:
+        client_id: the client registered with the authorization server.
+        client_secret: its secret (``client_secret_basic``, or
+            ``client_secret_post`` when the server supports only that).
+        private_key: a PEM private key (str or bytes) for ``private_key_jwt``.
+        signing_algorithm: the JWS algorithm (default: ES256 for an EC key,
+            RS256 for an RSA key).
+        scopes: the scopes to ask for when the challenge names none.
+        storage: where tokens are kept (default: in memory).
+        timeout: seconds for each request to the authorization server.
+
+    Raises:
+        AuthError: neither or both of client_secret and private_key are given.
+    """
+
+    def __init__(self, client_id: str, *, client_secret: str | None = None,
+                 private_key: str | bytes | None = None, signing_algorithm: str | None = None,
+                 scopes: list[str] | None = None, storage: Any = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
+        if (client_secret is None) == (private_key is None):
+            raise AuthError("ClientCredentials needs exactly one of client_secret= and "
+                            "private_key=")
+        super().__init__(storage=storage, timeout=timeout, max_step_ups=1, client_id=client_id)
+        self._client_id = client_id
+        self._secret = client_secret
+        self._private_key = private_key
+        self._algorithm = signing_algorithm
+        self._scopes = list(scopes) if scopes else None
+
+    def _renew(self) -> str | None:
+        record = self._current()
+        if not record.get("metadata"):
+            return None
+        found = Discovered(record.get("resource") or str(self._resource), record["metadata"], None)
+        tokens = record.get("tokens") or {}
+        return self._grant(found, record, tokens.get("scopes") or self._scopes)
+
+    def _obtain(self, status: int, challenge: Mapping[str, str], sent: str | None) -> str:
+        found = self._discover(challenge)
+        record = self._record_for(found)
+        asked = challenge.get("scope", "").split()
+        if status == 403:
+            held = list((record.get("tokens") or {}).get("scopes") or [])
+            scopes = held + [scope for scope in asked if scope not in held]
+        else:
+            supported = (found.resource_metadata or {}).get("scopes_supported")
+            scopes = asked or self._scopes or (
+                [str(s) for s in supported] if isinstance(supported, list) else [])
+        return self._grant(found, record, scopes or None)
+
+    def _grant(self, found: Discovered, record: dict[str, Any], scopes: list[str] | None) -> str:
+        data = {"grant_type": "client_credentials", "resource": found.resource}
+        scope = scope_text(scopes)
+        if scope:
+            data["scope"] = scope
+        headers: dict[str, str] = {}
+        if self._private_key is not None:
+            data["client_assertion_type"] = _ASSERTION_TYPE
+            data["client_assertion"] = self._assertion(found)
+            data["client_id"] = self._client_id
+        else:
+            supported = found.metadata.get("token_endpoint_auth_methods_supported")
+            method = "client_secret_post" if isinstance(supported, list) and \
+                "client_secret_basic" not in supported and "client_secret_post" in supported \
+                else "client_secret_basic"
+            client_authentication(method, self._client_id, self._secret, data, headers)
+        answer = token_request(self._session(), found.metadata["token_endpoint"], data, headers,
+                               self._timeout)
+        record["tokens"] = tokens_from(answer, resource=found.resource, previous=None,
+                                       requested=scopes)
+        self._store(record)
+        return str(record["tokens"]["access_token"])
+
+    def _assertion(self, found: Discovered) -> str:
+        try:
+            import jwt
+        except ImportError:
+            raise AuthError("private_key= needs PyJWT with its crypto extra: "
+                            "pip install 'mcp-client[oauth]'") from None
+        now = int(time.time())
+        claims = {"iss": self._client_id, "sub": self._client_id, "aud": found.issuer,
+                  "iat": now, "exp": now + _ASSERTION_LIFETIME, "jti": secrets.token_urlsafe(16)}
+        key = self._private_key
+        assert key is not None
+        try:
+            return str(jwt.encode(claims, key, algorithm=self._algorithm or _algorithm(key)))
+        except Exception as exc:   # PyJWT and cryptography raise many types for a bad key
+            raise AuthError(f"cannot sign the client assertion: {type(exc).__name__}") from None
+
+
+def _algorithm(key: Any) -> str:
+    text = key.decode("ascii", "replace") if isinstance(key, bytes) else str(key)
+    return "RS256" if "RSA PRIVATE KEY" in text else "ES256" if "EC PRIVATE KEY" in text \
+        else _from_loaded(text)
+
+
+def _from_loaded(text: str) -> str:
+    """The algorithm for a PKCS#8 key, by loading it (needs ``cryptography``)."""
+    try:
+        from cryptography.hazmat.primitives.asymmetric import ec, rsa
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key
+    except ImportError:
+        return "RS256"
+    try:
+        loaded = load_pem_private_key(text.encode(), password=None)
+    except (ValueError, TypeError):
+        raise AuthError("private_key is not a PEM private key") from None
+    if isinstance(loaded, ec.EllipticCurvePrivateKey):
+        return {"secp384r1": "ES384", "secp521r1": "ES512"}.get(loaded.curve.name, "ES256")
+    if isinstance(loaded, rsa.RSAPrivateKey):
+        return "RS256"
+    return "EdDSA"
