@@ -110,7 +110,8 @@ class AuthorizationServer(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         if path == "/register":
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-            client_id, secret = "client-" + secrets.token_urlsafe(6), "cs-" + secrets.token_urlsafe(12)
+            client_id = "client-" + secrets.token_urlsafe(6)
+            secret = "cs-" + secrets.token_urlsafe(12)
             with LOCK:
                 STATE["clients"][client_id] = secret
                 _remember(secret)
