@@ -379,3 +379,77 @@ class TestSurface(unittest.TestCase):
                                                     description="d")))
         self.assertEqual((error.reason, error.status, error.error, error.description),
                          ("r", 400, "invalid_grant", "d"))
+
+
+class FakeBrowser:
+    """A ``webbrowser`` controller that follows the URL on a thread, as a user would."""
+
+    def __init__(self) -> None:
+        self.threads: list[threading.Thread] = []
+        self.landed: list[int] = []
+
+    def open(self, url: str) -> bool:
+        def visit() -> None:
+            self.landed.append(requests.get(url, timeout=WAIT).status_code)
+
+        thread = threading.Thread(target=visit, name="fake-browser")
+        self.threads.append(thread)
+        thread.start()
+        return True
+
+    def join(self) -> None:
+        for thread in self.threads:
+            thread.join(WAIT)
+
+
+class TestLoginAndCommandLine(LiveCase):
+    def run_cli(self, *argv: str) -> tuple[int, str, str]:
+        import io
+
+        from mcp_client.cli import main
+
+        out, err = io.StringIO(), io.StringIO()
+        code = main(list(argv), stdin=io.StringIO(), stdout=out, stderr=err)
+        return code, out.getvalue(), err.getvalue()
+
+    def test_login_comes_before_the_probe_so_a_slow_person_is_not_cut_short(self) -> None:
+        slow = threading.Event()
+
+        def person(url: str) -> str:
+            slow.wait(0.5)   # longer than the probe budget below
+            return self.browser(url)
+
+        auth = self.oauth(on_authorize=person)
+        auth.login(self.server.url)
+        with Client.connect_http(self.server.url, auth=auth, probe_timeout=0.2) as client:
+            self.assertEqual(client.era, "modern")
+        auth.forget()
+        self.assertEqual(self.browser.calls, 1)
+
+    def test_cli_login_through_the_browser_then_use_then_logout(self) -> None:
+        browser = FakeBrowser()
+        with tempfile.TemporaryDirectory() as home, \
+                mock.patch.dict(os.environ, {"XDG_CONFIG_HOME": home}), \
+                mock.patch.object(webbrowser, "get", return_value=browser):
+            code, out, err = self.run_cli("login", "--http", self.server.url)
+            browser.join()
+            self.assertEqual((code, browser.landed), (0, [200]), err)
+            self.assertIn("logged in", err)
+            path = Path(home) / "mcp-client" / "tokens.json"
+            self.assertEqual(stat.S_IMODE(path.stat().st_mode), 0o600)
+            with mock.patch.object(webbrowser, "get", side_effect=webbrowser.Error("none")):
+                code, out, err = self.run_cli("tools", "--http", self.server.url, "--auth",
+                                              "oauth", "--json")
+                self.assertEqual(code, 0, err)
+                self.assertEqual([tool["name"] for tool in json.loads(out)], ["echo"])
+                self.assertEqual(self.run_cli("logout", "--http", self.server.url)[0], 0)
+                self.assertEqual(json.loads(path.read_text()), {})
+                code, out, err = self.run_cli("tools", "--http", self.server.url, "--auth",
+                                              "oauth")
+            self.assertEqual(code, 5)
+            self.assertIn("on_authorize=", err)
+        self.assertEqual(self.server.stats()["grants"], {"authorization_code": 1})
+
+    def test_auth_without_http_is_a_usage_error(self) -> None:
+        self.assertEqual(self.run_cli("login", "--stdio", "x")[0], 2)
+        self.assertEqual(self.run_cli("tools", "--stdio", "x", "--auth", "oauth")[0], 2)

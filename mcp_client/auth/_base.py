@@ -215,6 +215,33 @@ class BearerAuth(AuthBase):
             self._record = record
         self._storage.save(self._key(), record)
 
+    def login(self, url: str) -> None:
+        """Authorize for the server at ``url`` now, unless a usable token is kept.
+
+        What ``mcp-client login`` does, and what to call before connecting when
+        a person has to log in: inside a connection the first request (the era
+        probe) is bounded by ``probe_timeout``, which is not meant for a human.
+        It sends one unauthenticated ``server/discover`` and answers the 401.
+
+        Raises:
+            AuthError: the flow failed, or the server asked for no authorization.
+        """
+        self.bind(url)
+        if self._usable_token():
+            return
+        body = {"jsonrpc": "2.0", "id": "login", "method": "server/discover", "params": {}}
+        try:
+            response = self._session().post(
+                url, json=body, auth=self, timeout=self._timeout, stream=True,
+                headers={"Accept": "application/json, text/event-stream",
+                         "Mcp-Method": "server/discover"})
+        except requests.RequestException as exc:
+            raise AuthError(f"cannot reach {redact_url(url)}: {type(exc).__name__}") from None
+        response.close()
+        if not self._tokens().get("access_token"):
+            raise AuthError(f"{redact_url(url)} did not ask for authorization "
+                            f"(HTTP {response.status_code})", status=response.status_code)
+
     def forget(self) -> None:
         """Drop the tokens and client registration kept for the server (log out)."""
         with self._lock:

@@ -22,7 +22,17 @@ from typing import Any, Iterator, Protocol, runtime_checkable
 
 from ._errors import AuthError
 
-__all__ = ["TokenStorage", "MemoryTokenStorage", "FileTokenStorage", "storage_key"]
+__all__ = ["TokenStorage", "MemoryTokenStorage", "FileTokenStorage", "storage_key",
+           "user_token_path"]
+
+
+def user_token_path() -> Path:
+    """The user's token file: ``$XDG_CONFIG_HOME/mcp-client/tokens.json``
+    (``~/.config/...`` when unset; ``%APPDATA%`` on Windows)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or (
+        os.environ.get("APPDATA") if os.name == "nt" else None)
+    folder = Path(base) if base else Path.home() / ".config"
+    return folder / "mcp-client" / "tokens.json"
 
 
 def storage_key(resource: str, client_id: str | None = None) -> str:
