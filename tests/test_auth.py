@@ -453,3 +453,58 @@ class TestLoginAndCommandLine(LiveCase):
     def test_auth_without_http_is_a_usage_error(self) -> None:
         self.assertEqual(self.run_cli("login", "--stdio", "x")[0], 2)
         self.assertEqual(self.run_cli("tools", "--stdio", "x", "--auth", "oauth")[0], 2)
+
+
+class TestConfig(LiveCase):
+    def test_an_oauth_entry_uses_the_tokens_of_an_earlier_login(self) -> None:
+        from mcp_client import Registry
+
+        browser = FakeBrowser()
+        with tempfile.TemporaryDirectory() as home, \
+                mock.patch.dict(os.environ, {"XDG_CONFIG_HOME": home}):
+            with mock.patch.object(webbrowser, "get", return_value=browser):
+                OAuth(storage=FileTokenStorage(Path(home) / "mcp-client" / "tokens.json"),
+                      client_name="mcp-client").login(self.server.url)
+                browser.join()
+            config = {"mcpServers": {"safe": {"url": self.server.url, "oauth": True}}}
+            with mock.patch.object(webbrowser, "get", side_effect=webbrowser.Error("none")):
+                registry = Registry.from_config(config)
+                try:
+                    self.assertEqual(registry.failures, [])
+                    names = [tool["function"]["name"] if "function" in tool else tool["name"]
+                             for tool in registry.tools_for_llm()]
+                finally:
+                    registry.close()
+        self.assertEqual(len(names), 1)
+        self.assertTrue(names[0].endswith("echo"), names)
+        self.assertEqual(self.server.stats()["grants"], {"authorization_code": 1})
+
+
+class TestConfigValues(unittest.TestCase):
+    def parse(self, oauth: Any, **environ: str) -> Any:
+        from mcp_client.config import parse_config
+
+        entry = {"url": "https://h/mcp", "oauth": oauth}
+        return parse_config({"mcpServers": {"s": entry}}, environ=environ)[0]
+
+    def test_true_an_object_and_variables(self) -> None:
+        self.assertEqual(self.parse(True).oauth, {})
+        self.assertIsNone(self.parse(False).oauth)
+        entry = self.parse({"client_id": "${CID}", "client_secret": "${SECRET}",
+                            "scopes": ["a", "b"], "callback_port": 8765},
+                           CID="me", SECRET="hunter2")
+        self.assertEqual(entry.oauth, {"client_id": "me", "client_secret": "hunter2",
+                                       "scopes": ["a", "b"], "callback_port": 8765})
+        self.assertNotIn("hunter2", repr(entry))
+        self.assertIn("oauth", repr(entry))
+
+    def test_bad_values_name_the_key(self) -> None:
+        from mcp_client.config import ConfigError, parse_config
+
+        for bad in ("yes", {"client": "x"}, {"scopes": "a b"}, {"callback_port": 0},
+                    {"client_id": 3}):
+            with self.subTest(bad=bad), self.assertRaises(ConfigError) as caught:
+                self.parse(bad)
+            self.assertEqual((caught.exception.server, caught.exception.key), ("s", "oauth"))
+        with self.assertRaises(ConfigError):
+            parse_config({"mcpServers": {"s": {"command": "x", "oauth": True}}})
