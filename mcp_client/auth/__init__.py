@@ -14,10 +14,17 @@ This package imports ``requests``; ``import mcp_client`` does not import it.
 
 from __future__ import annotations
 
+import logging
+
 from ._errors import AuthError
 from ._machine import ClientCredentials
 from ._oauth import OAuth
 from ._storage import FileTokenStorage, MemoryTokenStorage, TokenStorage
+
+# The package logger's NullHandler (mcp_client._log installs it lazily elsewhere).
+_root = logging.getLogger(__name__.rpartition(".")[0])
+if not any(isinstance(handler, logging.NullHandler) for handler in _root.handlers):
+    _root.addHandler(logging.NullHandler())
 
 __all__ = ["OAuth", "ClientCredentials", "TokenStorage", "MemoryTokenStorage",
            "FileTokenStorage", "AuthError"]

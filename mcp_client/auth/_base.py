@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BearerAuth", "Discovered", "DEFAULT_TIMEOUT"]
 
-log = logging.getLogger("mcp_client.auth")
+log = logging.getLogger(__name__)
 
 #: Seconds allowed for each request to an authorization server (not a spec value).
 DEFAULT_TIMEOUT = 30.0
@@ -253,10 +253,11 @@ class BearerAuth(AuthBase):
     # -- discovery -----------------------------------------------------------------
 
     def _session(self) -> requests.Session:
-        if self._http is None:
-            self._http = requests.Session()
-            self._http.headers["User-Agent"] = "mcp-client-oauth"
-        return self._http
+        with self._lock:
+            if self._http is None:
+                self._http = requests.Session()
+                self._http.headers["User-Agent"] = "mcp-client-oauth"
+            return self._http
 
     def _discover(self, challenge: Mapping[str, str]) -> Discovered:
         """Resource metadata, then the authorization server's metadata (new each challenge,
@@ -292,9 +293,10 @@ class BearerAuth(AuthBase):
 
     def close(self) -> None:
         """Close the connections to the authorization server (idempotent)."""
-        if self._http is not None:
-            self._http.close()
-            self._http = None
+        with self._lock:
+            http, self._http = self._http, None
+        if http is not None:
+            http.close()
 
 
 def _expiring(tokens: Mapping[str, Any]) -> bool:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["parse_challenge", "canonical_resource", "find_resource_metadata",
            "find_server_metadata", "fallback_metadata", "origin_of", "get_json"]
 
-log = logging.getLogger("mcp_client.auth")
+log = logging.getLogger(__name__)
 
 #: One auth-param of a challenge: ``name=token`` or ``name="quoted \" string"``.
 _PARAM = re.compile(r'([A-Za-z0-9_.\-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,]*)')

@@ -40,7 +40,7 @@ __all__ = ["new_pkce", "check_pkce", "authorization_url", "read_redirect", "choo
            "client_authentication", "token_request", "exchange_code", "refresh",
            "register", "tokens_from", "scope_text"]
 
-log = logging.getLogger("mcp_client.auth")
+log = logging.getLogger(__name__)
 
 #: Authentication methods this client can use at the token endpoint, best first.
 SECRET_METHODS = ("client_secret_basic", "client_secret_post")

@@ -23,7 +23,7 @@ from ._flow import client_authentication, scope_text, token_request, tokens_from
 
 __all__ = ["ClientCredentials"]
 
-log = logging.getLogger("mcp_client.auth")
+log = logging.getLogger(__name__)
 
 _ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 #: Lifetime of a client assertion, seconds (short: it is used at once).

@@ -29,7 +29,7 @@ from ._loopback import DEFAULT_CALLBACK_TIMEOUT, Loopback, open_browser
 
 __all__ = ["OAuth"]
 
-log = logging.getLogger("mcp_client.auth")
+log = logging.getLogger(__name__)
 
 #: Step-ups (403 insufficient_scope) tried for one request before giving up.
 MAX_STEP_UPS = 2
