@@ -508,3 +508,31 @@ class TestConfigValues(unittest.TestCase):
             self.assertEqual((caught.exception.server, caught.exception.key), ("s", "oauth"))
         with self.assertRaises(ConfigError):
             parse_config({"mcpServers": {"s": {"command": "x", "oauth": True}}})
+
+
+class TestDPoP(unittest.TestCase):
+    def test_a_proof_names_the_request_binds_the_token_and_carries_the_nonce(self) -> None:
+        import base64
+        import hashlib
+
+        import jwt
+
+        from mcp_client.auth._dpop import DPoPKey
+
+        key = DPoPKey()
+        first = key.proof("post", "https://h:8/mcp?x=1#f", token="tok")
+        key.remember_nonce("https://h:8/other", "n-1")
+        second = key.proof("POST", "https://h:8/mcp", token="tok")
+        header = jwt.get_unverified_header(first)
+        self.assertEqual((header["typ"], header["alg"]), ("dpop+jwt", "ES256"))
+        self.assertNotIn("d", header["jwk"])
+        public = jwt.PyJWK(header["jwk"]).key
+        claims = jwt.decode(first, public, algorithms=["ES256"])
+        later = jwt.decode(second, public, algorithms=["ES256"])
+        ath = base64.urlsafe_b64encode(hashlib.sha256(b"tok").digest()).rstrip(b"=").decode()
+        self.assertEqual((claims["htm"], claims["htu"], claims["ath"]),
+                         ("POST", "https://h:8/mcp", ath))
+        self.assertNotIn("nonce", claims)
+        self.assertEqual(later["nonce"], "n-1")
+        self.assertNotEqual(claims["jti"], later["jti"])
+        self.assertEqual(repr(key), "<DPoPKey ES256>")

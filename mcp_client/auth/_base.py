@@ -45,6 +45,8 @@ from ._storage import MemoryTokenStorage, TokenStorage, storage_key
 if TYPE_CHECKING:
     from typing import Mapping
 
+    from ._dpop import DPoPKey
+
 __all__ = ["BearerAuth", "Discovered", "DEFAULT_TIMEOUT"]
 
 log = logging.getLogger(__name__)
@@ -72,8 +74,9 @@ class Discovered:
 
 
 def _bearer(request: requests.PreparedRequest) -> str | None:
-    value = request.headers.get("Authorization") or ""
-    return value[7:] if value[:7].lower() == "bearer " else None
+    value = str(request.headers.get("Authorization") or "")
+    scheme, _, token = value.partition(" ")
+    return token if scheme.lower() in ("bearer", "dpop") and token else None
 
 
 class BearerAuth(AuthBase):
@@ -92,6 +95,7 @@ class BearerAuth(AuthBase):
         self._resource: str | None = None
         self._record: dict[str, Any] | None = None
         self._http: requests.Session | None = None
+        self._dpop: DPoPKey | None = None   # set by a subclass that binds tokens to a key
 
     def __repr__(self) -> str:
         with self._lock:
@@ -106,7 +110,7 @@ class BearerAuth(AuthBase):
         self.bind(str(request.url))
         token = self._usable_token()
         if token:
-            request.headers["Authorization"] = f"Bearer {token}"
+            self._present(request, token)
         request.register_hook("response", self._on_response)  # type: ignore[no-untyped-call]
         return request
 
@@ -125,16 +129,34 @@ class BearerAuth(AuthBase):
                 raise AuthError(f"this auth object belongs to {redact_url(self._resource)}; "
                                 f"make another one for {redact_url(resource)}")
 
+    def _present(self, request: requests.PreparedRequest, token: str) -> None:
+        """Put ``token`` into ``request``: ``Bearer``, or ``DPoP`` with a fresh proof."""
+        if self._tokens().get("token_type") == "DPoP" and self._dpop is not None:
+            request.headers["Authorization"] = f"DPoP {token}"
+            request.headers["DPoP"] = self._dpop.proof(str(request.method), str(request.url),
+                                                       token=token)
+        else:
+            request.headers["Authorization"] = f"Bearer {token}"
+
     def _key(self) -> str:
         return storage_key(str(self._resource), self._key_client)
 
     def _on_response(self, response: requests.Response, **kwargs: Any) -> requests.Response:
-        step_ups = recoveries = 0
+        step_ups = recoveries = nonces = 0
         while response.status_code in (401, 403):
             challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
             status = response.status_code
             if status == 403 and challenge.get("error") != "insufficient_scope":
                 return response
+            sent = _bearer(response.request)
+            nonce = response.headers.get("DPoP-Nonce")
+            if status == 401 and challenge.get("error") == "use_dpop_nonce" and nonce \
+                    and self._dpop is not None and sent and nonces < 2:
+                nonces += 1   # RFC 9449 §9: the same token, a proof with the server's nonce
+                self._dpop.remember_nonce(str(response.request.url), nonce)
+                self._release(response)
+                response = self._again(response, sent, kwargs)
+                continue
             if status == 403:
                 step_ups += 1
                 if step_ups > self._max_step_ups:
@@ -148,16 +170,20 @@ class BearerAuth(AuthBase):
                     self._release(response)
                     raise AuthError("the server refused a freshly issued access token",
                                     status=401, error=challenge.get("error"))
-            sent = _bearer(response.request)
             self._release(response)
             token = self._recover(status, challenge, sent)
-            again = response.request.copy()
-            again.headers["Authorization"] = f"Bearer {token}"
-            fresh = response.connection.send(again, **kwargs)
-            fresh.history.append(response)
-            fresh.request = again
-            response = fresh
+            response = self._again(response, token, kwargs)
         return response
+
+    def _again(self, response: requests.Response, token: str,
+               kwargs: Mapping[str, Any]) -> requests.Response:
+        """Send ``response``'s request once more, with ``token``, on the same adapter."""
+        again = response.request.copy()
+        self._present(again, token)
+        fresh: requests.Response = response.connection.send(again, **kwargs)
+        fresh.history.append(response)
+        fresh.request = again
+        return fresh
 
     @staticmethod
     def _release(response: requests.Response) -> None:

@@ -45,14 +45,14 @@ _MAX_DOCUMENT = 1024 * 1024
 
 
 def parse_challenge(header: str | None) -> dict[str, str]:
-    """The parameters of the ``Bearer`` challenge in a ``WWW-Authenticate`` value.
+    """The parameters of the ``Bearer`` (or ``DPoP``) challenge in a ``WWW-Authenticate`` value.
 
     Returns an empty dict when there is none.  Parameter names are lower-cased;
     quoted values are unquoted.
     """
     if not header:
         return {}
-    at = re.search(r"(?:^|,|\s)Bearer(?:\s+|$)", header, re.IGNORECASE)
+    at = re.search(r"(?:^|,|\s)(?:Bearer|DPoP)(?:\s+|$)", header, re.IGNORECASE)
     if at is None:
         return {}
     rest = header[at.end():]

@@ -36,6 +36,8 @@ from ._errors import AuthError
 if TYPE_CHECKING:
     import requests
 
+    from ._dpop import DPoPKey
+
 __all__ = ["new_pkce", "check_pkce", "authorization_url", "read_redirect", "choose_auth_method",
            "client_authentication", "token_request", "exchange_code", "refresh",
            "register", "tokens_from", "scope_text"]
@@ -161,8 +163,12 @@ def _answer_json(response: requests.Response) -> dict[str, Any]:
 
 
 def token_request(session: requests.Session, endpoint: str, data: dict[str, str],
-                  headers: dict[str, str], timeout: float) -> dict[str, Any]:
+                  headers: dict[str, str], timeout: float,
+                  dpop: DPoPKey | None = None) -> dict[str, Any]:
     """POST to the token endpoint; the token response.
+
+    With ``dpop``, each attempt carries a fresh proof, and a ``use_dpop_nonce``
+    answer is retried once with the nonce the server sent (RFC 9449 §8).
 
     Raises:
         AuthError: not reachable, or an error answer (with its ``error`` and
@@ -172,28 +178,39 @@ def token_request(session: requests.Session, endpoint: str, data: dict[str, str]
 
     shown = redact_url(endpoint)
     headers = {"Accept": "application/json", **headers}
-    try:
-        response = session.post(endpoint, data=data, headers=headers, timeout=timeout,
-                                allow_redirects=False)
-    except requests.RequestException as exc:
-        raise AuthError(f"cannot reach the token endpoint {shown}: {type(exc).__name__}") \
-            from None
-    with response:
-        answer = _answer_json(response)
-        if response.status_code != 200:
-            error = answer.get("error")
-            raise AuthError(f"the token endpoint {shown} refused the {data.get('grant_type')} "
-                            f"request (HTTP {response.status_code})",
-                            status=response.status_code,
-                            error=error if isinstance(error, str) else None,
-                            description=_text(answer.get("error_description")))
+    for attempt in range(2):
+        if dpop is not None:
+            headers["DPoP"] = dpop.proof("POST", endpoint)
+        try:
+            response = session.post(endpoint, data=data, headers=headers, timeout=timeout,
+                                    allow_redirects=False)
+        except requests.RequestException as exc:
+            raise AuthError(f"cannot reach the token endpoint {shown}: "
+                            f"{type(exc).__name__}") from None
+        with response:
+            answer = _answer_json(response)
+        nonce = response.headers.get("DPoP-Nonce")
+        if dpop is not None and nonce:
+            dpop.remember_nonce(endpoint, nonce)
+            if answer.get("error") == "use_dpop_nonce" and attempt == 0:
+                continue
+        break
+    if response.status_code != 200:
+        error = answer.get("error")
+        raise AuthError(f"the token endpoint {shown} refused the {data.get('grant_type')} "
+                        f"request (HTTP {response.status_code})",
+                        status=response.status_code,
+                        error=error if isinstance(error, str) else None,
+                        description=_text(answer.get("error_description")))
     if not isinstance(answer.get("access_token"), str) or not answer["access_token"]:
         raise AuthError(f"the token endpoint {shown} answered without an access_token",
                         status=response.status_code)
     kind = answer.get("token_type")
-    if not isinstance(kind, str) or kind.lower() != "bearer":
-        raise AuthError(f"the token endpoint {shown} issued a {kind!s} token, not a Bearer "
-                        "token", status=response.status_code)
+    wanted = ("bearer", "dpop") if dpop is not None else ("bearer",)
+    if not isinstance(kind, str) or kind.lower() not in wanted:
+        raise AuthError(f"the token endpoint {shown} issued a {kind!s} token, not a "
+                        f"{' or '.join(w.capitalize() for w in wanted)} token",
+                        status=response.status_code)
     log.debug("token endpoint %s issued a token (%s grant)", shown, data.get("grant_type"))
     return answer
 
@@ -215,6 +232,8 @@ def tokens_from(answer: Mapping[str, Any], *, resource: str, previous: Mapping[s
         raise AuthError(f"the token was issued for {redact_url(named)}, not for "
                         f"{redact_url(resource)}")
     record: dict[str, Any] = {"access_token": answer["access_token"]}
+    if str(answer.get("token_type")).lower() == "dpop":
+        record["token_type"] = "DPoP"
     refresh_token = answer.get("refresh_token") or (previous or {}).get("refresh_token")
     if isinstance(refresh_token, str):
         record["refresh_token"] = refresh_token
@@ -231,19 +250,19 @@ def tokens_from(answer: Mapping[str, Any], *, resource: str, previous: Mapping[s
 
 def exchange_code(session: requests.Session, metadata: Mapping[str, Any], client: Mapping[str, Any],
                   *, code: str, verifier: str, redirect_uri: str, resource: str,
-                  timeout: float) -> dict[str, Any]:
+                  timeout: float, dpop: DPoPKey | None = None) -> dict[str, Any]:
     """The authorization code grant (RFC 6749 §4.1.3 with RFC 7636 and RFC 8707)."""
     data = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri,
             "code_verifier": verifier, "resource": resource}
     headers: dict[str, str] = {}
     client_authentication(client["method"], client["client_id"], client.get("client_secret"),
                           data, headers)
-    return token_request(session, metadata["token_endpoint"], data, headers, timeout)
+    return token_request(session, metadata["token_endpoint"], data, headers, timeout, dpop)
 
 
 def refresh(session: requests.Session, metadata: Mapping[str, Any], client: Mapping[str, Any],
             *, refresh_token: str, resource: str, scopes: list[str] | None,
-            timeout: float) -> dict[str, Any]:
+            timeout: float, dpop: DPoPKey | None = None) -> dict[str, Any]:
     """The refresh token grant (RFC 6749 §6, with ``resource``)."""
     data = {"grant_type": "refresh_token", "refresh_token": refresh_token, "resource": resource}
     scope = scope_text(scopes)
@@ -252,7 +271,7 @@ def refresh(session: requests.Session, metadata: Mapping[str, Any], client: Mapp
     headers: dict[str, str] = {}
     client_authentication(client["method"], client["client_id"], client.get("client_secret"),
                           data, headers)
-    return token_request(session, metadata["token_endpoint"], data, headers, timeout)
+    return token_request(session, metadata["token_endpoint"], data, headers, timeout, dpop)
 
 
 def register(session: requests.Session, metadata: Mapping[str, Any], document: dict[str, Any],

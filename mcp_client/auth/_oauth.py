@@ -25,6 +25,7 @@ from ._base import DEFAULT_TIMEOUT, BearerAuth, Discovered
 from ._errors import AuthError
 from ._flow import (authorization_url, check_pkce, choose_auth_method, exchange_code, new_pkce,
                     read_redirect, refresh, register, tokens_from)
+from ._dpop import DPOP_ALGORITHM, DPoPKey
 from ._loopback import DEFAULT_CALLBACK_TIMEOUT, Loopback, open_browser
 
 __all__ = ["OAuth"]
@@ -56,6 +57,9 @@ class OAuth(BearerAuth):
         timeout: seconds for each request to the authorization server.
         callback_port: the loopback port (default: any free one).
         callback_timeout: seconds to wait for the browser to come back.
+        dpop: bind the tokens to a key of this object's (RFC 9449 DPoP) where
+            the authorization server offers ES256 proofs (needs the ``oauth``
+            extra).
 
     Raises:
         AuthError: from a request, when authorization fails in any way.
@@ -66,7 +70,7 @@ class OAuth(BearerAuth):
                  client_secret: str | None = None, client_metadata_url: str | None = None,
                  storage: Any = None, on_authorize: Callable[[str], str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT, callback_port: int | None = None,
-                 callback_timeout: float = DEFAULT_CALLBACK_TIMEOUT) -> None:
+                 callback_timeout: float = DEFAULT_CALLBACK_TIMEOUT, dpop: bool = False) -> None:
         super().__init__(storage=storage, timeout=timeout, max_step_ups=MAX_STEP_UPS,
                          client_id=client_id)
         if client_secret is not None and client_id is None:
@@ -82,6 +86,7 @@ class OAuth(BearerAuth):
         self._on_authorize = on_authorize
         self._callback_port = callback_port
         self._callback_timeout = float(callback_timeout)
+        self._want_dpop = bool(dpop)
 
     # -- renewing -----------------------------------------------------------------
 
@@ -104,7 +109,8 @@ class OAuth(BearerAuth):
         answer = refresh(self._session(), record["metadata"], record["client"],
                          refresh_token=tokens["refresh_token"],
                          resource=record.get("resource") or str(self._resource),
-                         scopes=None, timeout=self._timeout)
+                         scopes=None, timeout=self._timeout,
+                         dpop=self._proof_key(record["metadata"]))
         record["tokens"] = tokens_from(answer, resource=record.get("resource") or "",
                                        previous=tokens, requested=tokens.get("scopes"))
         self._store(record)
@@ -211,12 +217,21 @@ class OAuth(BearerAuth):
                                  "authorization_response_iss_parameter_supported") is True)
         answer = exchange_code(self._session(), metadata, client, code=code, verifier=verifier,
                                redirect_uri=redirect_uri, resource=found.resource,
-                               timeout=self._timeout)
+                               timeout=self._timeout, dpop=self._proof_key(metadata))
         record["tokens"] = tokens_from(answer, resource=found.resource, previous=None,
                                        requested=scopes)
         record["scopes"] = scopes or []
         self._store(record)
         return str(record["tokens"]["access_token"])
+
+    def _proof_key(self, metadata: Mapping[str, Any]) -> Any:
+        """The DPoP key, when asked for and the server offers ES256 proofs (else None)."""
+        offered = metadata.get("dpop_signing_alg_values_supported")
+        if not self._want_dpop or not isinstance(offered, list) or DPOP_ALGORITHM not in offered:
+            return None
+        if self._dpop is None:
+            self._dpop = DPoPKey()
+        return self._dpop
 
     def _user_agent(self, url: str, listener: Loopback | None, state: str) -> str:
         if listener is not None:

@@ -43,7 +43,8 @@ def auth_for(name: str, context: dict[str, Any]) -> Any:
         return ClientCredentials(context["client_id"], client_secret=context["client_secret"])
     return OAuth(client_name="mcp-client conformance", redirect_uri=REDIRECT_URI,
                  client_id=context.get("client_id"), client_secret=context.get("client_secret"),
-                 client_metadata_url=CIMD_URL, on_authorize=follow)
+                 client_metadata_url=CIMD_URL, on_authorize=follow,
+                 dpop=name.startswith("auth/dpop"))
 
 
 def run(name: str, url: str, context: dict[str, Any]) -> int:
