@@ -30,7 +30,7 @@ import requests
 
 from mcp_client import Client
 from mcp_client.auth import (AuthError, ClientCredentials, FileTokenStorage, MemoryTokenStorage,
-                             OAuth, TokenStorage)
+                             OAuth, TokenStorage, WorkloadIdentity)
 from mcp_client.auth._discovery import parse_challenge, resource_covers
 from mcp_client.auth._flow import check_pkce, read_redirect
 from mcp_client.auth._loopback import Loopback
@@ -365,7 +365,8 @@ class TestSurface(unittest.TestCase):
         for make in (lambda: OAuth(client_secret="s"),
                      lambda: OAuth(client_metadata_url="http://insecure/doc.json"),
                      lambda: ClientCredentials("id"),
-                     lambda: ClientCredentials("id", client_secret="s", private_key="k")):
+                     lambda: ClientCredentials("id", client_secret="s", private_key="k"),
+                     lambda: WorkloadIdentity("id", "")):
             with self.assertRaises(AuthError):
                 make()
 

@@ -15,17 +15,18 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ._base import DEFAULT_TIMEOUT, BearerAuth, Discovered
 from ._errors import AuthError
 from ._flow import client_authentication, scope_text, token_request, tokens_from
 
-__all__ = ["ClientCredentials"]
+__all__ = ["ClientCredentials", "WorkloadIdentity"]
 
 log = logging.getLogger(__name__)
 
 _ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+_JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 #: Lifetime of a client assertion, seconds (short: it is used at once).
 _ASSERTION_LIFETIME = 300
 
@@ -88,6 +89,16 @@ class ClientCredentials(BearerAuth):
         scope = scope_text(scopes)
         if scope:
             data["scope"] = scope
+        headers = self._authenticate(found, data)
+        answer = token_request(self._session(), found.metadata["token_endpoint"], data, headers,
+                               self._timeout)
+        record["tokens"] = tokens_from(answer, resource=found.resource, previous=None,
+                                       requested=scopes)
+        self._store(record)
+        return str(record["tokens"]["access_token"])
+
+    def _authenticate(self, found: Discovered, data: dict[str, str]) -> dict[str, str]:
+        """Put the client's credentials into a token request; the headers it needs."""
         headers: dict[str, str] = {}
         if self._private_key is not None:
             data["client_assertion_type"] = _ASSERTION_TYPE
@@ -99,12 +110,7 @@ class ClientCredentials(BearerAuth):
                 "client_secret_basic" not in supported and "client_secret_post" in supported \
                 else "client_secret_basic"
             client_authentication(method, self._client_id, self._secret, data, headers)
-        answer = token_request(self._session(), found.metadata["token_endpoint"], data, headers,
-                               self._timeout)
-        record["tokens"] = tokens_from(answer, resource=found.resource, previous=None,
-                                       requested=scopes)
-        self._store(record)
-        return str(record["tokens"]["access_token"])
+        return headers
 
     def _assertion(self, found: Discovered) -> str:
         try:
@@ -145,3 +151,42 @@ def _from_loaded(text: str) -> str:
     if isinstance(loaded, rsa.RSAPrivateKey):
         return "RS256"
     return "EdDSA"
+
+
+class WorkloadIdentity(ClientCredentials):
+    """Authorization as a workload: a JWT from the platform is the grant (RFC 7523 §2.1).
+
+    The ``io.modelcontextprotocol/auth/wif`` extension (SEP-1933): the token
+    request is ``grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`` with
+    the workload's identity token as ``assertion``.  A refusal
+    (``invalid_grant``, ``invalid_scope``, ``unauthorized_client``) is raised as
+    it is: another grant type is never tried.
+
+    Args:
+        client_id: the client the authorization server knows the workload as.
+        assertion: the workload JWT, or a function returning a fresh one
+            (called for each token request, since such tokens are short-lived).
+        scopes, storage, timeout: as for :class:`ClientCredentials`.
+    """
+
+    def __init__(self, client_id: str, assertion: str | Callable[[], str], *,
+                 scopes: list[str] | None = None, storage: Any = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
+        if not callable(assertion) and not (isinstance(assertion, str) and assertion):
+            raise AuthError("assertion must be the workload JWT or a function returning one")
+        super().__init__(client_id, client_secret="", scopes=scopes, storage=storage,
+                         timeout=timeout)
+        self._workload = assertion
+
+    def _authenticate(self, found: Discovered, data: dict[str, str]) -> dict[str, str]:
+        try:
+            token = self._workload() if callable(self._workload) else self._workload
+        except AuthError:
+            raise
+        except Exception as exc:
+            raise AuthError(f"the workload token function raised {type(exc).__name__}") \
+                from exc
+        data["grant_type"] = _JWT_BEARER
+        data["assertion"] = str(token)
+        data["client_id"] = self._client_id
+        return {}

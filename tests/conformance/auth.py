@@ -16,7 +16,7 @@ from typing import Any
 import requests
 
 from mcp_client import Client
-from mcp_client.auth import ClientCredentials, OAuth
+from mcp_client.auth import ClientCredentials, OAuth, WorkloadIdentity
 
 __all__ = ["run"]
 
@@ -39,6 +39,8 @@ def auth_for(name: str, context: dict[str, Any]) -> Any:
     if name == "auth/client-credentials-jwt":
         return ClientCredentials(context["client_id"], private_key=context["private_key_pem"],
                                  signing_algorithm=context.get("signing_algorithm"))
+    if name == "auth/wif-jwt-bearer":
+        return WorkloadIdentity(context["client_id"], context["valid_jwt"])
     if name == "auth/client-credentials-basic":
         return ClientCredentials(context["client_id"], client_secret=context["client_secret"])
     return OAuth(client_name="mcp-client conformance", redirect_uri=REDIRECT_URI,
