@@ -164,11 +164,14 @@ def _answer_json(response: requests.Response) -> dict[str, Any]:
 
 def token_request(session: requests.Session, endpoint: str, data: dict[str, str],
                   headers: dict[str, str], timeout: float,
-                  dpop: DPoPKey | None = None) -> dict[str, Any]:
+                  dpop: DPoPKey | None = None,
+                  token_types: tuple[str, ...] = ("bearer",)) -> dict[str, Any]:
     """POST to the token endpoint; the token response.
 
     With ``dpop``, each attempt carries a fresh proof, and a ``use_dpop_nonce``
     answer is retried once with the nonce the server sent (RFC 9449 §8).
+    ``token_types`` are the ``token_type`` values accepted (lower case; a
+    token exchange answers ``N_A``, RFC 8693 §2.2.1).
 
     Raises:
         AuthError: not reachable, or an error answer (with its ``error`` and
@@ -206,7 +209,7 @@ def token_request(session: requests.Session, endpoint: str, data: dict[str, str]
         raise AuthError(f"the token endpoint {shown} answered without an access_token",
                         status=response.status_code)
     kind = answer.get("token_type")
-    wanted = ("bearer", "dpop") if dpop is not None else ("bearer",)
+    wanted = token_types + ("dpop",) if dpop is not None else token_types
     if not isinstance(kind, str) or kind.lower() not in wanted:
         raise AuthError(f"the token endpoint {shown} issued a {kind!s} token, not a "
                         f"{' or '.join(w.capitalize() for w in wanted)} token",

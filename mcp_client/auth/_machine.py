@@ -21,12 +21,14 @@ from ._base import DEFAULT_TIMEOUT, BearerAuth, Discovered
 from ._errors import AuthError
 from ._flow import client_authentication, scope_text, token_request, tokens_from
 
-__all__ = ["ClientCredentials", "WorkloadIdentity"]
+__all__ = ["ClientCredentials", "WorkloadIdentity", "IdentityAssertion"]
 
 log = logging.getLogger(__name__)
 
 _ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 _JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+_TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+_ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
 #: Lifetime of a client assertion, seconds (short: it is used at once).
 _ASSERTION_LIFETIME = 300
 
@@ -190,3 +192,55 @@ class WorkloadIdentity(ClientCredentials):
         data["assertion"] = str(token)
         data["client_id"] = self._client_id
         return {}
+
+
+class IdentityAssertion(ClientCredentials):
+    """Enterprise-managed authorization: the user's IdP vouches for them (SEP-990).
+
+    Two token requests, nobody asked: first a token exchange (RFC 8693) at the
+    enterprise IdP turns the user's ID token into an identity assertion grant
+    (``urn:ietf:params:oauth:token-type:id-jag``) for the MCP server's
+    authorization server; then that assertion is the ``jwt-bearer`` grant
+    (RFC 7523) at the authorization server, with this client's credentials.
+
+    Args:
+        client_id, client_secret: this client at the MCP server's authorization
+            server (``client_secret_basic``).
+        id_token: the user's ID token from the IdP, or a function returning one.
+        idp_token_endpoint: the IdP's token endpoint.
+        idp_client_id: this client at the IdP.
+        idp_client_secret: its secret there, if it has one.
+        scopes, storage, timeout: as for :class:`ClientCredentials`.
+    """
+
+    def __init__(self, client_id: str, client_secret: str, *, id_token: str | Callable[[], str],
+                 idp_token_endpoint: str, idp_client_id: str,
+                 idp_client_secret: str | None = None, scopes: list[str] | None = None,
+                 storage: Any = None, timeout: float = DEFAULT_TIMEOUT) -> None:
+        super().__init__(client_id, client_secret=client_secret, scopes=scopes,
+                         storage=storage, timeout=timeout)
+        self._id_token = id_token
+        self._idp = (idp_token_endpoint, idp_client_id, idp_client_secret)
+
+    def _authenticate(self, found: Discovered, data: dict[str, str]) -> dict[str, str]:
+        endpoint, idp_client, idp_secret = self._idp
+        try:
+            subject = self._id_token() if callable(self._id_token) else self._id_token
+        except Exception as exc:
+            raise AuthError(f"the ID token function raised {type(exc).__name__}") from exc
+        exchange = {"grant_type": _TOKEN_EXCHANGE, "subject_token": str(subject),
+                    "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
+                    "requested_token_type": _ID_JAG, "audience": found.issuer,
+                    "resource": found.resource}
+        if "scope" in data:
+            exchange["scope"] = data["scope"]
+        idp_headers: dict[str, str] = {}
+        client_authentication("client_secret_post" if idp_secret else "none", idp_client,
+                              idp_secret, exchange, idp_headers)
+        answer = token_request(self._session(), endpoint, exchange, idp_headers, self._timeout,
+                               token_types=("n_a", "bearer"))
+        data["grant_type"] = _JWT_BEARER
+        data["assertion"] = str(answer["access_token"])
+        headers: dict[str, str] = {}
+        client_authentication("client_secret_basic", self._client_id, self._secret, data, headers)
+        return headers

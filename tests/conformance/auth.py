@@ -16,7 +16,7 @@ from typing import Any
 import requests
 
 from mcp_client import Client
-from mcp_client.auth import ClientCredentials, OAuth, WorkloadIdentity
+from mcp_client.auth import ClientCredentials, IdentityAssertion, OAuth, WorkloadIdentity
 
 __all__ = ["run"]
 
@@ -39,6 +39,11 @@ def auth_for(name: str, context: dict[str, Any]) -> Any:
     if name == "auth/client-credentials-jwt":
         return ClientCredentials(context["client_id"], private_key=context["private_key_pem"],
                                  signing_algorithm=context.get("signing_algorithm"))
+    if name == "auth/enterprise-managed-authorization":
+        return IdentityAssertion(context["client_id"], context["client_secret"],
+                                 id_token=context["idp_id_token"],
+                                 idp_token_endpoint=context["idp_token_endpoint"],
+                                 idp_client_id=context["idp_client_id"])
     if name == "auth/wif-jwt-bearer":
         return WorkloadIdentity(context["client_id"], context["valid_jwt"])
     if name == "auth/client-credentials-basic":
