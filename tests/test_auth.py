@@ -243,6 +243,21 @@ class TestFileStorage(LiveCase):
         self.assertEqual(self.server.stats()["grants"], {"authorization_code": 1})
 
 
+class TestSharedStorage(LiveCase):
+    def test_a_refresh_by_one_holder_is_adopted_by_the_other(self) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "tokens.json"
+            first = self.oauth(storage=FileTokenStorage(path))
+            self.echo(first)
+            second = self.oauth(storage=FileTokenStorage(path), on_authorize=refuse)
+            self.assertEqual(self.echo(second), "hi")
+            self.server.control(expire=True)
+            self.echo(first)    # refreshes: the refresh token the second one holds is spent
+            self.assertEqual(self.echo(second, "still"), "still")
+        self.assertEqual(self.server.stats()["grants"],
+                         {"authorization_code": 1, "refresh_token": 1})
+
+
 class TestStorage(unittest.TestCase):
     def test_both_storages_are_token_storages_and_round_trip(self) -> None:
         with tempfile.TemporaryDirectory() as folder:

@@ -207,6 +207,7 @@ class BearerAuth(AuthBase):
         if not token:
             return None
         with self._flow:
+            self._reload()
             now = self._tokens()
             if now.get("access_token") != token and not _expiring(now):
                 return str(now["access_token"])   # another thread renewed it meanwhile
@@ -214,6 +215,7 @@ class BearerAuth(AuthBase):
 
     def _recover(self, status: int, challenge: Mapping[str, str], sent: str | None) -> str:
         with self._flow:
+            self._reload()
             tokens = self._tokens()
             current = tokens.get("access_token")
             if current and current != sent and not _expiring(tokens):
@@ -221,6 +223,18 @@ class BearerAuth(AuthBase):
                 if status == 401 or wanted <= set(tokens.get("scopes") or ()):
                     return str(current)   # another thread already answered this challenge
             return self._obtain(status, challenge, sent)
+
+    def _reload(self) -> None:
+        """Adopt the stored record when another process renewed the tokens meanwhile
+        (its refresh may have rotated the refresh token this one holds)."""
+        stored = self._storage.load(self._key())
+        if not stored:
+            return
+        theirs = (stored.get("tokens") or {}).get("access_token")
+        if theirs and theirs != self._tokens().get("access_token"):
+            log.debug("adopting the tokens another process stored")
+            with self._lock:
+                self._record = stored
 
     def _renew(self) -> str | None:
         """A new access token without a challenge (expiry), or None to let the server ask."""
