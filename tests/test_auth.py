@@ -385,6 +385,14 @@ class TestSurface(unittest.TestCase):
             with self.assertRaises(AuthError):
                 make()
 
+    def test_an_auth_object_serves_one_origin(self) -> None:
+        auth = OAuth(on_authorize=refuse)
+        auth.bind("https://h/mcp")
+        auth.bind("https://h/mcp/")   # a same-origin redirect
+        with self.assertRaises(AuthError):
+            auth.bind("https://other/mcp")
+        self.assertEqual(repr(auth), "<OAuth https://h/mcp unauthorized>")
+
     def test_repr_shows_state_not_secrets(self) -> None:
         auth = OAuth(client_id="cid", client_secret="hunter2")
         self.assertEqual(repr(auth), "<OAuth unbound unauthorized>")

@@ -117,15 +117,18 @@ class BearerAuth(AuthBase):
     def bind(self, url: str) -> None:
         """Tie this object to the server at ``url`` (done by the first request).
 
+        Later requests may go elsewhere on the same origin (a same-origin
+        redirect, ``/mcp`` to ``/mcp/``); the tokens stay those of the first URL.
+
         Raises:
-            AuthError: it is already tied to another server.
+            AuthError: it is already tied to a server of another origin.
         """
         resource = canonical_resource(url)
         with self._lock:
             if self._resource is None:
                 self._resource = resource
                 self._record = self._storage.load(self._key()) or {}
-            elif self._resource != resource:
+            elif origin_of(self._resource) != origin_of(resource):
                 raise AuthError(f"this auth object belongs to {redact_url(self._resource)}; "
                                 f"make another one for {redact_url(resource)}")
 
