@@ -381,7 +381,8 @@ class TestSurface(unittest.TestCase):
                      lambda: OAuth(client_metadata_url="http://insecure/doc.json"),
                      lambda: ClientCredentials("id"),
                      lambda: ClientCredentials("id", client_secret="s", private_key="k"),
-                     lambda: WorkloadIdentity("id", "")):
+                     lambda: WorkloadIdentity("id", ""),
+                     lambda: OAuth(redirect_uri="http://127.0.0.1:9/callback")):
             with self.assertRaises(AuthError):
                 make()
 

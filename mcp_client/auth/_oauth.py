@@ -75,6 +75,10 @@ class OAuth(BearerAuth):
                          client_id=client_id)
         if client_secret is not None and client_id is None:
             raise AuthError("client_secret= needs the client_id= it belongs to")
+        if redirect_uri is not None and on_authorize is None:
+            raise AuthError("redirect_uri= needs on_authorize= (which receives the user "
+                            "agent there); the default browser login listens on "
+                            "127.0.0.1 itself (choose its port with callback_port=)")
         if client_metadata_url is not None and urlsplit(client_metadata_url).scheme != "https":
             raise AuthError("client_metadata_url must be an https URL")
         self._client_name = client_name or "mcp-client"
@@ -234,14 +238,10 @@ class OAuth(BearerAuth):
         return self._dpop
 
     def _user_agent(self, url: str, listener: Loopback | None, state: str) -> str:
-        if listener is not None:
+        if listener is not None or self._on_authorize is None:
+            assert listener is not None   # no on_authorize means the loopback (see __init__)
             open_browser(url)
             return listener.wait(state)
-        assert self._on_authorize is not None or self._redirect_uri is not None
-        if self._on_authorize is None:
-            raise AuthError("redirect_uri= is set but on_authorize= is not: pass on_authorize= "
-                            "(it gets the authorization URL and returns the URL the browser "
-                            "was redirected to)")
         try:
             came_back = self._on_authorize(url)
         except AuthError:
