@@ -63,6 +63,10 @@ Decisions (the issue leaves these open):
   ``era`` is ``auto``, ``legacy`` or a modern protocol version and wins over
   an ``era`` given as a client option.  ``envFile`` is refused (it is not
   read here, and silently starting a server without its variables is worse).
+  ``oauth`` (HTTP) is ``true`` or an object with ``client_id``,
+  ``client_secret``, ``scopes`` and ``callback_port`` (strings expanded): the
+  server is reached through :class:`mcp_client.auth.OAuth` with the user's
+  token file, so a ``mcp-client login`` beforehand means nobody is asked.
   Any other key (``autoApprove``, ``timeout``, ``description``...) is kept in
   :attr:`ServerConfig.extra` for the host to read, and otherwise ignored.
 * **Prefixes.**  Each server is added under its name, made acceptable to a
@@ -114,7 +118,8 @@ R = TypeVar("R", bound="ConfigRegistry")
 
 #: Keys every entry may have; anything else lands in ``ServerConfig.extra``.
 _STDIO_KEYS = ("command", "args", "env", "cwd", "inherit_env")
-_HTTP_KEYS = ("url", "serverUrl", "headers")
+_HTTP_KEYS = ("url", "serverUrl", "headers", "oauth")
+_OAUTH_KEYS = ("client_id", "client_secret", "scopes", "callback_port")
 _COMMON_KEYS = ("type", "era", "disabled")
 #: ``type`` values, normalised (lower case, ``-``/``_`` removed), and the kind they mean.
 _TYPES = {"stdio": "stdio", "http": "http", "streamablehttp": "http", "sse": "sse"}
@@ -168,6 +173,7 @@ class ServerConfig:
         command, args, env, cwd: how to start a stdio server.
         inherit_env: what it inherits besides ``env`` (``"safe"``, True or False).
         url, headers: where an HTTP server is.
+        oauth: the OAuth settings of an HTTP server (``{}`` for ``true``), or None.
         era: ``"auto"``, ``"legacy"``, a modern version, or None (the client's default).
         disabled: True if the entry says ``"disabled": true``.
         extra: every key this module does not read, verbatim.
@@ -183,6 +189,7 @@ class ServerConfig:
     inherit_env: InheritEnv = "safe"
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    oauth: Mapping[str, Any] | None = None
     era: str | None = None
     disabled: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -194,6 +201,7 @@ class ServerConfig:
         keys = sorted(self.env if self.kind == "stdio" else self.headers)
         return (f"<ServerConfig {self.name!r} {self.kind} {where!r} args={len(self.args)} "
                 f"{'env' if self.kind == 'stdio' else 'headers'}={keys}"
+                f"{' oauth' if self.oauth is not None else ''}"
                 f"{' disabled' if self.disabled else ''}>")
 
     def connect(self, **options: Any) -> Client:
@@ -232,8 +240,22 @@ class ServerConfig:
                                         env=dict(self.env) or None,
                                         inherit_env=self.inherit_env, **options)
         assert self.url is not None
+        if self.oauth is not None and options.get("auth") is None:
+            options["auth"] = self._login()
         connect = Client.connect_sse if self.kind == "sse" else Client.connect_http
         return connect(self.url, headers=dict(self.headers) or None, **options)
+
+    def _login(self) -> Any:
+        """The entry's OAuth, logged in (before the probe: a person is not a server)."""
+        from .auth import FileTokenStorage, OAuth
+        from .auth._storage import user_token_path
+
+        settings = dict(self.oauth or {})
+        auth = OAuth(client_name="mcp-client", storage=FileTokenStorage(user_token_path()),
+                     **settings)
+        assert self.url is not None
+        auth.login(self.url)
+        return auth
 
 
 @dataclass(frozen=True)
@@ -385,7 +407,7 @@ def _read_entry(reader: _Reader, name: str, raw: Mapping[str, Any], prefix: str,
                             cwd=reader.cwd(base), inherit_env=reader.inherit_env(),
                             era=reader.era(), disabled=reader.disabled, extra=extra)
     return ServerConfig(name=name, kind=kind, prefix=prefix, url=reader.url(),
-                        headers=reader.mapping("headers"), era=reader.era(),
+                        headers=reader.mapping("headers"), oauth=reader.oauth(), era=reader.era(),
                         disabled=reader.disabled, extra=extra)
 
 
@@ -480,6 +502,30 @@ class _Reader:
         if not self.disabled and not re.match(r"^https?://[^/\s]+", url, re.IGNORECASE):
             raise self.error(key, f"must be an http:// or https:// URL, not {redact_url(url)!r}")
         return url
+
+    def oauth(self) -> dict[str, Any] | None:
+        value = self.raw.get("oauth", False)
+        if isinstance(value, bool):
+            return {} if value else None
+        if not isinstance(value, dict):
+            raise self.error("oauth", f"must be true, false or an object, not {json_kind(value)}")
+        unknown = sorted(set(value) - set(_OAUTH_KEYS))
+        if unknown:
+            raise self.error("oauth", f"unknown key {unknown[0]!r} "
+                             f"(known: {', '.join(_OAUTH_KEYS)})")
+        out: dict[str, Any] = {key: self.string("oauth", value[key])
+                               for key in ("client_id", "client_secret") if key in value}
+        if "scopes" in value:
+            scopes = value["scopes"]
+            if not isinstance(scopes, list):
+                raise self.error("oauth", f"scopes must be a list, not {json_kind(scopes)}")
+            out["scopes"] = [self.string("oauth", scope) for scope in scopes]
+        port = value.get("callback_port")
+        if port is not None:
+            if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+                raise self.error("oauth", "callback_port must be a port number (1-65535)")
+            out["callback_port"] = port
+        return out
 
     def era(self) -> str | None:
         era = self.raw.get("era")

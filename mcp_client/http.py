@@ -323,7 +323,7 @@ class HTTPTransport(Transport):
         try:
             with _http_wire.active(exchange.handle):
                 self._exchange(exchange, body, headers)
-        except TransportError as exc:
+        except MCPClientError as exc:   # ours, or an auth= object's (mcp_client.auth.AuthError)
             if not exchange.handle.aborted:
                 self._fail(exchange, exc)
         except Exception as exc:  # a worker never dies without a word
@@ -591,7 +591,7 @@ class HTTPTransport(Transport):
     def _deliver(self, message: dict[str, Any]) -> None:
         self._call(self._on_message, message, what="message handler")
 
-    def _fail(self, exchange: _Exchange, exc: TransportError) -> None:
+    def _fail(self, exchange: _Exchange, exc: MCPClientError) -> None:
         if exchange.ident is None or self._on_error is None:
             self._warn(str(exc))
             return

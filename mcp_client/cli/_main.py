@@ -7,8 +7,9 @@ Usage::
                [--json] [--timeout S] [--era ERA] [--log-level LEVEL] [-v]
 
 Verbs: ``info``, ``tools``, ``call TOOL [JSON]``, ``resources``, ``read URI``,
-``templates``, ``prompts``, ``prompt NAME [JSON]``.  Options may come before
-or after the verb.
+``templates``, ``prompts``, ``prompt NAME [JSON]``, and for OAuth-protected
+``--http`` servers ``login`` and ``logout``.  Options may come before or
+after the verb.
 
 This module owns the command line: parsing it, connecting, running one verb,
 printing the answer and choosing the exit code.  Rendering lives in
@@ -75,6 +76,11 @@ Decisions:
   stderr are both terminals (see :mod:`mcp_client.cli._terminal`: Ctrl-D
   declines), and declined otherwise, with a note on stderr.  Sampling and
   roots are not offered.
+* OAuth: ``login --http URL`` logs in through the browser and keeps the
+  tokens in the user's token file (:func:`mcp_client.auth._storage.user_token_path`,
+  mode 0600); ``--auth oauth`` on any verb uses them (and logs in first when
+  there are none, before connecting, so no probe budget cuts a person short);
+  ``logout`` forgets them.
 * ``JSON`` arguments may be ``-`` to read them from stdin.  Prompt arguments
   are passed as given (the protocol wants strings).
 * ``--timeout`` is the budget of the verb's own requests (seconds, ``0`` for
@@ -128,6 +134,8 @@ _VERBS = {
     "templates": "list the resource templates",
     "prompts": "list the prompts",
     "prompt": "render a prompt: prompt NAME [JSON-ARGUMENTS]",
+    "login": "log in to an OAuth-protected --http server (the tokens are kept for --auth oauth)",
+    "logout": "forget the OAuth tokens kept for an --http server",
 }
 
 
@@ -172,6 +180,8 @@ def _common_options() -> _Parser:
                         help="reach a 2024-11-05 HTTP+SSE server directly")
     server.add_argument("--header", metavar="NAME:VALUE", action="append",
                         help="an HTTP header for --http or --sse (repeatable)")
+    server.add_argument("--auth", choices=["oauth"],
+                        help="--http: log in with OAuth (tokens kept by the login verb)")
     server.add_argument("--config", metavar="FILE", help="an mcpServers configuration file")
     server.add_argument("--server", metavar="NAME", help="the server in --config to use")
     out = common.add_argument_group("behaviour")
@@ -248,6 +258,8 @@ def _check_server_options(args: argparse.Namespace) -> None:
         raise UsageError(f"{' and '.join(chosen)} cannot be used together; choose one")
     if _option(args, "header") and not (_option(args, "http") or _option(args, "sse")):
         raise UsageError("--header goes with --http or --sse")
+    if (_option(args, "auth") or args.verb in ("login", "logout")) and not _option(args, "http"):
+        raise UsageError(f"{'--auth' if _option(args, 'auth') else args.verb} goes with --http")
     if _option(args, "server") and not _option(args, "config"):
         raise UsageError("--server goes with --config")
     era = _option(args, "era")
@@ -342,6 +354,9 @@ class _Run:
         if _option(self.args, "http"):
             headers = _headers(_option(self.args, "header", []))
             self.server = redact_url(self.args.http)
+            if _option(self.args, "auth") == "oauth":
+                options["auth"] = auth = self.oauth()
+                auth.login(self.args.http)   # before the probe: a person is not a server
             return Client.connect_http(self.args.http, headers=headers or None, **options)
         if _option(self.args, "sse"):
             headers = _headers(_option(self.args, "header", []))
@@ -355,6 +370,29 @@ class _Run:
         if entry.kind == "stdio":
             options["on_stderr"] = self._on_stderr
         return entry.connect(**options)
+
+    def oauth(self) -> Any:
+        """The OAuth object of ``--auth oauth`` and ``login``: the user's token file."""
+        from ..auth import FileTokenStorage, OAuth
+        from ..auth._storage import user_token_path
+
+        return OAuth(client_name=_PROG, storage=FileTokenStorage(user_token_path()))
+
+    def account(self) -> int:
+        """The ``login`` and ``logout`` verbs."""
+        from .._redact import redact_url
+
+        auth = self.oauth()
+        shown = redact_url(self.args.http)
+        if self.args.verb == "logout":
+            auth.bind(self.args.http)
+            auth.forget()
+            self.note(f"logged out of {shown}")
+        else:
+            auth.login(self.args.http)
+            self.note(f"logged in to {shown}")
+        auth.close()
+        return EXIT_OK
 
     def _config_entry(self) -> Any:
         from ..config import ConfigError, load_config
@@ -578,6 +616,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
     try:
         _check_server_options(args)
         run.arguments = _arguments(_option(args, "arguments"), stdin)
+        if args.verb in ("login", "logout"):
+            return run.account()
         try:
             client = run.connect()
         except MCPClientError as exc:

@@ -148,6 +148,9 @@ OPTIONS: dict[str, dict[str, Any]] = {
 
 def main(argv: list[str]) -> int:
     name = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    if name.startswith("auth/") and len(argv) >= 2:   # the authorization scenarios: auth.py
+        from auth import run
+        return run(name, argv[-1], json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}"))
     if len(argv) < 2 or name not in SCENARIOS:
         print(f"usage: MCP_CONFORMANCE_SCENARIO=<{'|'.join(sorted(SCENARIOS))}> "
               f"{argv[0]} <server-url>", file=sys.stderr)

@@ -1,0 +1,347 @@
+"""The ``requests`` auth object both OAuth flows share: token in, 401/403 handled, retried.
+
+:class:`BearerAuth` is a ``requests.auth.AuthBase``.  For each request it
+puts the current access token into ``Authorization`` (refreshing it first
+when it has expired or is about to) and registers a response hook.  The hook
+handles the answers the flow exists for, then sends the same request again
+on the same connection adapter:
+
+* **401** (2026-07-28 basic/authorization, "Authorization Server Discovery"):
+  the ``WWW-Authenticate`` challenge leads to new discovery, then to a
+  refresh when the token was merely stale, else to a new authorization
+  (:meth:`BearerAuth._obtain`, which the subclass defines).  A second 401 for
+  the same request is an :class:`AuthError`, never a loop.
+* **403 ``insufficient_scope``** ("Step-Up Authorization Flow"): a new
+  authorization asking for the union of the scopes held and the scopes the
+  challenge names (SEP-2350), at most ``max_step_ups`` times per request.
+
+Threads: any number of requests may run through one object at once.  One
+lock (``_flow``) lets a single thread refresh or authorize at a time; a
+thread that waited for it and finds the token changed meanwhile simply uses
+the new one (single flight).  Network I/O for the authorization server
+happens on the requesting thread, through a private ``requests`` session.
+
+Tokens live in a record (issuer, authorization server metadata, client
+registration, tokens) kept in a :class:`TokenStorage` under the canonical
+resource URL, so a second process with the same storage reuses them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+import requests
+from requests.auth import AuthBase
+
+from .._redact import redact_url
+from ._discovery import (canonical_resource, fallback_metadata, find_resource_metadata,
+                         find_server_metadata, origin_of, parse_challenge)
+from ._errors import AuthError
+from ._storage import MemoryTokenStorage, TokenStorage, storage_key
+
+if TYPE_CHECKING:
+    from typing import Mapping
+
+    from ._dpop import DPoPKey
+
+__all__ = ["BearerAuth", "Discovered", "DEFAULT_TIMEOUT"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds allowed for each request to an authorization server (not a spec value).
+DEFAULT_TIMEOUT = 30.0
+#: A token this close to its expiry (seconds) is refreshed before it is used.
+_EXPIRY_MARGIN = 30.0
+
+
+class Discovered:
+    """What discovery found: the resource to ask for, and the authorization server."""
+
+    __slots__ = ("resource", "metadata", "resource_metadata")
+
+    def __init__(self, resource: str, metadata: dict[str, Any],
+                 resource_metadata: dict[str, Any] | None) -> None:
+        self.resource = resource
+        self.metadata = metadata
+        self.resource_metadata = resource_metadata
+
+    @property
+    def issuer(self) -> str:
+        return str(self.metadata["issuer"])
+
+
+def _bearer(request: requests.PreparedRequest) -> str | None:
+    value = str(request.headers.get("Authorization") or "")
+    scheme, _, token = value.partition(" ")
+    return token if scheme.lower() in ("bearer", "dpop") and token else None
+
+
+class BearerAuth(AuthBase):
+    """Base of :class:`~mcp_client.auth.OAuth` and :class:`~mcp_client.auth.ClientCredentials`."""
+
+    def __init__(self, *, storage: TokenStorage | None, timeout: float, max_step_ups: int,
+                 client_id: str | None) -> None:
+        if storage is not None and not isinstance(storage, TokenStorage):
+            raise AuthError("storage must have load(key), save(key, data) and delete(key)")
+        self._storage: TokenStorage = storage if storage is not None else MemoryTokenStorage()
+        self._timeout = float(timeout)
+        self._max_step_ups = int(max_step_ups)
+        self._key_client = client_id
+        self._lock = threading.Lock()    # guards _resource and _record
+        self._flow = threading.Lock()    # one refresh or authorization at a time
+        self._resource: str | None = None
+        self._record: dict[str, Any] | None = None
+        self._http: requests.Session | None = None
+        self._dpop: DPoPKey | None = None   # set by a subclass that binds tokens to a key
+
+    def __repr__(self) -> str:
+        with self._lock:
+            tokens = (self._record or {}).get("tokens") or {}
+            resource = redact_url(self._resource) if self._resource else None
+        state = "authorized" if tokens.get("access_token") else "unauthorized"
+        return f"<{type(self).__name__} {resource or 'unbound'} {state}>"
+
+    # -- the requests side -------------------------------------------------------------
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        self.bind(str(request.url))
+        token = self._usable_token()
+        if token:
+            self._present(request, token)
+        request.register_hook("response", self._on_response)  # type: ignore[no-untyped-call]
+        return request
+
+    def bind(self, url: str) -> None:
+        """Tie this object to the server at ``url`` (done by the first request).
+
+        Later requests may go elsewhere on the same origin (a same-origin
+        redirect, ``/mcp`` to ``/mcp/``); the tokens stay those of the first URL.
+
+        Raises:
+            AuthError: it is already tied to a server of another origin.
+        """
+        resource = canonical_resource(url)
+        with self._lock:
+            if self._resource is None:
+                self._resource = resource
+                self._record = self._storage.load(self._key()) or {}
+            elif origin_of(self._resource) != origin_of(resource):
+                raise AuthError(f"this auth object belongs to {redact_url(self._resource)}; "
+                                f"make another one for {redact_url(resource)}")
+
+    def _present(self, request: requests.PreparedRequest, token: str) -> None:
+        """Put ``token`` into ``request``: ``Bearer``, or ``DPoP`` with a fresh proof."""
+        if self._tokens().get("token_type") == "DPoP" and self._dpop is not None:
+            request.headers["Authorization"] = f"DPoP {token}"
+            request.headers["DPoP"] = self._dpop.proof(str(request.method), str(request.url),
+                                                       token=token)
+        else:
+            request.headers["Authorization"] = f"Bearer {token}"
+
+    def _key(self) -> str:
+        return storage_key(str(self._resource), self._key_client)
+
+    def _on_response(self, response: requests.Response, **kwargs: Any) -> requests.Response:
+        step_ups = recoveries = nonces = 0
+        while response.status_code in (401, 403):
+            challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
+            status = response.status_code
+            if status == 403 and challenge.get("error") != "insufficient_scope":
+                return response
+            sent = _bearer(response.request)
+            nonce = response.headers.get("DPoP-Nonce")
+            if status == 401 and challenge.get("error") == "use_dpop_nonce" and nonce \
+                    and self._dpop is not None and sent and nonces < 2:
+                nonces += 1   # RFC 9449 §9: the same token, a proof with the server's nonce
+                self._dpop.remember_nonce(str(response.request.url), nonce)
+                self._release(response)
+                response = self._again(response, sent, kwargs)
+                continue
+            if status == 403:
+                step_ups += 1
+                if step_ups > self._max_step_ups:
+                    self._release(response)
+                    raise AuthError(f"the server still refuses the request for lack of scope "
+                                    f"after {self._max_step_ups} new authorizations",
+                                    status=403, error="insufficient_scope")
+            else:
+                recoveries += 1
+                if recoveries > 1:
+                    self._release(response)
+                    raise AuthError("the server refused a freshly issued access token",
+                                    status=401, error=challenge.get("error"))
+            self._release(response)
+            token = self._recover(status, challenge, sent)
+            response = self._again(response, token, kwargs)
+        return response
+
+    def _again(self, response: requests.Response, token: str,
+               kwargs: Mapping[str, Any]) -> requests.Response:
+        """Send ``response``'s request once more, with ``token``, on the same adapter."""
+        again = response.request.copy()
+        self._present(again, token)
+        fresh: requests.Response = response.connection.send(again, **kwargs)
+        fresh.history.append(response)
+        fresh.request = again
+        return fresh
+
+    @staticmethod
+    def _release(response: requests.Response) -> None:
+        try:
+            response.content   # read the body so the connection can be reused
+        except requests.RequestException:
+            pass
+        response.close()
+
+    # -- tokens --------------------------------------------------------------------
+
+    def _tokens(self) -> dict[str, Any]:
+        with self._lock:
+            return dict((self._record or {}).get("tokens") or {})
+
+    def _usable_token(self) -> str | None:
+        tokens = self._tokens()
+        token = tokens.get("access_token")
+        if token and not _expiring(tokens):
+            return str(token)
+        if not token:
+            return None
+        with self._flow:
+            self._reload()
+            now = self._tokens()
+            if now.get("access_token") != token and not _expiring(now):
+                return str(now["access_token"])   # another thread renewed it meanwhile
+            return self._renew()
+
+    def _recover(self, status: int, challenge: Mapping[str, str], sent: str | None) -> str:
+        with self._flow:
+            self._reload()
+            tokens = self._tokens()
+            current = tokens.get("access_token")
+            if current and current != sent and not _expiring(tokens):
+                wanted = set(challenge.get("scope", "").split())
+                if status == 401 or wanted <= set(tokens.get("scopes") or ()):
+                    return str(current)   # another thread already answered this challenge
+            return self._obtain(status, challenge, sent)
+
+    def _reload(self) -> None:
+        """Adopt the stored record when another process renewed the tokens meanwhile
+        (its refresh may have rotated the refresh token this one holds)."""
+        stored = self._storage.load(self._key())
+        if not stored:
+            return
+        theirs = (stored.get("tokens") or {}).get("access_token")
+        if theirs and theirs != self._tokens().get("access_token"):
+            log.debug("adopting the tokens another process stored")
+            with self._lock:
+                self._record = stored
+
+    def _renew(self) -> str | None:
+        """A new access token without a challenge (expiry), or None to let the server ask."""
+        return None
+
+    def _obtain(self, status: int, challenge: Mapping[str, str], sent: str | None) -> str:
+        """A new access token for the challenge (called holding ``_flow``)."""
+        raise NotImplementedError
+
+    # -- the record ----------------------------------------------------------------
+
+    def _current(self) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._record or {})
+
+    def _store(self, record: dict[str, Any]) -> None:
+        with self._lock:
+            self._record = record
+        self._storage.save(self._key(), record)
+
+    def login(self, url: str) -> None:
+        """Authorize for the server at ``url`` now, unless a usable token is kept.
+
+        What ``mcp-client login`` does, and what to call before connecting when
+        a person has to log in: inside a connection the first request (the era
+        probe) is bounded by ``probe_timeout``, which is not meant for a human.
+        It sends one unauthenticated ``server/discover`` and answers the 401.
+
+        Raises:
+            AuthError: the flow failed, or the server asked for no authorization.
+        """
+        self.bind(url)
+        if self._usable_token():
+            return
+        body = {"jsonrpc": "2.0", "id": "login", "method": "server/discover", "params": {}}
+        try:
+            response = self._session().post(
+                url, json=body, auth=self, timeout=self._timeout, stream=True,
+                headers={"Accept": "application/json, text/event-stream",
+                         "Mcp-Method": "server/discover"})
+        except requests.RequestException as exc:
+            raise AuthError(f"cannot reach {redact_url(url)}: {type(exc).__name__}") from None
+        response.close()
+        if not self._tokens().get("access_token"):
+            raise AuthError(f"{redact_url(url)} did not ask for authorization "
+                            f"(HTTP {response.status_code})", status=response.status_code)
+
+    def forget(self) -> None:
+        """Drop the tokens and client registration kept for the server (log out)."""
+        with self._lock:
+            self._record = {}
+            bound = self._resource is not None
+        if bound:
+            self._storage.delete(self._key())
+
+    # -- discovery -----------------------------------------------------------------
+
+    def _session(self) -> requests.Session:
+        with self._lock:
+            if self._http is None:
+                self._http = requests.Session()
+                self._http.headers["User-Agent"] = "mcp-client-oauth"
+            return self._http
+
+    def _discover(self, challenge: Mapping[str, str]) -> Discovered:
+        """Resource metadata, then the authorization server's metadata (new each challenge,
+        so a server that moved to another authorization server is followed, SEP-2352)."""
+        server = str(self._resource)
+        session = self._session()
+        prm = find_resource_metadata(session, server, challenge.get("resource_metadata"),
+                                     self._timeout)
+        if prm is not None:
+            issuer = prm["authorization_servers"][0]
+            metadata = find_server_metadata(session, issuer, self._timeout)
+            if metadata is None:
+                raise AuthError(f"the authorization server {redact_url(issuer)} publishes no "
+                                "metadata (RFC 8414 or OpenID Connect Discovery)")
+            return Discovered(canonical_resource(str(prm["resource"])), metadata, prm)
+        # 2025-03-26: no resource metadata; the server's origin is the authorization server.
+        issuer = origin_of(server)
+        metadata = find_server_metadata(session, issuer, self._timeout)
+        return Discovered(server, metadata or fallback_metadata(server), None)
+
+    def _record_for(self, found: Discovered) -> dict[str, Any]:
+        """The record, emptied when it belongs to another authorization server (SEP-2352:
+        credentials are bound to the issuer that issued them)."""
+        record = self._current()
+        if record.get("issuer") != found.issuer:
+            if record.get("issuer"):
+                log.debug("authorization server changed to %s: registering anew",
+                          redact_url(found.issuer))
+            record = {"issuer": found.issuer}
+        record["metadata"] = found.metadata
+        record["resource"] = found.resource
+        return record
+
+    def close(self) -> None:
+        """Close the connections to the authorization server (idempotent)."""
+        with self._lock:
+            http, self._http = self._http, None
+        if http is not None:
+            http.close()
+
+
+def _expiring(tokens: Mapping[str, Any]) -> bool:
+    expires = tokens.get("expires_at")
+    return isinstance(expires, (int, float)) and expires - _EXPIRY_MARGIN <= time.time()

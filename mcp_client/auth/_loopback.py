@@ -1,0 +1,144 @@
+"""The default user-agent step: open a browser, receive its redirect on 127.0.0.1.
+
+:class:`Loopback` listens on ``127.0.0.1`` (a random port unless one is
+given; RFC 8252 §7.3) and answers the browser's redirect with a small page
+that says the tab may be closed.  It waits a bounded time, ignores requests
+for other paths and callbacks whose ``state`` is not the one expected (a
+stale tab must not end a login, nor a forged one), and stops listening once
+it has the answer: a second callback finds nobody there.  It has no thread:
+:meth:`Loopback.wait` accepts on the calling thread.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from urllib.parse import parse_qs, urlsplit
+
+from ._errors import AuthError
+
+__all__ = ["Loopback", "open_browser", "DEFAULT_CALLBACK_TIMEOUT", "NO_BROWSER"]
+
+#: Seconds a login may take in the browser before it is given up (a bound, not a spec value).
+DEFAULT_CALLBACK_TIMEOUT = 300.0
+_PATH = "/callback"
+_MAX_REQUEST = 16 * 1024
+_DONE = (b"<!doctype html><title>Logged in</title><p>The login is complete. "
+         b"You can close this tab.</p>")
+_WRONG = b"<!doctype html><title>Not this login</title><p>This is not the login in progress.</p>"
+NO_BROWSER = ("no web browser is available to log in; pass on_authorize= (a function that "
+              "gets the authorization URL and returns the URL the browser was redirected "
+              "to), or log in once where a browser is, with a FileTokenStorage shared "
+              "with this program (mcp-client login --http URL)")
+
+
+def open_browser(url: str | None) -> None:
+    """Open ``url`` in the user's browser; with None, only check that there is one.
+
+    Raises:
+        AuthError: there is no browser to open.
+    """
+    import webbrowser
+
+    try:
+        browser = webbrowser.get()
+    except webbrowser.Error:
+        raise AuthError(NO_BROWSER) from None
+    if url is not None and not browser.open(url):
+        raise AuthError(NO_BROWSER)
+
+
+class Loopback:
+    """A one-shot HTTP listener on 127.0.0.1 for the authorization redirect.
+
+    Args:
+        port: the port (0: any free one).
+        timeout: seconds :meth:`wait` waits in all.
+
+    Raises:
+        AuthError: the port cannot be bound.
+    """
+
+    def __init__(self, port: int = 0, timeout: float = DEFAULT_CALLBACK_TIMEOUT) -> None:
+        self._timeout = float(timeout)
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            self._sock.bind(("127.0.0.1", int(port)))
+            self._sock.listen(8)
+        except OSError as exc:
+            self._sock.close()
+            raise AuthError(f"cannot listen on 127.0.0.1:{port} for the login redirect: "
+                            f"{exc.strerror or exc}") from None
+        self.port = int(self._sock.getsockname()[1])
+
+    def __repr__(self) -> str:
+        return f"<Loopback 127.0.0.1:{self.port} {'closed' if self._sock.fileno() < 0 else 'open'}>"
+
+    @property
+    def redirect_uri(self) -> str:
+        """``http://127.0.0.1:<port>/callback``."""
+        return f"http://127.0.0.1:{self.port}{_PATH}"
+
+    def wait(self, state: str) -> str:
+        """The redirect URL of the first callback that carries ``state``.
+
+        Raises:
+            AuthError: none came within the timeout.
+        """
+        deadline = time.monotonic() + self._timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AuthError(f"the browser did not come back from the login within "
+                                f"{self._timeout:g}s")
+            self._sock.settimeout(left)
+            try:
+                conn, _ = self._sock.accept()
+            except socket.timeout:
+                continue
+            except OSError as exc:
+                raise AuthError(f"the login listener failed: {exc.strerror or exc}") from None
+            with conn:
+                target = self._serve(conn, state, deadline)
+            if target is not None:
+                self.close()
+                return target
+
+    def _serve(self, conn: socket.socket, state: str, deadline: float) -> str | None:
+        conn.settimeout(max(0.1, min(5.0, deadline - time.monotonic())))
+        data = b""
+        try:
+            while b"\r\n\r\n" not in data and len(data) < _MAX_REQUEST:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+        except OSError:
+            return None
+        line = data.split(b"\r\n", 1)[0].decode("latin-1")
+        parts = line.split()
+        target = parts[1] if len(parts) == 3 and parts[0] == "GET" else ""
+        split = urlsplit(target)
+        if split.path != _PATH:
+            _reply(conn, b"404 Not Found", b"")
+            return None
+        got = parse_qs(split.query).get("state", [""])[0]
+        if got != state:
+            _reply(conn, b"400 Bad Request", _WRONG)
+            return None
+        _reply(conn, b"200 OK", _DONE)
+        return f"http://127.0.0.1:{self.port}{target}"
+
+    def close(self) -> None:
+        """Stop listening (idempotent)."""
+        self._sock.close()
+
+
+def _reply(conn: socket.socket, status: bytes, body: bytes) -> None:
+    head = (b"HTTP/1.1 " + status + b"\r\nContent-Type: text/html; charset=utf-8\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n"
+            b"Cache-Control: no-store\r\n\r\n")
+    try:
+        conn.sendall(head + body)
+    except OSError:
+        pass
