@@ -19,7 +19,7 @@ from unittest import mock
 
 from mcp_client import (Client, MCPClientError, ProtocolError, ServerGone, Timeout,
                         TransportClosed)
-from mcp_client._pipeline import Deadlines
+from mcp_client.client._flights import Deadlines
 from mcp_client.testing import FakeTransport
 
 from .base import PYTHON, LeakCheckingTestCase, server, wait_until
@@ -179,7 +179,7 @@ class ChaosEchoTest(ChaosCase):
         calls = [{"id": f"c{n}", "type": "function",
                   "function": {"name": "echo", "arguments": json.dumps({"text": str(n)})}}
                  for n in range(2)]
-        with self.assertLogs("mcp_client._pipeline", "ERROR") as logged:
+        with self.assertLogs("mcp_client.client._flights", "ERROR") as logged:
             entries = client.execute_tool_calls(calls)
         self.assertEqual([e["is_error"] for e in entries], [True, True])
         self.assertIn("a bug", entries[0]["content"])

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 
-from . import protocol
-from .exceptions import MCPClientError
-from .protocol import Kind
+from .. import protocol
+from ..exceptions import MCPClientError
+from ..protocol import Kind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,13 +22,13 @@ if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
     from typing import Any, Callable
 
-    from .cache import Cache
-    from .correlator import Correlator
-    from .era import EraInfo
-    from .inputs import Inputs
-    from .progress import ProgressBook
-    from .stream import Stream
-    from .transport import Transport
+    from ..cache import Cache
+    from ..correlator import Correlator
+    from ._era import EraInfo
+    from ._inputs import Inputs
+    from ._progress import ProgressBook
+    from ._stream import Stream
+    from ..transport import Transport
 
 __all__ = ["Inbound"]
 

@@ -34,19 +34,19 @@ import os
 import threading
 import time
 
-from . import protocol
-from ._log import get_logger
-from .exceptions import MCPClientError, Timeout, TransportClosed
+from .. import protocol
+from .._log import get_logger
+from ..exceptions import MCPClientError, Timeout, TransportClosed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from concurrent.futures import Future
     from typing import Any, Callable
 
-    from .correlator import Correlator, Pending
-    from .era import EraInfo
-    from .progress import ProgressBook, Ticket
-    from .transport import Transport
+    from ..correlator import Correlator, Pending
+    from ._era import EraInfo
+    from ._progress import ProgressBook, Ticket
+    from ..transport import Transport
 
 __all__ = ["Deadlines", "Pipelined"]
 

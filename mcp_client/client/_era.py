@@ -33,9 +33,9 @@ from __future__ import annotations
 import threading
 import time
 
-from . import protocol
-from .exceptions import (Cancelled, MCPClientError, ProtocolError, ServerGone, Timeout,
-                         TransportError, UnsupportedVersion)
+from .. import protocol
+from ..exceptions import (Cancelled, MCPClientError, ProtocolError, ServerGone, Timeout,
+                          TransportError, UnsupportedVersion)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from . import protocol
+from .. import protocol
 from ._async import AsyncTwins
-from .cache import Cache
-from .exceptions import MCPClientError, ProtocolError
-from .transport import Transport
+from ..cache import Cache
+from ..exceptions import MCPClientError, ProtocolError
+from ..transport import Transport
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -165,7 +165,7 @@ class TypedAPI(AsyncTwins):
         Raises:
             MCPClientError: the catalogue could not be fetched.
         """
-        from . import bridge
+        from .. import bridge
 
         return bridge.tools_for_llm(self)  # type: ignore[arg-type]
 
@@ -179,13 +179,13 @@ class TypedAPI(AsyncTwins):
         Raises:
             MCPClientError: ``calls`` is not a list.
         """
-        from . import bridge
+        from .. import bridge
 
         return bridge.execute_tool_calls(self, calls)  # type: ignore[arg-type]
 
     def tool_annotations(self, name: str) -> dict[str, Any] | None:
         """What the server said about one tool (its ``annotations``), or None."""
-        from . import bridge
+        from .. import bridge
 
         return bridge.tool_annotations(self, name)  # type: ignore[arg-type]
 
@@ -216,7 +216,7 @@ class TypedAPI(AsyncTwins):
 
     def _param_headers(self, params: dict[str, Any], *, refresh: bool,
                        timeout: float | None) -> dict[str, str]:
-        from . import xheaders
+        from .. import xheaders
 
         if refresh or self._header_tools is None:
             self.list_tools(refresh=refresh, timeout=timeout)
@@ -225,7 +225,7 @@ class TypedAPI(AsyncTwins):
 
     def _valid_for_headers(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Drop tools whose ``x-mcp-header`` annotations are invalid (with a warning)."""
-        from . import xheaders
+        from .. import xheaders
 
         kept = []
         for tool in tools:

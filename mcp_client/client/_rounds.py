@@ -5,7 +5,7 @@ with ``resultType: "input_required"`` is retried under a fresh id with the
 hooks' ``inputResponses`` and the server's ``requestState`` until it
 completes, or :class:`~mcp_client.exceptions.InputLoopExceeded` after
 ``max_input_rounds``; a round with only state is retried after a backoff.  The
-blocking calls and the pipelined ones (:mod:`mcp_client._pipeline`) share this
+blocking calls and the pipelined ones (:mod:`mcp_client.client._flights`) share this
 loop; it lives in a mixin so the client module keeps to the connection.
 """
 
@@ -14,16 +14,16 @@ from __future__ import annotations
 import sys
 import threading
 
-from .exceptions import Cancelled, InputLoopExceeded, MCPClientError
+from ..exceptions import Cancelled, InputLoopExceeded, MCPClientError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
 
-    from . import protocol
-    from .era import EraInfo
-    from .inputs import Inputs
-    from .progress import Ticket
+    from .. import protocol
+    from ._era import EraInfo
+    from ._inputs import Inputs
+    from ._progress import Ticket
 
 __all__ = ["Rounds", "check_cancel_signal", "is_future"]
 

@@ -4,7 +4,7 @@ Each twin runs its blocking method on the client's
 :class:`~concurrent.futures.ThreadPoolExecutor` (made on first use, shut down
 by ``close()``) and returns the :class:`~concurrent.futures.Future` (API.md
 "Client"); ``call_tool_async`` is pipelined where the wire allows
-(:mod:`mcp_client._pipeline`).  They live in this mixin so the client module
+(:mod:`mcp_client.client._flights`).  They live in this mixin so the client module
 keeps to the connection itself.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 
-from .exceptions import TransportClosed
+from ..exceptions import TransportClosed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ class AsyncTwins:
                         **kwargs: Any) -> Future[dict[str, Any]]:
         """:meth:`call_tool`, pipelined where it can be, else on the client's thread pool.
 
-        Pipelined (see :mod:`mcp_client._pipeline`): the request is sent before
+        Pipelined (see :mod:`mcp_client.client._flights`): the request is sent before
         this returns and no thread waits for its answer.  Either way, the
         Future's result and exceptions are those of :meth:`call_tool`.
         """

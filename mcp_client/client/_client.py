@@ -1,7 +1,7 @@
 """The client: one connection to one MCP server, whichever era it speaks.
 
 :class:`Client` owns the connection's lifetime, the era (decided by
-:mod:`mcp_client.era` on the first call that needs it), the typed blocking API
+:mod:`mcp_client.client._era` on the first call that needs it), the typed blocking API
 and its ``*_async`` twins.  It does not own the wire (a
 :class:`~mcp_client.transport.Transport` does), the message shapes
 (:mod:`mcp_client.protocol`) or the pending-request table
@@ -12,7 +12,7 @@ Threads: the transport's reader thread delivers every inbound message to
 and hands server requests to a worker.  A blocking method waits on its
 future in the caller's thread; ``*_async`` methods run the blocking method on
 the client's :class:`~concurrent.futures.ThreadPoolExecutor`, except a
-``call_tool_async`` on a wire that pipelines (:mod:`mcp_client._pipeline`).
+``call_tool_async`` on a wire that pipelines (:mod:`mcp_client.client._flights`).
 
 Decisions beyond the seed (see also API.md):
 
@@ -33,22 +33,22 @@ import os
 import threading
 import time
 
-from . import protocol
-from ._log import get_logger, warn_through
-from ._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_options
-from ._version import __version__
+from .. import protocol
+from .._log import get_logger, warn_through
+from .._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_options
+from .._version import __version__
 from ._api import TypedAPI
 from ._inbound import Inbound
-from ._pipeline import Deadlines, Pipelined
+from ._flights import Deadlines, Pipelined
 from ._rounds import Rounds, check_cancel_signal
-from .cache import Cache
-from .correlator import Correlator, Pending
-from .era import CANCEL_POLL, Attempt, EraInfo, Negotiator, fill_from_discover, fired
-from .exceptions import Cancelled, MCPClientError, Timeout, TransportClosed
-from .inputs import ELICIT, ROOTS, SAMPLE, Inputs
-from .progress import ProgressBook, Ticket
-from .stream import Stream
-from .transport import Transport
+from ..cache import Cache
+from ..correlator import Correlator, Pending
+from ._era import CANCEL_POLL, Attempt, EraInfo, Negotiator, fill_from_discover, fired
+from ..exceptions import Cancelled, MCPClientError, Timeout, TransportClosed
+from ._inputs import ELICIT, ROOTS, SAMPLE, Inputs
+from ._progress import ProgressBook, Ticket
+from ._stream import Stream
+from ..transport import Transport
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
             SpawnFailed: the command could not be started (or has a NUL byte).
             MCPClientError: an unknown option or a bad value.
         """
-        from .stdio import StdioTransport
+        from ..stdio import StdioTransport
 
         stdio_options, rest = split_options(options, STDIO_OPTIONS, HTTP_OPTIONS, "stdio")
         if "transport" in rest:
@@ -170,7 +170,7 @@ class Client(Inbound, Pipelined, Rounds, TypedAPI):
         Raises:
             MCPClientError: a bad URL, an unknown option or a bad value.
         """
-        from .http import HTTPTransport
+        from ..http import HTTPTransport
 
         http_options, rest = split_options(options, HTTP_OPTIONS, STDIO_OPTIONS, "HTTP")
         if "transport" in rest:
