@@ -350,7 +350,7 @@ class ProgressTest(LeakCheckingTestCase):
                                ("call_a", 3, 3, "step 3/3"), ("call_b", 1, 2, "step 1/2"),
                                ("call_b", 2, 2, "step 2/2"), ("call_c", 1, None, None),
                                ("call_c", 2, None, None)])
-        self.assertEqual(len(client._correlator), 0)
+        self.assertEqual(client._connection.pending, 0)
 
     def test_a_local_server(self) -> None:
         def local(on_progress: Any) -> Client:

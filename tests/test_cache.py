@@ -81,7 +81,7 @@ class ClientCacheTest(LeakCheckingTestCase):
                                "resultType": "complete"})
         client = self.connect(fake)
         clock = Clock()
-        client._cache.clock = clock
+        client._connection._cache.clock = clock
         self.assertEqual(client.list_tools(), [{"name": "a"}])
         self.assertEqual(client.list_tools(), [{"name": "a"}])
         self.assertEqual(len(fake.requests("tools/list")), 1)
@@ -154,7 +154,7 @@ class ClientCacheTest(LeakCheckingTestCase):
                 when=lambda m: m["params"].get("cursor") == "c1")
         client = self.connect(fake)
         clock = Clock()
-        client._cache.clock = clock
+        client._connection._cache.clock = clock
         self.assertEqual([t["name"] for t in client.list_tools()], ["a", "b"])
         clock.now += 1   # page two expired, page one is still fresh
         self.assertEqual([t["name"] for t in client.list_tools()], ["a", "b2"])

@@ -97,7 +97,7 @@ class StdoutChaosTest(ChaosCase):
         with self.assertRaises(MCPClientError) as caught:
             client.call_tool("echo", {"text": "x", "deep": deep})
         self.assertIn("cannot encode", str(caught.exception))
-        self.assertEqual(len(client._correlator), 0)
+        self.assertEqual(client._connection.pending, 0)
         self.assertEqual(echo(client, "still here"), "still here")
 
     def test_responses_to_ids_never_sent(self) -> None:
@@ -105,7 +105,7 @@ class StdoutChaosTest(ChaosCase):
         with self.within(10):
             for n in range(10):
                 self.assertEqual(echo(client, str(n)), str(n))
-        self.assertEqual(len(client._correlator), 0)
+        self.assertEqual(client._connection.pending, 0)
         unknown = [w for w in self.warnings if "unknown request id" in w]
         self.assertGreaterEqual(len(unknown), 90, self.warnings[:5])
 
@@ -114,7 +114,7 @@ class StdoutChaosTest(ChaosCase):
         with self.within(10):
             results = [echo(client, str(n)) for n in range(10)]
         self.assertEqual(results, [str(n) for n in range(10)])
-        self.assertEqual(len(client._correlator), 0)
+        self.assertEqual(client._connection.pending, 0)
         self.assertTrue(all(re.search("answer to (abandoned|unknown) request", w)
                             for w in self.warnings), self.warnings[:3])
         self.assertGreaterEqual(len(self.warnings), 20)

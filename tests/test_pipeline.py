@@ -54,12 +54,13 @@ class ChaosEchoTest(ChaosCase):
                          [f"e{n}" for n in range(32)])
         for future in futures[:32]:
             future.result(10)
-        self.assertIsNone(client._executor, "a pipelined call needed a pool thread")
+        self.assertIsNone(client._connection._pools._executor,
+                          "a pipelined call needed a pool thread")
 
     def test_the_first_call_negotiates_on_the_pool(self) -> None:
         client = self.connect("echo.py")
         self.assertEqual(text(client.call_tool_async("echo", {"text": "a"}).result(10)), "a")
-        self.assertIsNotNone(client._executor)
+        self.assertIsNotNone(client._connection._pools._executor)
 
     def test_a_timeout_fails_the_future_and_cancels_on_the_wire(self) -> None:
         client = self.ready()
@@ -97,7 +98,7 @@ class ChaosEchoTest(ChaosCase):
         client = self.ready()
         future = client.call_tool_async("slow", {"ms": 50}, timeout=0)
         self.assertEqual(text(future.result(10)), "slow")
-        self.assertIsNone(client._deadlines)
+        self.assertIsNone(client._connection._pools._deadlines)
 
     def test_close_fails_the_calls_in_flight(self) -> None:
         client = self.ready()
@@ -150,7 +151,7 @@ class ChaosEchoTest(ChaosCase):
         self.assertFalse(any(e["is_error"] for e in entries))
         # 20 calls (the duplicate was sent once), the batch's tools/list and this stats call
         self.assertEqual(stats(client)["requests"] - before, 20 + 2)
-        self.assertIsNone(client._executor)
+        self.assertIsNone(client._connection._pools._executor)
 
     def test_a_pipelined_batch_turns_failures_into_entries(self) -> None:
         client = self.ready(tool_concurrency=8, parallel_tools=("echo", "never"),
@@ -163,19 +164,19 @@ class ChaosEchoTest(ChaosCase):
         self.assertEqual(entries[0]["content"], "echo")
         self.assertIn("timed out", entries[1]["content"])
         self.assertIn("unknown tool", entries[2]["content"])
-        self.assertIsNone(client._executor)
+        self.assertIsNone(client._connection._pools._executor)
 
     def test_a_bug_in_the_client_is_logged_and_becomes_an_entry(self) -> None:
         client = self.ready(tool_concurrency=8, parallel_tools=("echo",))
 
-        shaped = client._shaped
+        shaped = client._connection.shaped
 
         def broken(info: Any, method: str, answer: Any) -> Any:
             if method == "tools/call":
                 raise RuntimeError("a bug")
             return shaped(info, method, answer)
 
-        client._shaped = broken  # type: ignore[method-assign]
+        client._connection.shaped = broken  # type: ignore[method-assign]
         calls = [{"id": f"c{n}", "type": "function",
                   "function": {"name": "echo", "arguments": json.dumps({"text": str(n)})}}
                  for n in range(2)]
@@ -233,7 +234,7 @@ class RealServerTest(LeakCheckingTestCase):
                     client.call_tool_async("ask_llm").result(30)
                 if code is not None:
                     self.assertEqual(caught.exception.code, code)
-                self.assertIsNone(client._executor)
+                self.assertIsNone(client._connection._pools._executor)
                 client.close()
 
     def test_close_waits_for_a_hook_still_answering(self) -> None:
@@ -309,7 +310,7 @@ class FakeTransportTest(LeakCheckingTestCase):
         client.list_tools()
         future = client.call_tool_async("t")
         fake.wait_for("tools/call", 4, WAIT)   # the retry loop, on its own thread, backs off
-        wait_until(lambda: len(client._correlator) == 0, WAIT)   # answered: now it waits 250 ms
+        wait_until(lambda: client._connection.pending == 0, WAIT)   # answered: now it waits 250 ms
         client.close()
         self.assertEqual([t.name for t in threading.enumerate()
                           if t.name.startswith("mcp-client-rounds-")], [])
