@@ -9,7 +9,7 @@ from mcp_client import Client, Timeout
 from mcp_client.cache import MAX_TTL_MS, Cache
 from mcp_client.testing import NO_ANSWER, Error, FakeTransport
 
-from .base import LeakCheckingTestCase
+from .base import ClientCase, LeakCheckingTestCase
 
 V = "2026-07-28"
 DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": {}}
@@ -68,12 +68,7 @@ class CacheUnitTest(LeakCheckingTestCase):
         self.assertEqual(cache.evict("resources/read"), 2)
 
 
-class ClientCacheTest(LeakCheckingTestCase):
-    def connect(self, fake: FakeTransport, **options: Any) -> Client:
-        client = Client(transport=fake, **options)
-        self.addCleanup(client.close)
-        return client
-
+class ClientCacheTest(ClientCase):
     def test_ttl_refresh_and_expiry(self) -> None:
         fake = FakeTransport()
         fake.on("server/discover", DISCOVER)

@@ -10,7 +10,7 @@ from mcp_client import (Cancelled, Client, MCPClientError, ProtocolError, Server
                         TransportClosed, UnsupportedVersion)
 from mcp_client.testing import NO_ANSWER, Error, FakeTransport, Raw
 
-from .base import LeakCheckingTestCase
+from .base import ClientCase
 
 V = "2026-07-28"
 DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": {},
@@ -23,14 +23,10 @@ def modern_fake() -> FakeTransport:
     return fake
 
 
-class ClientTestCase(LeakCheckingTestCase):
+class ClientTestCase(ClientCase):
     def connect(self, fake: FakeTransport | None = None, **options: Any) -> Client:
         self.fake = fake or modern_fake()
-        self.warnings: list[str] = []
-        options.setdefault("on_warn", self.warnings.append)
-        client = Client(transport=self.fake, **options)
-        self.addCleanup(client.close)
-        return client
+        return super().connect(self.fake, **options)
 
 
 class OptionsTest(ClientTestCase):

@@ -22,7 +22,7 @@ from mcp_client import (Client, MCPClientError, ProtocolError, ServerGone, Timeo
 from mcp_client.client._flights import Deadlines
 from mcp_client.testing import FakeTransport
 
-from .base import PYTHON, LeakCheckingTestCase, server, wait_until
+from .base import ClientCase, LeakCheckingTestCase, server, wait_until
 from .chaoskit import ChaosCase
 
 #: How long a test waits for something that should happen at once.
@@ -200,12 +200,11 @@ class ChaosEchoTest(ChaosCase):
             client.call_tool_async("echo", {"text": "x"})
 
 
-class RealServerTest(LeakCheckingTestCase):
+class RealServerTest(ClientCase):
     """The SDK's demo server: progress, multi round-trip and legacy requests, pipelined."""
 
-    def connect(self, era: str, **options: Any) -> Client:
-        client = Client.connect_stdio(PYTHON, args=server("dual_stdio.py"), era=era, **options)
-        self.addCleanup(client.close)
+    def connect(self, era: str, **options: Any) -> Client:   # type: ignore[override]
+        client = super().connect(args=server("dual_stdio.py"), era=era, **options)
         client.list_tools()
         return client
 

@@ -7,16 +7,12 @@ from typing import Any
 
 from mcp_client import Client, ServerGone, SpawnFailed, Timeout
 
-from .base import PYTHON, LeakCheckingTestCase, server
+from .base import PYTHON, ClientCase, LeakCheckingTestCase, server
 
 
-class StdioTestCase(LeakCheckingTestCase):
-    def connect(self, name: str, *extra: str, **options: Any) -> Client:
-        self.warnings: list[str] = []
-        options.setdefault("on_warn", self.warnings.append)
-        client = Client.connect_stdio(PYTHON, args=server(name) + list(extra), **options)
-        self.addCleanup(client.close)
-        return client
+class StdioTestCase(ClientCase):
+    def connect(self, name: str, *extra: str, **options: Any) -> Client:   # type: ignore[override]
+        return super().connect(args=server(name) + list(extra), **options)
 
 
 class DualEraServerTest(StdioTestCase):
