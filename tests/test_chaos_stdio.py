@@ -157,6 +157,50 @@ class StdoutChaosTest(ChaosCase):
         self.assertEqual(next(lines), (mib - 1) * 1024 + 16 + 1)
 
 
+class ServerRequestFloodTest(ChaosCase):
+    """Requests from the server are bounded: the excess is refused at once, never queued."""
+
+    def flood(self, client: Client, method: str, count: int) -> Any:
+        return client.call_tool_async("flood", {"count": count, "method": method}, timeout=120)
+
+    def replies(self, client: Client) -> dict[str, Any]:
+        return dict(client.call_tool("replies")["structuredContent"])
+
+    def answered(self, client: Client) -> int:
+        replies = self.replies(client)
+        return int(replies["results"]) + sum(replies["errors"].values())
+
+    def test_a_flood_of_200k_pings_is_answered_and_a_call_still_answers(self) -> None:
+        client = self.connect("asking.py")
+        with self.within(60):
+            flood = self.flood(client, "ping", 200_000)
+            self.assertEqual(echo(client, "during the flood", timeout=60), "during the flood")
+            self.assertEqual(flood.result(120)["content"][0]["text"], "flooded")
+            wait_until(lambda: self.answered(client) >= 200_000, 60)
+        replies = self.replies(client)
+        self.assertEqual(self.answered(client), 200_000)
+        self.assertEqual(set(replies["errors"]) - {"-32603"}, set(), replies)
+        self.assertLessEqual(len([w for w in self.warnings if "refusing" in w]), 1)
+
+    def test_beyond_64_waiting_elicitations_the_rest_are_refused(self) -> None:
+        release = threading.Event()
+        client = self.connect("asking.py", on_elicit=lambda request: (
+            release.wait(60), {"action": "accept", "content": {"name": "Ada"}})[1])
+        self.addCleanup(release.set)
+        with self.within(60):
+            flood = self.flood(client, "elicitation/create", 5_000)
+            self.assertEqual(echo(client, "during the flood", timeout=60), "during the flood")
+            self.assertEqual(flood.result(120)["content"][0]["text"], "flooded")
+            wait_until(lambda: self.answered(client) >= 5_000 - 64, 60)
+        self.assertEqual(self.replies(client), {"results": 0, "errors": {"-32603": 5_000 - 64}})
+        refusals = [w for w in self.warnings if "refusing" in w]
+        self.assertEqual(len(refusals), 1, refusals)
+        self.assertIn("more than 64 requests", refusals[0])
+        release.set()
+        wait_until(lambda: self.replies(client)["results"] == 64, 30)
+        self.assertEqual(self.replies(client)["results"], 64)
+
+
 class DeathTest(ChaosCase):
     def test_exit_during_the_probe(self) -> None:
         client = self.connect("dying.py", "probe")

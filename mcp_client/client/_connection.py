@@ -56,12 +56,15 @@ if TYPE_CHECKING:
     from ._progress import Ticket
     R = TypeVar("R")
 
-__all__ = ["Connection", "MAX_PAGES"]
+__all__ = ["Connection", "MAX_PAGES", "MAX_SERVER_REQUESTS"]
 
 log = get_logger(__name__)
 
 #: A bound on pages per list call, against servers whose cursors never end.
 MAX_PAGES = 1000
+#: Server requests waiting for a hook worker or in one; beyond, each is refused at once
+#: (-32603), so that a flood cannot queue without end.
+MAX_SERVER_REQUESTS = 64
 #: The wait before retrying a state-only ``input_required`` round: first, cap (PROTOCOL §6.2).
 _STATE_BACKOFF = (0.05, 0.25)
 #: Which cached methods a list_changed notification makes stale.
@@ -103,6 +106,8 @@ class Connection:
         self._envelope: tuple[EraInfo, str, dict[str, Any]] | None = None
         self._default_budget = _checked_budget(opts["request_timeout"])
         self._pools = Pools()
+        self._serving = 0                # server requests taken, not yet answered
+        self._flood_warned = False
         hooks = {ELICIT: opts["on_elicit"], SAMPLE: opts["on_sample"],
                  ROOTS: opts["on_list_roots"]}
         self._inputs = Inputs({k: v for k, v in hooks.items() if v is not None}, warn)
@@ -596,11 +601,31 @@ class Connection:
             self._warn(f"on_log raised {exc!r}")
 
     def _on_server_request(self, message: dict[str, Any]) -> None:
-        self._pools.answer(self._answer_server_request, message)
+        with self._state_lock:
+            full = self._serving >= MAX_SERVER_REQUESTS
+            warn = full and not self._flood_warned
+            self._flood_warned = self._flood_warned or full
+            if not full:
+                self._serving += 1
+        if not full:
+            self._pools.answer(self._answer_server_request, message)
+            return
+        if warn:
+            self._warn(f"the server has more than {MAX_SERVER_REQUESTS} requests waiting for "
+                       "an answer; refusing the others (-32603) until some are answered")
+        self._reply(message, protocol.error_response(message["id"], protocol.INTERNAL_ERROR,
+                                                     "too many pending requests"))
 
     def _answer_server_request(self, message: dict[str, Any]) -> None:
-        """A legacy server's request, answered on a worker thread (S6)."""
-        reply = self._inputs.answer_request(message)
+        """A server's request, answered on a worker thread (S6)."""
+        try:
+            reply = self._inputs.answer_request(message)
+        finally:
+            with self._state_lock:
+                self._serving -= 1
+        self._reply(message, reply)
+
+    def _reply(self, message: dict[str, Any], reply: dict[str, Any]) -> None:
         try:
             self._transport.send(reply)
         except MCPClientError as exc:
