@@ -157,8 +157,9 @@ class StdoutChaosTest(ChaosCase):
         self.assertEqual(next(lines), (mib - 1) * 1024 + 16 + 1)
 
 
-class ServerRequestFloodTest(ChaosCase):
-    """Requests from the server are bounded: the excess is refused at once, never queued."""
+class ServerRequestTest(ChaosCase):
+    """Requests from the server: the excess refused at once, never queued; a hook never
+    holds up close()."""
 
     def flood(self, client: Client, method: str, count: int) -> Any:
         return client.call_tool_async("flood", {"count": count, "method": method}, timeout=120)
@@ -199,6 +200,34 @@ class ServerRequestFloodTest(ChaosCase):
         release.set()
         wait_until(lambda: self.replies(client)["results"] == 64, 30)
         self.assertEqual(self.replies(client)["results"], 64)
+
+    def test_close_returns_while_a_hook_still_answers(self) -> None:
+        for method in ("elicitation/create", "sampling/createMessage"):
+            with self.subTest(method=method):
+                entered, release = threading.Event(), threading.Event()
+                hooks: list[threading.Thread] = []
+                timer = threading.Timer(6, release.set)   # the old code waits for it
+                timer.start()
+                self.addCleanup(timer.cancel)
+
+                def hook(request: dict[str, Any]) -> dict[str, Any]:
+                    hooks.append(threading.current_thread())
+                    entered.set()
+                    release.wait(30)
+                    if request["method"] == "sampling/createMessage":
+                        return {"role": "assistant", "model": "m",
+                                "content": {"type": "text", "text": "Paris"}}
+                    return {"action": "accept", "content": {"name": "Ada"}}
+
+                client = self.connect("asking.py", on_elicit=hook, on_sample=hook)
+                client.call_tool("flood", {"count": 1, "method": method})
+                self.assertTrue(entered.wait(10))
+                with self.within(0.5 + 1.5):   # kill_grace, and the hook's half second
+                    client.close()
+                self.assertTrue(hooks[0].is_alive(), "the hook was not still running")
+                release.set()
+                hooks[0].join(10)
+                self.assertEqual([w for w in self.warnings if "could not answer" in w], [])
 
 
 class DeathTest(ChaosCase):

@@ -236,27 +236,28 @@ class RealServerTest(ClientCase):
                 self.assertIsNone(client._connection._pools._executor)
                 client.close()
 
-    def test_close_waits_for_a_hook_still_answering(self) -> None:
+    def test_close_returns_while_a_hook_still_answers(self) -> None:
         entered = threading.Event()
         release = threading.Event()
+        self.addCleanup(release.set)
 
         def elicit(request: dict[str, Any]) -> dict[str, Any]:
             entered.set()
             release.wait(WAIT)
             return {"action": "accept", "content": {"name": "Ada"}}
 
-        client = self.connect("auto", on_elicit=elicit)
+        client = self.connect("auto", on_elicit=elicit, kill_grace=0.5)
         future = client.call_tool_async("greet")
         self.assertTrue(entered.wait(WAIT))
         closer = threading.Thread(target=client.close, name="closer")
         closer.start()
-        closer.join(0.2)
-        self.assertTrue(closer.is_alive(), "close() left the hook's thread running")
+        closer.join(0.5 + 1.5)   # kill_grace, and the hook's half second
+        self.assertFalse(closer.is_alive(), "close() waited for the hook")
+        rounds = [t for t in threading.enumerate() if t.name.startswith("mcp-client-rounds-")]
+        self.assertEqual(len(rounds), 1, "the hook's thread was not still running")
+        self.assertFalse(future.done())
         release.set()
-        closer.join(WAIT)
-        self.assertFalse(closer.is_alive())
-        self.assertEqual([t.name for t in threading.enumerate()
-                          if t.name.startswith("mcp-client-rounds-")], [])
+        rounds[0].join(WAIT)
         with self.assertRaises(TransportClosed):
             future.result(WAIT)
 

@@ -475,7 +475,10 @@ class Client(AsyncTwins):
         The transport closes (stdio: stdin closed, the child given
         ``kill_grace`` seconds, then SIGTERM, then SIGKILL), outstanding calls
         fail with :class:`TransportClosed`, and the notification stream
-        finishes.
+        finishes.  A hook (``on_elicit``, ``on_sample``, ...) still running is
+        given half a second, then left to finish on its own: whatever it
+        returns is dropped, and a call waiting on it fails with
+        :class:`TransportClosed` once it returns.
         """
         self._connection.close()
 

@@ -629,6 +629,10 @@ class Connection:
         try:
             self._transport.send(reply)
         except MCPClientError as exc:
+            if self._state == "closed":   # a hook that outlived close(): nobody to tell
+                log.debug("dropped the answer to the server's %s request: %s",
+                          message["method"], exc)
+                return
             self._warn(f"could not answer the server's {message['method']} request: {exc}")
 
     def on_request_error(self, ident: Any, exc: MCPClientError) -> None:
@@ -648,7 +652,8 @@ class Connection:
 
     def close(self) -> None:
         """-> closed, idempotently: the transport closes, outstanding calls fail with
-        :class:`TransportClosed`, the stream finishes, and every thread is joined."""
+        :class:`TransportClosed`, the stream finishes, and the threads are joined --
+        except one still in a hook after a short grace (:mod:`._pools`)."""
         with self._state_lock:
             if self._state == "closed":
                 return

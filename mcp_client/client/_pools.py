@@ -12,7 +12,10 @@
   tracks, so that shutting down waits for them as for a pool's threads.
 
 Once :meth:`Pools.refuse` has run (``close()``), new work raises
-:class:`~mcp_client.exceptions.TransportClosed`.  The connection decides
+:class:`~mcp_client.exceptions.TransportClosed`.  :meth:`Pools.shutdown` then
+waits at most :data:`SHUTDOWN_GRACE` for work still running -- a hook may wait
+on a human for ever -- and returns without it: such a thread ends when its
+hook returns, and what the hook answered goes nowhere.  The connection decides
 when; this module owns no connection state.
 """
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 from .._log import get_logger
 from ..exceptions import TransportClosed
@@ -31,7 +35,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, TypeVar
     R = TypeVar("R")
 
-__all__ = ["Pools", "ASYNC_WORKERS"]
+__all__ = ["Pools", "ASYNC_WORKERS", "HOOK_WORKERS", "SHUTDOWN_GRACE"]
 
 log = get_logger(__name__)
 
@@ -39,6 +43,8 @@ log = get_logger(__name__)
 ASYNC_WORKERS = 64
 #: Worker threads answering a legacy server's requests through the hooks.
 HOOK_WORKERS = 4
+#: Seconds :meth:`Pools.shutdown` waits for work still running (hooks, callbacks).
+SHUTDOWN_GRACE = 0.5
 
 
 class Pools:
@@ -46,6 +52,9 @@ class Pools:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        # A lock of its own: a task done at once runs _done inside _tracked, under _lock.
+        self._idle = threading.Condition(threading.Lock())   # notified when _busy falls
+        self._busy = 0   # tasks submitted to either pool and not yet done
         self._refused = False
         self._executor: ThreadPoolExecutor | None = None   # *_async calls, callbacks, batches
         self._workers: ThreadPoolExecutor | None = None    # legacy server requests
@@ -61,7 +70,19 @@ class Pools:
     def submit(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> Future[R]:
         """Run ``fn`` on the pool of ``*_async`` calls."""
         with self._lock:
-            return self._pool().submit(fn, *args, **kwargs)
+            return self._tracked(self._pool().submit(fn, *args, **kwargs))
+
+    def _tracked(self, future: Future[R]) -> Future[R]:
+        """Count ``future`` busy until it is done."""
+        with self._idle:
+            self._busy += 1
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, future: Future[Any]) -> None:
+        with self._idle:
+            self._busy -= 1
+            self._idle.notify_all()
 
     def _pool(self) -> ThreadPoolExecutor:
         """The pool, made on first use (lock held)."""
@@ -81,7 +102,7 @@ class Pools:
         """
         with self._lock:
             if not self._refused:
-                self._pool().submit(_logged, fn, future)
+                self._tracked(self._pool().submit(_logged, fn, future))
                 return
         fn(future)
 
@@ -94,7 +115,7 @@ class Pools:
         if threading.current_thread().name.startswith("mcp-client-"):
             return None
         with self._lock:
-            return None if self._refused else self._pool()
+            return None if self._refused else self._pool()   # its tasks are the batch's
 
     def answer(self, fn: Callable[[dict[str, Any]], None], message: dict[str, Any]) -> None:
         """Run ``fn(message)`` on a hook worker; nothing once refused."""
@@ -105,7 +126,7 @@ class Pools:
                 from concurrent.futures import ThreadPoolExecutor
                 self._workers = ThreadPoolExecutor(
                     HOOK_WORKERS, thread_name_prefix=f"mcp-client-hooks-{os.getpid()}")
-            self._workers.submit(fn, message)
+            self._tracked(self._workers.submit(fn, message))
 
     def deadlines(self) -> Deadlines:
         """The one thread keeping pipelined calls' timeouts, started on first use."""
@@ -131,24 +152,38 @@ class Pools:
             self._refused = True
 
     def shutdown(self) -> None:
-        """End every thread (after :meth:`refuse`); the deadlines' entries are dropped.
+        """End every thread (after :meth:`refuse`), waiting at most :data:`SHUTDOWN_GRACE`.
 
-        Called from one of the pool's own threads (a hook that closed its
-        client), the pool is not waited for: it would be waiting on itself.
+        Requests queued for a hook are dropped; the deadlines' entries too.
+        Work still running after the grace is left to end on its own.  Called
+        from one of the pools' own threads (a hook that closed its client),
+        nothing is waited for: it would be waiting on itself.
         """
         with self._lock:
             self._refused = True
-            pools = [p for p in (self._executor, self._workers) if p is not None]
+            executor, workers = self._executor, self._workers
             deadlines = self._deadlines
             rounds = list(self._rounds)
         if deadlines is not None:
             deadlines.stop()
+        if workers is not None:
+            workers.shutdown(wait=False, cancel_futures=True)
         current = threading.current_thread()
-        for pool in pools:
-            pool.shutdown(wait=not current.name.startswith("mcp-client-"))
-        for thread in rounds:   # like the pool's threads: each ends once its hook returns
-            if thread is not current:
-                thread.join()
+        if current.name.startswith("mcp-client-"):
+            for pool in (executor, workers):
+                if pool is not None:
+                    pool.shutdown(wait=False)
+            return
+        deadline = time.monotonic() + SHUTDOWN_GRACE
+        with self._idle:
+            while self._busy and self._idle.wait(max(0.0, deadline - time.monotonic())):
+                pass
+            idle = not self._busy   # a widened batch's own tasks are not counted
+        for pool in (executor, workers):
+            if pool is not None:
+                pool.shutdown(wait=idle)   # idle: its threads are ending, join them
+        for thread in rounds:   # like the pools' threads: each ends once its hook returns
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def _logged(fn: Callable[[Future[Any]], object], future: Future[Any]) -> None:

@@ -1,10 +1,10 @@
 """The chaos echo server (``echo.py``) that floods the client with requests of its own.
 
-``tools/call flood {"count", "method"}`` sends ``count`` server->client requests (``ping`` or
-``elicitation/create``, ids ``s1``, ``s2``, ...) before its answer, reading stdin between
-batches, so that the client's replies and its other requests (a concurrent ``echo``) are
-served during the flood.  ``tools/call replies`` answers with what came back so far:
-``{"results", "errors": {code: n}}``.
+``tools/call flood {"count", "method"}`` sends ``count`` server->client requests (``ping``,
+``elicitation/create`` or ``sampling/createMessage``, ids ``s0``, ``s1``, ...) before its
+answer, reading stdin between batches, so that the client's replies and its other requests
+(a concurrent ``echo``) are served during the flood.  ``tools/call replies`` answers with
+what came back so far: ``{"results", "errors": {code: n}}``.
 
 Usage: ``python tests/servers/chaos/asking.py``
 """
@@ -19,8 +19,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from echo import Server, encode, result  # noqa: E402
 
-ELICIT = {"mode": "form", "message": "Name?",
-          "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}
+PARAMS = {
+    "ping": {},
+    "elicitation/create": {"mode": "form", "message": "Name?", "requestedSchema": {
+        "type": "object", "properties": {"name": {"type": "string"}}}},
+    "sampling/createMessage": {"maxTokens": 10, "messages": [
+        {"role": "user", "content": {"type": "text", "text": "Capital of France?"}}]},
+}
 
 
 class Asking(Server):
@@ -53,8 +58,8 @@ class Asking(Server):
             super().on_call(ident, name, arguments)
 
     def flood(self, count: int, method: str) -> None:
-        params = ELICIT if method == "elicitation/create" else {}
-        template = encode({"jsonrpc": "2.0", "id": "s%d", "method": method, "params": params})
+        template = encode({"jsonrpc": "2.0", "id": "s%d", "method": method,
+                           "params": PARAMS[method]})
         for start in range(0, count, 1000):
             self.out.write(b"".join(template % n for n in range(start, min(start + 1000, count))))
             self.flush()
