@@ -15,7 +15,7 @@ import threading
 import unittest
 from typing import Any
 
-from mcp_client import Client, MCPClientError, ServerGone, Timeout
+from mcp_client import Cancelled, Client, MCPClientError, ServerGone, Timeout
 from mcp_client.stdio import StdioTransport
 
 from .base import process_group_members, wait_until
@@ -228,6 +228,37 @@ class ServerRequestTest(ChaosCase):
                 release.set()
                 hooks[0].join(10)
                 self.assertEqual([w for w in self.warnings if "could not answer" in w], [])
+
+
+class DyingWireTest(ChaosCase):
+    """A call's timeout or cancellation is not held up by a server whose stdout is closed."""
+
+    def muted(self) -> Client:
+        """A server that closes its stdout on the call ``never`` and stays alive (4 s of
+        waiting for its exit code and the end of its stderr before its death is reported)."""
+        client = self.connect("stubborn.py", "mute")
+        client.list_tools()
+        return client
+
+    def test_a_blocking_call_times_out_on_budget(self) -> None:
+        client = self.muted()
+        with self.within(1.5), self.assertRaises(Timeout):
+            client.call_tool("never", timeout=0.5)
+
+    def test_a_cancelled_call_returns_at_once(self) -> None:
+        client = self.muted()
+        cancelled = threading.Event()
+        timer = threading.Timer(0.3, cancelled.set)
+        timer.start()
+        self.addCleanup(timer.cancel)
+        with self.within(1.5), self.assertRaises(Cancelled):
+            client.call_tool("never", cancelled=cancelled)
+
+    def test_a_pipelined_call_times_out_on_budget(self) -> None:
+        client = self.muted()
+        future = client.call_tool_async("never", timeout=0.5)
+        with self.within(1.5), self.assertRaises(Timeout):
+            future.result(10)
 
 
 class DeathTest(ChaosCase):
