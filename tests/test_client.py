@@ -107,6 +107,20 @@ class PaginationTest(ClientTestCase):
         self.assertEqual(client.list_prompts(), [{"name": "p"}])
         self.assertEqual(client.list_resource_templates(), [{"uriTemplate": "a/{b}"}])
 
+    def test_one_list_call_is_bounded_in_entries_across_its_pages(self) -> None:
+        fake = modern_fake()
+        page = [{"name": f"t{n}"} for n in range(40_000)]
+        pages = {None: {"tools": page, "nextCursor": "2"}, "2": {"tools": page, "nextCursor": "3"},
+                 "3": {"tools": page}}
+        fake.on("tools/list", lambda m: pages[m["params"].get("cursor")])
+        client = self.connect(fake)
+        with self.assertRaises(ProtocolError) as caught:
+            client.list_tools()
+        self.assertEqual(caught.exception.message,
+                         "tools/list: more than 100000 entries across its pages; giving up")
+        self.assertEqual(caught.exception.data, {"limit": 100_000})
+        self.assertEqual(len(fake.requests("tools/list")), 3)
+
     def test_a_page_that_is_not_a_list(self) -> None:
         fake = modern_fake()
         fake.on("tools/list", {"tools": {"name": "a"}})

@@ -246,13 +246,17 @@ class Client(AsyncTwins):
                    cancelled: Any = None) -> list[dict[str, Any]]:
         """Every tool the server offers (all pages).
 
+        One call follows at most 1,000 pages and keeps at most 100,000 entries,
+        against a server whose list never ends.
+
         Args:
             refresh: bypass the result cache.
             timeout: seconds for each page (None: ``request_timeout``; 0: none).
             cancelled: a ``threading.Event`` or ``Future`` that abandons the call.
 
         Raises:
-            ProtocolError: the server refused, or broke the protocol.
+            ProtocolError: the server refused, or broke the protocol, or its
+                list went past one of those bounds (named in the message).
             Timeout, Cancelled, ServerGone, TransportClosed.
         """
         connection = self._connection

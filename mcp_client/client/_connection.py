@@ -56,12 +56,15 @@ if TYPE_CHECKING:
     from ._progress import Ticket
     R = TypeVar("R")
 
-__all__ = ["Connection", "MAX_PAGES", "MAX_SERVER_REQUESTS"]
+__all__ = ["Connection", "MAX_LIST_ITEMS", "MAX_PAGES", "MAX_SERVER_REQUESTS"]
 
 log = get_logger(__name__)
 
 #: A bound on pages per list call, against servers whose cursors never end.
 MAX_PAGES = 1000
+#: A bound on the entries of one list call, all its pages together: each page is bounded
+#: by the wire (stdio: ``max_line_bytes``), their sum only by this.
+MAX_LIST_ITEMS = 100_000
 #: Server requests waiting for a hook worker or in one; beyond, each is refused at once
 #: (-32603), so that a flood cannot queue without end.
 MAX_SERVER_REQUESTS = 64
@@ -393,6 +396,9 @@ class Connection:
             entries = page.get(key, [])
             if not isinstance(entries, list):
                 raise ProtocolError(None, f"{method}: {key} is not a list", page)
+            if len(items) + len(entries) > MAX_LIST_ITEMS:
+                raise ProtocolError(None, f"{method}: more than {MAX_LIST_ITEMS} entries across "
+                                    "its pages; giving up", {"limit": MAX_LIST_ITEMS})
             items.extend(entries)
             cursor = page.get("nextCursor")
             if cursor is None:
