@@ -1,7 +1,8 @@
 """The connection: one wire, its state, and every request that crosses it.
 
 :class:`Connection` is the engine under :class:`~mcp_client.Client`: the
-state machine (below), the era wiring (:mod:`._era` decides, this file sends),
+state machine (below), the era wiring (:mod:`._negotiation` keeps the era,
+:mod:`._era` decides it, this file sends),
 one request (budget, ``_meta`` envelope, send, wait, timeout, cancel, the
 ``input_required`` rounds of PROTOCOL §6, the result cache, pagination),
 inbound dispatch on the transport's reader thread, the thread pools, and
@@ -26,7 +27,6 @@ block: answers complete their cells, notifications are published, and
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
@@ -38,9 +38,9 @@ from ..exceptions import (Cancelled, InputLoopExceeded, MCPClientError, Protocol
                           TransportClosed)
 from ..protocol import Kind
 from ._cancel import CANCEL_POLL, check_cancel_signal, fired, pause
-from ._era import Attempt, Negotiator, fill_from_discover
 from ._flights import Flight, answer_class
 from ._inputs import ELICIT, ROOTS, SAMPLE, Inputs
+from ._negotiation import Negotiation
 from ._pools import Pools
 from ._progress import ProgressBook
 from ._stream import Stream
@@ -94,20 +94,18 @@ class Connection:
                  warn: Callable[[str], None]) -> None:
         self._transport = transport
         self._opts = opts
-        self._client_info = client_info
-        self._declared = capabilities
         self._warn = warn
         self._state = "open"               # "open" | "dead" | "closed": see the module's rule
         self._dead: MCPClientError | None = None   # why the wire died, once it has
         self._state_lock = threading.Lock()
         self._correlator = Correlator(on_warn=warn)
         self._notifications: Stream = Stream(on_warn=warn)
-        self._attempt: Attempt | None = None
-        self._probe_threads: list[threading.Thread] = []
-        self._era_info: EraInfo | None = None
-        self._discover_tried = False
-        self._envelope: tuple[EraInfo, str, dict[str, Any]] | None = None
         self._default_budget = _checked_budget(opts["request_timeout"])
+        self._negotiation = Negotiation(
+            exchange=self._exchange_for_era, notify=self.notify, restart=self._restart,
+            opts=opts, budget=self._default_budget, client_info=client_info,
+            capabilities=capabilities, handshake=transport.supports_handshake,
+            cancel_is_hangup=transport.cancel_is_hangup, warn=warn)
         self._pools = Pools()
         self._serving = 0                # server requests taken, not yet answered
         self._flood_warned = False
@@ -121,7 +119,7 @@ class Connection:
     # -- state -------------------------------------------------------------------------
 
     def __repr__(self) -> str:
-        info = self._era_info
+        info = self._negotiation.info
         era = f"{info.era} {info.version}" if info else "unprobed"
         return f"<Connection {era} {self._state} pending={len(self._correlator)}>"
 
@@ -134,11 +132,6 @@ class Connection:
     def dead(self) -> MCPClientError | None:
         """Why the wire died, while the state is ``"dead"``; else None."""
         return self._dead if self._state == "dead" else None
-
-    @property
-    def era_info(self) -> EraInfo | None:
-        """What negotiation found, or None before it finished."""
-        return self._era_info
 
     @property
     def transport(self) -> Transport:
@@ -165,71 +158,30 @@ class Connection:
             return TransportClosed()
         return self._dead
 
-    # -- the era ---------------------------------------------------------------------
+    # -- the era (found by the Negotiation) -----------------------------------------------
+
+    @property
+    def era_info(self) -> EraInfo | None:
+        """What negotiation found, or None before it finished."""
+        return self._negotiation.info
 
     def ensure_era(self, budget: float | None = None, cancelled: Any = None,
                    method: str = "server/discover") -> EraInfo:
-        """The era, negotiating it first if nobody has (PROTOCOL §3.5).
+        """The era, negotiating it first if nobody has (see :mod:`._negotiation`)."""
+        return self._negotiation.info or self._negotiation.ensure(budget, cancelled, method)
 
-        One negotiation runs on its own thread under its own budgets; each
-        caller waits for it at most its own ``budget`` and honours its own
-        ``cancelled`` (a burst of first calls sends one probe).  A failure is
-        shared by its waiters; the next call starts a new attempt.
-        """
-        info = self._era_info
-        if info is not None:
-            return info
-        with self._state_lock:
-            if self._state == "closed":
-                raise TransportClosed()
-            attempt = self._attempt
-            if attempt is None or attempt.failed():
-                attempt = Attempt()
-                self._attempt = attempt
-                thread = threading.Thread(target=self._negotiate, args=(attempt,),
-                                          name=f"mcp-client-probe-{os.getpid()}", daemon=True)
-                self._probe_threads.append(thread)
-                thread.start()
-        return attempt.wait(budget, cancelled, method)
+    def discovered(self) -> EraInfo:
+        """The era info, with a discover sent once if it never was (S14)."""
+        return self._negotiation.discovered()
 
-    def _negotiate(self, attempt: Attempt) -> None:
-        try:
-            info = self._negotiator().run()
-            self._era_info = info
-            log.debug("%r negotiated", self)
-            if info.era == "legacy" and self._opts["log_level"] and "logging" in info.capabilities:
-                self._set_legacy_log_level(self._opts["log_level"])
-            attempt.finish(info, None)
-        except MCPClientError as exc:
-            attempt.finish(None, exc)
-        except Exception as exc:   # a bug must still release the waiters
-            attempt.finish(None, MCPClientError(f"era negotiation failed: {exc!r}"))
+    def meta(self, info: EraInfo, progress_token: str | int | None) -> dict[str, Any] | None:
+        """A request's ``_meta``: the modern envelope, or a legacy progress token."""
+        return self._negotiation.meta(info, progress_token)
 
-    def _set_legacy_log_level(self, level: str) -> None:
-        """2025-11-25 logging: a session setting, sent once (tolerating -32601, S7)."""
-        try:
-            answer = self.exchange("logging/setLevel", {"level": level}, None,
-                                   self._default_budget)
-        except MCPClientError as exc:
-            self._warn(f"logging/setLevel failed: {exc}")
-            return
-        if "error" in answer and answer["error"].get("code") != protocol.METHOD_NOT_FOUND:
-            self._warn(f"logging/setLevel was refused: {protocol.error_from(answer)}")
-
-    def _negotiator(self) -> Negotiator:
-        def exchange(method: str, params: dict[str, Any], meta: dict[str, Any] | None,
-                     timeout: float) -> dict[str, Any]:
-            # Never a notifications/cancelled for the probe or initialize; a
-            # hang-up (HTTP) frees the connection and tells the server nothing else.
-            return self.exchange(method, params, meta, timeout or None,
-                                 notify_cancel=self._transport.cancel_is_hangup)
-
-        return Negotiator(exchange=exchange, notify=self.notify, restart=self._restart,
-                          versions=self._opts["protocol_versions"], mode=self._opts["era"],
-                          client_info=self._client_info, capabilities=self._declared,
-                          probe_timeout=self._opts["probe_timeout"],
-                          handshake_timeout=self._opts["request_timeout"],
-                          handshake=self._transport.supports_handshake)
+    def _exchange_for_era(self, method: str, params: Mapping[str, Any],
+                          meta: dict[str, Any] | None, timeout: float | None,
+                          notify_cancel: bool) -> dict[str, Any]:
+        return self.exchange(method, params, meta, timeout, notify_cancel=notify_cancel)
 
     def _restart(self) -> bool:
         """dead -> open: the stdio child exited during the probe and is started again."""
@@ -241,39 +193,6 @@ class Connection:
             if self._state == "dead":
                 self._state = "open"
         return True
-
-    def discovered(self) -> EraInfo:
-        """The era info, with a discover sent once if it never was (S14)."""
-        info = self._era_info
-        assert info is not None
-        if info.era != "modern" or info.discovered or self._discover_tried:
-            return info
-        self._discover_tried = True
-        meta = self.meta(info, None)
-        try:
-            answer = self.exchange("server/discover", {}, meta, self._opts["probe_timeout"],
-                                   notify_cancel=False)
-        except MCPClientError:
-            return info
-        fill_from_discover(info, answer.get("result"))
-        return info
-
-    def meta(self, info: EraInfo, progress_token: str | int | None) -> dict[str, Any] | None:
-        """A request's ``_meta``: the modern envelope, or a legacy progress token."""
-        if info.era != "modern":
-            return {"progressToken": progress_token} if progress_token is not None else None
-        if progress_token is None:
-            cached = self._envelope
-            if cached is None or cached[0] is not info or cached[1] != info.version:
-                cached = (info, info.version, self._build_envelope(info.version, None))
-                self._envelope = cached
-            return cached[2]   # shared and never mutated: it is only ever serialised
-        return self._build_envelope(info.version, progress_token)
-
-    def _build_envelope(self, version: str, token: str | int | None) -> dict[str, Any]:
-        return protocol.envelope(version, client_info=self._client_info,
-                                 capabilities=self._declared,
-                                 log_level=self._opts["log_level"], progress_token=token)
 
     # -- one request -------------------------------------------------------------------
 
@@ -294,7 +213,8 @@ class Connection:
         if cancelled is not None:
             check_cancel_signal(cancelled)
         budget = self._default_budget if timeout is None else _checked_budget(timeout)
-        info = self._era_info or self.ensure_era(budget, cancelled, method)
+        negotiation = self._negotiation
+        info = negotiation.info or negotiation.ensure(budget, cancelled, method)
         key = None
         if info.era == "modern" and method in protocol.CACHEABLE_METHODS:
             key = Cache.key(method, dict(params))
@@ -307,7 +227,7 @@ class Connection:
         ticket = self._progress.open(progress_token, tool_call_id) \
             if method == "tools/call" else None
         try:
-            meta = self.meta(info, ticket.token if ticket is not None else None)
+            meta = negotiation.meta(info, ticket.token if ticket is not None else None)
             shaped = self._round_trip(info, method, params, meta, budget, cancelled, ticket,
                                       headers)
             more = shaped.result_type == "input_required"
@@ -526,7 +446,7 @@ class Connection:
 
     def can_pipeline(self) -> bool:
         """Whether a call may be pipelined now: a wire that never blocks a send, a known era."""
-        return self._era_info is not None and self._state != "closed" and \
+        return self._negotiation.info is not None and self._state != "closed" and \
             self._transport.pipelines
 
     def start_call(self, params: dict[str, Any], *, timeout: float | None = None,
@@ -596,7 +516,7 @@ class Connection:
         hook = self._opts["on_log"]
         if hook is None or not isinstance(params, dict):
             return
-        info, level = self._era_info, self._opts["log_level"]
+        info, level = self._negotiation.info, self._opts["log_level"]
         if info is not None and info.era == "legacy" and level is not None and \
                 params.get("level") in protocol.LOG_LEVELS and \
                 protocol.LOG_LEVELS.index(params["level"]) < protocol.LOG_LEVELS.index(level):
@@ -665,6 +585,7 @@ class Connection:
                 return
             self._state = "closed"
             self._pools.refuse()
+            self._negotiation.refuse()
         closed = TransportClosed()
         self._correlator.fail_all(closed)
         try:
@@ -673,10 +594,7 @@ class Connection:
             self._correlator.fail_all(closed)
             self._notifications.finish()
             self._cache.clear()
-            current = threading.current_thread()
-            for thread in self._probe_threads:   # each ends once its exchange has failed
-                if thread is not current:
-                    thread.join(self._opts["probe_timeout"] + 5)
+            self._negotiation.join()
             self._pools.shutdown()
 
 
