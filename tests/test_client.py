@@ -354,6 +354,26 @@ class CloseTest(ClientTestCase):
         self.assertIn("dead", repr(client))
         client.close()
 
+    def test_the_connection_state_open_dead_closed(self) -> None:
+        fake = modern_fake()
+        fake.on("tools/call", NO_ANSWER)
+        client = self.connect(fake)
+        connection = client._connection
+        self.assertEqual(repr(connection), "<Connection unprobed open pending=0>")
+        future = client.call_tool_async("t")
+        fake.wait_for("tools/call")
+        self.assertEqual(repr(connection), "<Connection modern 2026-07-28 open pending=1>")
+        self.assertEqual((connection.state, connection.dead), ("open", None))
+        fake.die(3)
+        with self.assertRaises(ServerGone):
+            future.result(10)
+        self.assertEqual(connection.state, "dead")
+        self.assertIsInstance(connection.dead, ServerGone)
+        self.assertEqual(repr(connection), "<Connection modern 2026-07-28 dead pending=0>")
+        client.close()
+        self.assertEqual((connection.state, connection.dead), ("closed", None))
+        self.assertEqual(repr(connection), "<Connection modern 2026-07-28 closed pending=0>")
+
 
 class NotificationsAndServerRequestsTest(ClientTestCase):
     def test_subscribers_see_what_arrives_after_they_subscribe(self) -> None:
