@@ -48,12 +48,13 @@ from ._stream import Stream
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
-    from typing import Any, Callable, Mapping, TypeVar
+    from typing import Any, Callable, Mapping, ParamSpec, TypeVar
 
     from ..correlator import Pending
     from ..transport import Transport
     from ._era import EraInfo
     from ._progress import Ticket
+    P = ParamSpec("P")
     R = TypeVar("R")
 
 __all__ = ["Connection", "MAX_LIST_ITEMS", "MAX_PAGES", "MAX_SERVER_REQUESTS"]
@@ -466,7 +467,7 @@ class Connection:
             flight.finish(None, exc)
         return future
 
-    def submit(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> Future[R]:
+    def submit(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> Future[R]:
         """Run ``fn`` on the pool of ``*_async`` calls."""
         self.check_usable()
         return self._pools.submit(fn, *args, **kwargs)

@@ -32,7 +32,8 @@ from ._flights import Deadlines
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
-    from typing import Any, Callable, TypeVar
+    from typing import Any, Callable, ParamSpec, TypeVar
+    P = ParamSpec("P")
     R = TypeVar("R")
 
 __all__ = ["Pools", "ASYNC_WORKERS", "HOOK_WORKERS", "SHUTDOWN_GRACE"]
@@ -67,7 +68,7 @@ class Pools:
         state = "refused" if self._refused else "open"
         return f"<Pools {state} made={','.join(made) or '-'} rounds={len(self._rounds)}>"
 
-    def submit(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> Future[R]:
+    def submit(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> Future[R]:
         """Run ``fn`` on the pool of ``*_async`` calls."""
         with self._lock:
             return self._tracked(self._pool().submit(fn, *args, **kwargs))
