@@ -447,12 +447,10 @@ class StdioTransport(Transport):
             self._write(data, patient=True)
 
     def cancel(self, ident: int | str, reason: str) -> None:
-        """``notifications/cancelled``, best effort and without waiting (never raises).
+        """``notifications/cancelled``, best effort (never raises, never waits).
 
-        The call it is for has spent its budget, so nothing here may wait: not
-        for a dying server's exit code and stderr tail (stdout closed, the
-        child alive), not on a broken pipe, and not more than a moment for a
-        writer holding the pipe.
+        Its call has spent its budget: a dying server (stdout closed, child
+        alive) or a broken pipe means no notice; another writer, a moment.
         """
         data = _encode({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": ident, "reason": reason}}).encode() + b"\n"
@@ -467,7 +465,7 @@ class StdioTransport(Transport):
             self._write_lock.release()
 
     def _write(self, data: bytes, *, patient: bool) -> None:
-        """Write ``data``, keeping what the pipe does not take (write lock held, wire open).
+        """Write ``data``, queueing what the pipe does not take (write lock held).
 
         ``patient``: on a broken pipe, wait for the reader to report the death.
         """
