@@ -105,8 +105,7 @@ class Connection:
         self._negotiation = Negotiation(
             exchange=self._exchange_for_era, notify=self.notify, restart=self._restart,
             opts=opts, budget=self._default_budget, client_info=client_info,
-            capabilities=capabilities, handshake=transport.supports_handshake,
-            cancel_is_hangup=transport.cancel_is_hangup, warn=warn)
+            capabilities=capabilities, wire=lambda: self._transport, warn=warn)
         self._pools = Pools()
         self._serving = 0                # server requests taken, not yet answered
         self._flood_warned = False

@@ -23,6 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
 
+    from ..transport import Transport
     from ._era import EraInfo
 
     #: ``exchange(method, params, meta, timeout, notify_cancel) -> the answer message``.
@@ -45,9 +46,10 @@ class Negotiation:
         budget: a request's default budget (``request_timeout`` as checked).
         client_info: ``{"name", "version"}``.
         capabilities: the declared client capabilities.
-        handshake: whether the wire can speak the 2025-11-25 handshake.
-        cancel_is_hangup: whether giving up a request hangs up on it (HTTP),
-            which the probe may do; it never sends ``notifications/cancelled``.
+        wire: the connection's transport now, read at each attempt: whether it
+            can speak the 2025-11-25 handshake, and whether giving up a request
+            hangs up on it (HTTP), which the probe may do; the probe never
+            sends ``notifications/cancelled``.
         warn: where warnings go.
     """
 
@@ -55,8 +57,7 @@ class Negotiation:
                  notify: Callable[[str, dict[str, Any] | None], None],
                  restart: Callable[[], bool], opts: Mapping[str, Any], budget: float | None,
                  client_info: dict[str, Any], capabilities: dict[str, Any],
-                 handshake: bool, cancel_is_hangup: bool,
-                 warn: Callable[[str], None]) -> None:
+                 wire: Callable[[], Transport], warn: Callable[[str], None]) -> None:
         self._exchange = exchange
         self._notify = notify
         self._restart = restart
@@ -64,8 +65,7 @@ class Negotiation:
         self._budget = budget
         self._client_info = client_info
         self._capabilities = capabilities
-        self._handshake = handshake
-        self._cancel_is_hangup = cancel_is_hangup
+        self._wire = wire
         self._warn = warn
         self.info: EraInfo | None = None   # what negotiation found, once it has
         self._lock = threading.Lock()
@@ -131,18 +131,20 @@ class Negotiation:
             self._warn(f"logging/setLevel was refused: {protocol.error_from(answer)}")
 
     def _negotiator(self) -> Negotiator:
+        wire = self._wire()
+
         def exchange(method: str, params: dict[str, Any], meta: dict[str, Any] | None,
                      timeout: float) -> dict[str, Any]:
             # Never a notifications/cancelled for the probe or initialize; a
             # hang-up (HTTP) frees the connection and tells the server nothing else.
-            return self._exchange(method, params, meta, timeout or None, self._cancel_is_hangup)
+            return self._exchange(method, params, meta, timeout or None, wire.cancel_is_hangup)
 
         return Negotiator(exchange=exchange, notify=self._notify, restart=self._restart,
                           versions=self._opts["protocol_versions"], mode=self._opts["era"],
                           client_info=self._client_info, capabilities=self._capabilities,
                           probe_timeout=self._opts["probe_timeout"],
                           handshake_timeout=self._opts["request_timeout"],
-                          handshake=self._handshake)
+                          handshake=wire.supports_handshake)
 
     def discovered(self) -> EraInfo:
         """The era info, with a discover sent once if it never was (S14)."""
