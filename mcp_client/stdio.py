@@ -68,6 +68,8 @@ DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 _MAX_OUTBOX = 64 * 1024 * 1024
 #: How long a dying child gets to finish writing stderr before the tail is read.
 _DRAIN_WAIT = 2.0
+#: The most a ``notifications/cancelled`` waits for another writer to release the pipe.
+_CANCEL_WAIT = 0.1
 #: Bytes asked of a pipe per read (the pipe buffer of Linux, 16 pages).
 _READ_SIZE = 64 * 1024
 #: The longest stderr line kept whole; a longer one is kept in pieces this long.
@@ -450,37 +452,51 @@ class StdioTransport(Transport):
             raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
         with self._write_lock:
             self._check_open()
-            proc = self._proc
-            assert proc is not None and proc.stdin is not None
-            if self._outbox:   # a backlog is draining: keep the order
-                self._queue(proc, data)
-                return
-            try:
-                written = os.write(proc.stdin.fileno(), data)
-            except BlockingIOError:
-                written = 0
-            except (OSError, ValueError) as exc:
-                # A broken pipe: the reader is about to see EOF and report the
-                # death with its exit code and stderr tail; report that one.
-                self._reader_done.wait(_DRAIN_WAIT)
-                self._check_open()
-                raise ServerGone(proc.poll(), self.stderr_tail,
-                                 "the server stopped reading its stdin") from exc
-            if written < len(data):
-                self._queue(proc, data[written:])
+            self._write(data, patient=True)
 
     def cancel(self, ident: int | str, reason: str) -> None:
-        """Send ``notifications/cancelled`` only to a server that is still there.
+        """``notifications/cancelled``, best effort (never raises, never waits).
 
-        A cancellation is a courtesy that nobody waits on.  While the reader
-        is collecting a dying server's exit code and stderr tail, :meth:`send`
-        waits for that report (up to twice ``_DRAIN_WAIT``) so that a request
-        fails with the real cause; a cancellation must not: the call that
-        timed out would be held past its own budget.  So on a wire that is
-        not open it is dropped, never sent.
+        Its call has spent its budget: a dying server (stdout closed, child
+        alive) or a broken pipe means no notice; another writer, a moment.
         """
-        if self._state == "open":
-            super().cancel(ident, reason)
+        data = _encode({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": ident, "reason": reason}}).encode() + b"\n"
+        if self._state != "open" or not self._write_lock.acquire(timeout=_CANCEL_WAIT):
+            return
+        try:
+            if self._state == "open":
+                self._write(data, patient=False)
+        except MCPClientError:
+            pass
+        finally:
+            self._write_lock.release()
+
+    def _write(self, data: bytes, *, patient: bool) -> None:
+        """Write ``data``, queueing what the pipe does not take (write lock held).
+
+        ``patient``: on a broken pipe, wait for the reader to report the death.
+        """
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        if self._outbox:   # a backlog is draining: keep the order
+            self._queue(proc, data)
+            return
+        try:
+            written = os.write(proc.stdin.fileno(), data)
+        except BlockingIOError:
+            written = 0
+        except (OSError, ValueError) as exc:
+            if not patient:
+                return
+            # A broken pipe: the reader is about to see EOF and report the
+            # death with its exit code and stderr tail; report that one.
+            self._reader_done.wait(_DRAIN_WAIT)
+            self._check_open()
+            raise ServerGone(proc.poll(), self.stderr_tail,
+                             "the server stopped reading its stdin") from exc
+        if written < len(data):
+            self._queue(proc, data[written:])
 
     def _queue(self, proc: subprocess.Popen[bytes], rest: bytes) -> None:
         """Keep what the full pipe did not take; a writer thread drains it (lock held)."""

@@ -1,4 +1,5 @@
-"""Shared test scaffolding: a TestCase that fails on leaked threads or child processes."""
+"""Shared test scaffolding: a TestCase that fails on leaked threads or child processes,
+and one that opens clients."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import threading
 import time
 import unittest
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Sequence
+
+from mcp_client import Client
+from mcp_client.transport import Transport
 
 HERE = Path(__file__).resolve().parent
 SERVERS = HERE / "servers"
@@ -84,3 +88,27 @@ class LeakCheckingTestCase(unittest.TestCase):
         kids = new_children()
         self.assertEqual(leaked, [], "threads left running")
         self.assertEqual(kids, [], "child processes left behind")
+
+
+class ClientCase(LeakCheckingTestCase):
+    """Opens clients, each closed at cleanup; the latest one's warnings are ``self.warnings``."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.warnings: list[str] = []
+
+    def connect(self, transport: Transport | None = None, *, args: Sequence[str] | None = None,
+                **options: Any) -> Client:
+        """A client over ``transport``, or with ``args`` over stdio to ``python *args``.
+
+        ``on_warn`` defaults to appending to a fresh ``self.warnings``; every
+        other option is the client's (or, over stdio, the transport's).
+        """
+        self.warnings = []
+        options.setdefault("on_warn", self.warnings.append)
+        if args is not None:
+            client = Client.connect_stdio(PYTHON, args=list(args), **options)
+        else:
+            client = Client(transport=transport, **options)
+        self.addCleanup(client.close)
+        return client

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, settings
 
 from mcp_client import Client
 
-from .base import PYTHON, SERVERS, LeakCheckingTestCase
+from .base import SERVERS, ClientCase
 
 #: True under ``--long`` / ``MCP_CLIENT_LONG=1``.
 LONG = os.environ.get("MCP_CLIENT_LONG", "") not in ("", "0")
@@ -90,12 +90,11 @@ class Peak:
         return self.growth
 
 
-class BoundedCase(LeakCheckingTestCase):
+class BoundedCase(ClientCase):
     """A test case bounded in memory (the whole test) and in time (:meth:`within`)."""
 
     def setUp(self) -> None:
         super().setUp()
-        self.warnings: list[str] = []
         self._peak = Peak()
         self.addCleanup(self._check_memory)   # runs after the client's own cleanup
 
@@ -116,9 +115,7 @@ class BoundedCase(LeakCheckingTestCase):
 class ChaosCase(BoundedCase):
     """A test case that runs hostile stdio servers (``tests/servers/chaos/``)."""
 
-    def connect(self, name: str, *args: object, **options: Any) -> Client:
-        options.setdefault("on_warn", self.warnings.append)
+    def connect(self, name: str, *args: object,  # type: ignore[override]
+                **options: Any) -> Client:
         options.setdefault("kill_grace", 0.5)
-        client = Client.connect_stdio(PYTHON, args=chaos(name, *args), **options)
-        self.addCleanup(client.close)
-        return client
+        return super().connect(args=chaos(name, *args), **options)

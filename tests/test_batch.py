@@ -9,7 +9,7 @@ from mcp_client import Client
 from mcp_client.batch import Task, is_parallel_safe, may_overlap, run_batch
 from mcp_client.testing import FakeTransport, TestKit
 
-from .base import LeakCheckingTestCase
+from .base import ClientCase, LeakCheckingTestCase
 from .test_bridge import DISCOVER, OBJECT, call, text_result
 
 READ_ONLY = {"readOnlyHint": True}
@@ -197,17 +197,15 @@ class KitBatchTest(LeakCheckingTestCase):
         self.assertEqual([e["content"] for e in entries], ["1", "noted (1 so far)", "2"])
 
 
-class FakeBatchTest(LeakCheckingTestCase):
-    def connect(self, tools_list: Any, **options: Any) -> tuple[Client, FakeTransport]:
+class FakeBatchTest(ClientCase):
+    def connected(self, tools_list: Any, **options: Any) -> tuple[Client, FakeTransport]:
         fake = FakeTransport()
         fake.on("server/discover", DISCOVER)
         fake.on("tools/list", tools_list)
-        client = Client(transport=fake, on_warn=lambda _: None, **options)
-        self.addCleanup(client.close)
-        return client, fake
+        return self.connect(fake, **options), fake
 
     def test_argument_order_does_not_make_calls_different(self) -> None:
-        client, fake = self.connect({"tools": [
+        client, fake = self.connected({"tools": [
             {"name": "add", "inputSchema": OBJECT, "annotations": READ_ONLY}]})
         fake.on("tools/call", text_result("3"))
         entries = client.execute_tool_calls([
@@ -219,7 +217,7 @@ class FakeBatchTest(LeakCheckingTestCase):
 
     def test_no_catalogue_means_a_serial_batch(self) -> None:
         from mcp_client.testing import Error
-        client, fake = self.connect(Error(-32603, "no list today"))
+        client, fake = self.connected(Error(-32603, "no list today"))
         sent_when_answered: list[int] = []
 
         def answer(request: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from mcp_client.names import LLM_NAME
 from mcp_client.testing import NO_ANSWER, Die, Error, FakeTransport, ProgressKit, TestKit
 from mcp_client.testing.kits import DOTTED_TOOL_NAME, LONG_TOOL_NAME
 
-from .base import LeakCheckingTestCase
+from .base import ClientCase, LeakCheckingTestCase
 
 #: The test extra installs openai; its real tool-call types are what a caller hands over.
 HAVE_OPENAI = importlib.util.find_spec("openai") is not None
@@ -48,16 +48,12 @@ def openai_calls(*calls: dict[str, Any]) -> list[Any]:
     return list(tool_calls)
 
 
-class FakeBridgeCase(LeakCheckingTestCase):
-    def connect(self, *tools: dict[str, Any], **options: Any) -> Client:
+class FakeBridgeCase(ClientCase):
+    def connect(self, *tools: dict[str, Any], **options: Any) -> Client:   # type: ignore[override]
         self.fake = FakeTransport()
         self.fake.on("server/discover", DISCOVER)
         self.fake.on("tools/list", {"resultType": "complete", "tools": list(tools)})
-        self.warnings: list[str] = []
-        options.setdefault("on_warn", self.warnings.append)
-        client = Client(transport=self.fake, **options)
-        self.addCleanup(client.close)
-        return client
+        return super().connect(self.fake, **options)
 
 
 class KitCase(LeakCheckingTestCase):
@@ -345,7 +341,7 @@ class ProgressTest(LeakCheckingTestCase):
                                ("call_a", 3, 3, "step 3/3"), ("call_b", 1, 2, "step 1/2"),
                                ("call_b", 2, 2, "step 2/2"), ("call_c", 1, None, None),
                                ("call_c", 2, None, None)])
-        self.assertEqual(len(client._correlator), 0)
+        self.assertEqual(client._connection.pending, 0)
 
     def test_a_local_server(self) -> None:
         def local(on_progress: Any) -> Client:

@@ -9,7 +9,7 @@ from mcp_client import Client, Timeout
 from mcp_client.cache import MAX_TTL_MS, Cache
 from mcp_client.testing import NO_ANSWER, Error, FakeTransport
 
-from .base import LeakCheckingTestCase
+from .base import ClientCase, LeakCheckingTestCase
 
 V = "2026-07-28"
 DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": {}}
@@ -68,12 +68,7 @@ class CacheUnitTest(LeakCheckingTestCase):
         self.assertEqual(cache.evict("resources/read"), 2)
 
 
-class ClientCacheTest(LeakCheckingTestCase):
-    def connect(self, fake: FakeTransport, **options: Any) -> Client:
-        client = Client(transport=fake, **options)
-        self.addCleanup(client.close)
-        return client
-
+class ClientCacheTest(ClientCase):
     def test_ttl_refresh_and_expiry(self) -> None:
         fake = FakeTransport()
         fake.on("server/discover", DISCOVER)
@@ -81,7 +76,7 @@ class ClientCacheTest(LeakCheckingTestCase):
                                "resultType": "complete"})
         client = self.connect(fake)
         clock = Clock()
-        client._cache.clock = clock
+        client._connection._cache.clock = clock
         self.assertEqual(client.list_tools(), [{"name": "a"}])
         self.assertEqual(client.list_tools(), [{"name": "a"}])
         self.assertEqual(len(fake.requests("tools/list")), 1)
@@ -154,7 +149,7 @@ class ClientCacheTest(LeakCheckingTestCase):
                 when=lambda m: m["params"].get("cursor") == "c1")
         client = self.connect(fake)
         clock = Clock()
-        client._cache.clock = clock
+        client._connection._cache.clock = clock
         self.assertEqual([t["name"] for t in client.list_tools()], ["a", "b"])
         clock.now += 1   # page two expired, page one is still fresh
         self.assertEqual([t["name"] for t in client.list_tools()], ["a", "b2"])

@@ -15,7 +15,7 @@ import threading
 import unittest
 from typing import Any
 
-from mcp_client import Client, MCPClientError, ServerGone, Timeout
+from mcp_client import Cancelled, Client, MCPClientError, ServerGone, Timeout
 from mcp_client.stdio import StdioTransport
 
 from .base import process_group_members, wait_until
@@ -97,7 +97,7 @@ class StdoutChaosTest(ChaosCase):
         with self.assertRaises(MCPClientError) as caught:
             client.call_tool("echo", {"text": "x", "deep": deep})
         self.assertIn("cannot encode", str(caught.exception))
-        self.assertEqual(len(client._correlator), 0)
+        self.assertEqual(client._connection.pending, 0)
         self.assertEqual(echo(client, "still here"), "still here")
 
     def test_responses_to_ids_never_sent(self) -> None:
@@ -105,7 +105,7 @@ class StdoutChaosTest(ChaosCase):
         with self.within(10):
             for n in range(10):
                 self.assertEqual(echo(client, str(n)), str(n))
-        self.assertEqual(len(client._correlator), 0)
+        self.assertEqual(client._connection.pending, 0)
         unknown = [w for w in self.warnings if "unknown request id" in w]
         self.assertGreaterEqual(len(unknown), 90, self.warnings[:5])
 
@@ -114,7 +114,7 @@ class StdoutChaosTest(ChaosCase):
         with self.within(10):
             results = [echo(client, str(n)) for n in range(10)]
         self.assertEqual(results, [str(n) for n in range(10)])
-        self.assertEqual(len(client._correlator), 0)
+        self.assertEqual(client._connection.pending, 0)
         self.assertTrue(all(re.search("answer to (abandoned|unknown) request", w)
                             for w in self.warnings), self.warnings[:3])
         self.assertGreaterEqual(len(self.warnings), 20)
@@ -155,6 +155,110 @@ class StdoutChaosTest(ChaosCase):
         self.assertEqual(len(tail), 100)
         # the 1 MiB line arrives in 64 KiB pieces; nothing is held whole
         self.assertEqual(next(lines), (mib - 1) * 1024 + 16 + 1)
+
+
+class ServerRequestTest(ChaosCase):
+    """Requests from the server: the excess refused at once, never queued; a hook never
+    holds up close()."""
+
+    def flood(self, client: Client, method: str, count: int) -> Any:
+        return client.call_tool_async("flood", {"count": count, "method": method}, timeout=120)
+
+    def replies(self, client: Client) -> dict[str, Any]:
+        return dict(client.call_tool("replies")["structuredContent"])
+
+    def answered(self, client: Client) -> int:
+        replies = self.replies(client)
+        return int(replies["results"]) + sum(replies["errors"].values())
+
+    def test_a_flood_of_200k_pings_is_answered_and_a_call_still_answers(self) -> None:
+        client = self.connect("asking.py")
+        with self.within(60):
+            flood = self.flood(client, "ping", 200_000)
+            self.assertEqual(echo(client, "during the flood", timeout=60), "during the flood")
+            self.assertEqual(flood.result(120)["content"][0]["text"], "flooded")
+            wait_until(lambda: self.answered(client) >= 200_000, 60)
+        replies = self.replies(client)
+        self.assertEqual(self.answered(client), 200_000)
+        self.assertEqual(set(replies["errors"]) - {"-32603"}, set(), replies)
+        self.assertLessEqual(len([w for w in self.warnings if "refusing" in w]), 1)
+
+    def test_beyond_64_waiting_elicitations_the_rest_are_refused(self) -> None:
+        release = threading.Event()
+        client = self.connect("asking.py", on_elicit=lambda request: (
+            release.wait(60), {"action": "accept", "content": {"name": "Ada"}})[1])
+        self.addCleanup(release.set)
+        with self.within(60):
+            flood = self.flood(client, "elicitation/create", 5_000)
+            self.assertEqual(echo(client, "during the flood", timeout=60), "during the flood")
+            self.assertEqual(flood.result(120)["content"][0]["text"], "flooded")
+            wait_until(lambda: self.answered(client) >= 5_000 - 64, 60)
+        self.assertEqual(self.replies(client), {"results": 0, "errors": {"-32603": 5_000 - 64}})
+        refusals = [w for w in self.warnings if "refusing" in w]
+        self.assertEqual(len(refusals), 1, refusals)
+        self.assertIn("more than 64 requests", refusals[0])
+        release.set()
+        wait_until(lambda: self.replies(client)["results"] == 64, 30)
+        self.assertEqual(self.replies(client)["results"], 64)
+
+    def test_close_returns_while_a_hook_still_answers(self) -> None:
+        for method in ("elicitation/create", "sampling/createMessage"):
+            with self.subTest(method=method):
+                entered, release = threading.Event(), threading.Event()
+                hooks: list[threading.Thread] = []
+                timer = threading.Timer(6, release.set)   # the old code waits for it
+                timer.start()
+                self.addCleanup(timer.cancel)
+
+                def hook(request: dict[str, Any]) -> dict[str, Any]:
+                    hooks.append(threading.current_thread())
+                    entered.set()
+                    release.wait(30)
+                    if request["method"] == "sampling/createMessage":
+                        return {"role": "assistant", "model": "m",
+                                "content": {"type": "text", "text": "Paris"}}
+                    return {"action": "accept", "content": {"name": "Ada"}}
+
+                client = self.connect("asking.py", on_elicit=hook, on_sample=hook)
+                client.call_tool("flood", {"count": 1, "method": method})
+                self.assertTrue(entered.wait(10))
+                with self.within(0.5 + 1.5):   # kill_grace, and the hook's half second
+                    client.close()
+                self.assertTrue(hooks[0].is_alive(), "the hook was not still running")
+                release.set()
+                hooks[0].join(10)
+                self.assertEqual([w for w in self.warnings if "could not answer" in w], [])
+
+
+class DyingWireTest(ChaosCase):
+    """A call's timeout or cancellation is not held up by a server whose stdout is closed."""
+
+    def muted(self) -> Client:
+        """A server that closes its stdout on the call ``never`` and stays alive (4 s of
+        waiting for its exit code and the end of its stderr before its death is reported)."""
+        client = self.connect("stubborn.py", "mute")
+        client.list_tools()
+        return client
+
+    def test_a_blocking_call_times_out_on_budget(self) -> None:
+        client = self.muted()
+        with self.within(1.5), self.assertRaises(Timeout):
+            client.call_tool("never", timeout=0.5)
+
+    def test_a_cancelled_call_returns_at_once(self) -> None:
+        client = self.muted()
+        cancelled = threading.Event()
+        timer = threading.Timer(0.3, cancelled.set)
+        timer.start()
+        self.addCleanup(timer.cancel)
+        with self.within(1.5), self.assertRaises(Cancelled):
+            client.call_tool("never", cancelled=cancelled)
+
+    def test_a_pipelined_call_times_out_on_budget(self) -> None:
+        client = self.muted()
+        future = client.call_tool_async("never", timeout=0.5)
+        with self.within(1.5), self.assertRaises(Timeout):
+            future.result(10)
 
 
 class DeathTest(ChaosCase):

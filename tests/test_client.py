@@ -11,7 +11,7 @@ from mcp_client import (Cancelled, Client, MCPClientError, ProtocolError, Server
                         TransportClosed, UnsupportedVersion)
 from mcp_client.testing import NO_ANSWER, Error, FakeTransport, Raw
 
-from .base import LeakCheckingTestCase
+from .base import ClientCase
 
 V = "2026-07-28"
 DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": {},
@@ -24,14 +24,10 @@ def modern_fake() -> FakeTransport:
     return fake
 
 
-class ClientTestCase(LeakCheckingTestCase):
+class ClientTestCase(ClientCase):
     def connect(self, fake: FakeTransport | None = None, **options: Any) -> Client:
         self.fake = fake or modern_fake()
-        self.warnings: list[str] = []
-        options.setdefault("on_warn", self.warnings.append)
-        client = Client(transport=self.fake, **options)
-        self.addCleanup(client.close)
-        return client
+        return super().connect(self.fake, **options)
 
 
 class OptionsTest(ClientTestCase):
@@ -111,6 +107,20 @@ class PaginationTest(ClientTestCase):
         client = self.connect(fake)
         self.assertEqual(client.list_prompts(), [{"name": "p"}])
         self.assertEqual(client.list_resource_templates(), [{"uriTemplate": "a/{b}"}])
+
+    def test_one_list_call_is_bounded_in_entries_across_its_pages(self) -> None:
+        fake = modern_fake()
+        page = [{"name": f"t{n}"} for n in range(40_000)]
+        pages = {None: {"tools": page, "nextCursor": "2"}, "2": {"tools": page, "nextCursor": "3"},
+                 "3": {"tools": page}}
+        fake.on("tools/list", lambda m: pages[m["params"].get("cursor")])
+        client = self.connect(fake)
+        with self.assertRaises(ProtocolError) as caught:
+            client.list_tools()
+        self.assertEqual(caught.exception.message,
+                         "tools/list: more than 100000 entries across its pages; giving up")
+        self.assertEqual(caught.exception.data, {"limit": 100_000})
+        self.assertEqual(len(fake.requests("tools/list")), 3)
 
     def test_a_page_that_is_not_a_list(self) -> None:
         fake = modern_fake()
@@ -356,6 +366,26 @@ class CloseTest(ClientTestCase):
             client.call_tool("t")
         self.assertIn("dead", repr(client))
         client.close()
+
+    def test_the_connection_state_open_dead_closed(self) -> None:
+        fake = modern_fake()
+        fake.on("tools/call", NO_ANSWER)
+        client = self.connect(fake)
+        connection = client._connection
+        self.assertEqual(repr(connection), "<Connection unprobed open pending=0>")
+        future = client.call_tool_async("t")
+        fake.wait_for("tools/call")
+        self.assertEqual(repr(connection), "<Connection modern 2026-07-28 open pending=1>")
+        self.assertEqual((connection.state, connection.dead), ("open", None))
+        fake.die(3)
+        with self.assertRaises(ServerGone):
+            future.result(10)
+        self.assertEqual(connection.state, "dead")
+        self.assertIsInstance(connection.dead, ServerGone)
+        self.assertEqual(repr(connection), "<Connection modern 2026-07-28 dead pending=0>")
+        client.close()
+        self.assertEqual((connection.state, connection.dead), ("closed", None))
+        self.assertEqual(repr(connection), "<Connection modern 2026-07-28 closed pending=0>")
 
 
 class NotificationsAndServerRequestsTest(ClientTestCase):

@@ -8,7 +8,7 @@ from typing import Any
 from mcp_client import Client, ProtocolError, ServerGone, UnsupportedVersion
 from mcp_client.testing import NO_ANSWER, Die, Error, FakeTransport, Raw
 
-from .base import LeakCheckingTestCase
+from .base import ClientCase, LeakCheckingTestCase
 
 NEXT = "2027-01-01"    # a hypothetical newer modern version, to exercise preference
 V = "2026-07-28"
@@ -31,14 +31,7 @@ def probed_version(message: dict[str, Any]) -> str:
     return str(message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"])
 
 
-class EraTest(LeakCheckingTestCase):
-    def connect(self, fake: FakeTransport, **options: Any) -> Client:
-        self.warnings: list[str] = []
-        options.setdefault("on_warn", self.warnings.append)
-        client = Client(transport=fake, **options)
-        self.addCleanup(client.close)
-        return client
-
+class EraTest(ClientCase):
     def methods(self, fake: FakeTransport) -> list[str]:
         return [m["method"] for m in fake.sent if "method" in m]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp_client import Client, ProtocolError
 
-from .base import PYTHON, LeakCheckingTestCase, server
+from .base import ClientCase, server
 
 SAMPLED = {"role": "assistant", "content": {"type": "text", "text": "Paris"},
            "model": "m1", "stopReason": "endTurn"}
@@ -17,13 +17,9 @@ def name_it(request: dict[str, Any]) -> dict[str, Any]:
     return {"action": "accept", "content": {"name": "Ada"}}
 
 
-class BothErasTest(LeakCheckingTestCase):
-    def connect(self, era: str, **options: Any) -> Client:
-        self.warnings: list[str] = []
-        options.setdefault("on_warn", self.warnings.append)
-        client = Client.connect_stdio(PYTHON, args=server("dual_stdio.py"), era=era, **options)
-        self.addCleanup(client.close)
-        return client
+class BothErasTest(ClientCase):
+    def connect(self, era: str, **options: Any) -> Client:   # type: ignore[override]
+        return super().connect(args=server("dual_stdio.py"), era=era, **options)
 
     def each_era(self) -> list[str]:
         return ["auto", "legacy"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from mcp_client import Client, InputLoopExceeded, ProtocolError
+from mcp_client import InputLoopExceeded, ProtocolError
 from mcp_client.testing import Error, FakeTransport
 
-from .base import LeakCheckingTestCase
+from .base import ClientCase
 
 V = "2026-07-28"
 DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": {}}
@@ -30,14 +30,7 @@ def asking(requests: dict[str, Any], state: str | None = "s1") -> dict[str, Any]
 DONE = {"resultType": "complete", "content": [{"type": "text", "text": "done"}]}
 
 
-class InputTestCase(LeakCheckingTestCase):
-    def connect(self, fake: FakeTransport, **options: Any) -> Client:
-        self.warnings: list[str] = []
-        options.setdefault("on_warn", self.warnings.append)
-        client = Client(transport=fake, **options)
-        self.addCleanup(client.close)
-        return client
-
+class InputTestCase(ClientCase):
     def fake(self) -> FakeTransport:
         fake = FakeTransport()
         fake.on("server/discover", DISCOVER)

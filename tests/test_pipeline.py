@@ -19,10 +19,10 @@ from unittest import mock
 
 from mcp_client import (Client, MCPClientError, ProtocolError, ServerGone, Timeout,
                         TransportClosed)
-from mcp_client._pipeline import Deadlines
+from mcp_client.client._flights import Deadlines
 from mcp_client.testing import FakeTransport
 
-from .base import PYTHON, LeakCheckingTestCase, server, wait_until
+from .base import ClientCase, LeakCheckingTestCase, server, wait_until
 from .chaoskit import ChaosCase
 
 #: How long a test waits for something that should happen at once.
@@ -54,12 +54,13 @@ class ChaosEchoTest(ChaosCase):
                          [f"e{n}" for n in range(32)])
         for future in futures[:32]:
             future.result(10)
-        self.assertIsNone(client._executor, "a pipelined call needed a pool thread")
+        self.assertIsNone(client._connection._pools._executor,
+                          "a pipelined call needed a pool thread")
 
     def test_the_first_call_negotiates_on_the_pool(self) -> None:
         client = self.connect("echo.py")
         self.assertEqual(text(client.call_tool_async("echo", {"text": "a"}).result(10)), "a")
-        self.assertIsNotNone(client._executor)
+        self.assertIsNotNone(client._connection._pools._executor)
 
     def test_a_timeout_fails_the_future_and_cancels_on_the_wire(self) -> None:
         client = self.ready()
@@ -97,7 +98,7 @@ class ChaosEchoTest(ChaosCase):
         client = self.ready()
         future = client.call_tool_async("slow", {"ms": 50}, timeout=0)
         self.assertEqual(text(future.result(10)), "slow")
-        self.assertIsNone(client._deadlines)
+        self.assertIsNone(client._connection._pools._deadlines)
 
     def test_close_fails_the_calls_in_flight(self) -> None:
         client = self.ready()
@@ -150,7 +151,7 @@ class ChaosEchoTest(ChaosCase):
         self.assertFalse(any(e["is_error"] for e in entries))
         # 20 calls (the duplicate was sent once), the batch's tools/list and this stats call
         self.assertEqual(stats(client)["requests"] - before, 20 + 2)
-        self.assertIsNone(client._executor)
+        self.assertIsNone(client._connection._pools._executor)
 
     def test_a_pipelined_batch_turns_failures_into_entries(self) -> None:
         client = self.ready(tool_concurrency=8, parallel_tools=("echo", "never"),
@@ -163,23 +164,23 @@ class ChaosEchoTest(ChaosCase):
         self.assertEqual(entries[0]["content"], "echo")
         self.assertIn("timed out", entries[1]["content"])
         self.assertIn("unknown tool", entries[2]["content"])
-        self.assertIsNone(client._executor)
+        self.assertIsNone(client._connection._pools._executor)
 
     def test_a_bug_in_the_client_is_logged_and_becomes_an_entry(self) -> None:
         client = self.ready(tool_concurrency=8, parallel_tools=("echo",))
 
-        shaped = client._shaped
+        shaped = client._connection.shaped
 
         def broken(info: Any, method: str, answer: Any) -> Any:
             if method == "tools/call":
                 raise RuntimeError("a bug")
             return shaped(info, method, answer)
 
-        client._shaped = broken  # type: ignore[method-assign]
+        client._connection.shaped = broken  # type: ignore[method-assign]
         calls = [{"id": f"c{n}", "type": "function",
                   "function": {"name": "echo", "arguments": json.dumps({"text": str(n)})}}
                  for n in range(2)]
-        with self.assertLogs("mcp_client._pipeline", "ERROR") as logged:
+        with self.assertLogs("mcp_client.client._flights", "ERROR") as logged:
             entries = client.execute_tool_calls(calls)
         self.assertEqual([e["is_error"] for e in entries], [True, True])
         self.assertIn("a bug", entries[0]["content"])
@@ -199,12 +200,11 @@ class ChaosEchoTest(ChaosCase):
             client.call_tool_async("echo", {"text": "x"})
 
 
-class RealServerTest(LeakCheckingTestCase):
+class RealServerTest(ClientCase):
     """The SDK's demo server: progress, multi round-trip and legacy requests, pipelined."""
 
-    def connect(self, era: str, **options: Any) -> Client:
-        client = Client.connect_stdio(PYTHON, args=server("dual_stdio.py"), era=era, **options)
-        self.addCleanup(client.close)
+    def connect(self, era: str, **options: Any) -> Client:   # type: ignore[override]
+        client = super().connect(args=server("dual_stdio.py"), era=era, **options)
         client.list_tools()
         return client
 
@@ -233,30 +233,31 @@ class RealServerTest(LeakCheckingTestCase):
                     client.call_tool_async("ask_llm").result(30)
                 if code is not None:
                     self.assertEqual(caught.exception.code, code)
-                self.assertIsNone(client._executor)
+                self.assertIsNone(client._connection._pools._executor)
                 client.close()
 
-    def test_close_waits_for_a_hook_still_answering(self) -> None:
+    def test_close_returns_while_a_hook_still_answers(self) -> None:
         entered = threading.Event()
         release = threading.Event()
+        self.addCleanup(release.set)
 
         def elicit(request: dict[str, Any]) -> dict[str, Any]:
             entered.set()
             release.wait(WAIT)
             return {"action": "accept", "content": {"name": "Ada"}}
 
-        client = self.connect("auto", on_elicit=elicit)
+        client = self.connect("auto", on_elicit=elicit, kill_grace=0.5)
         future = client.call_tool_async("greet")
         self.assertTrue(entered.wait(WAIT))
         closer = threading.Thread(target=client.close, name="closer")
         closer.start()
-        closer.join(0.2)
-        self.assertTrue(closer.is_alive(), "close() left the hook's thread running")
+        closer.join(0.5 + 1.5)   # kill_grace, and the hook's half second
+        self.assertFalse(closer.is_alive(), "close() waited for the hook")
+        rounds = [t for t in threading.enumerate() if t.name.startswith("mcp-client-rounds-")]
+        self.assertEqual(len(rounds), 1, "the hook's thread was not still running")
+        self.assertFalse(future.done())
         release.set()
-        closer.join(WAIT)
-        self.assertFalse(closer.is_alive())
-        self.assertEqual([t.name for t in threading.enumerate()
-                          if t.name.startswith("mcp-client-rounds-")], [])
+        rounds[0].join(WAIT)
         with self.assertRaises(TransportClosed):
             future.result(WAIT)
 
@@ -309,7 +310,7 @@ class FakeTransportTest(LeakCheckingTestCase):
         client.list_tools()
         future = client.call_tool_async("t")
         fake.wait_for("tools/call", 4, WAIT)   # the retry loop, on its own thread, backs off
-        wait_until(lambda: len(client._correlator) == 0, WAIT)   # answered: now it waits 250 ms
+        wait_until(lambda: client._connection.pending == 0, WAIT)   # answered: now it waits 250 ms
         client.close()
         self.assertEqual([t.name for t in threading.enumerate()
                           if t.name.startswith("mcp-client-rounds-")], [])

@@ -101,7 +101,7 @@ class SoakTest(LeakCheckingTestCase):
 
         self.assertEqual(errors, [])
         self.assertEqual(sum(outcomes.values()), CALLS)
-        self.assertEqual(len(client._correlator), 0)
+        self.assertEqual(client._connection.pending, 0)
         stats = client.call_tool("stats")["structuredContent"]
         self.assertEqual(stats["held"], 0, stats)
         self.assertEqual(stats["requests"], 1 + WARM_UP + CALLS + 1)   # discover ... stats

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
 from typing import Any
 
-from mcp_client import Client, ServerGone, SpawnFailed, Timeout
+from mcp_client import (Client, MCPClientError, ProtocolError, ServerGone, SpawnFailed, Timeout,
+                        TransportClosed)
 
-from .base import PYTHON, LeakCheckingTestCase, server
+from .base import PYTHON, ClientCase, LeakCheckingTestCase, server
 
 
-class StdioTestCase(LeakCheckingTestCase):
-    def connect(self, name: str, *extra: str, **options: Any) -> Client:
-        self.warnings: list[str] = []
-        options.setdefault("on_warn", self.warnings.append)
-        client = Client.connect_stdio(PYTHON, args=server(name) + list(extra), **options)
-        self.addCleanup(client.close)
-        return client
+class StdioTestCase(ClientCase):
+    def connect(self, name: str, *extra: str, **options: Any) -> Client:   # type: ignore[override]
+        return super().connect(args=server(name) + list(extra), **options)
 
 
 class DualEraServerTest(StdioTestCase):
@@ -102,6 +100,54 @@ class LegacyServerTest(StdioTestCase):
         self.assertEqual(client.call_tool("add", {"a": 1, "b": 1})["structuredContent"],
                          {"result": 2})
         self.assertTrue(any("restarting" in w for w in self.warnings), self.warnings)
+
+
+class AsyncTwinsTest(StdioTestCase):
+    """Each ``*_async`` twin's Future holds what its blocking method returns or raises."""
+
+    WAIT = 30.0
+
+    def test_list_tools_async(self) -> None:
+        client = self.connect("dual_stdio.py")
+        future = client.list_tools_async(refresh=True)
+        self.assertIsInstance(future, Future)
+        names = [tool["name"] for tool in future.result(self.WAIT)]
+        self.assertIn("echo", names)
+        self.assertEqual(names, [tool["name"] for tool in client.list_tools()])
+
+    def test_list_resources_async(self) -> None:
+        client = self.connect("dual_stdio.py", era="legacy")
+        resources = client.list_resources_async(timeout=10).result(self.WAIT)
+        self.assertEqual([r["uri"] for r in resources], ["res://readme"])
+
+    def test_list_resource_templates_async(self) -> None:
+        client = self.connect("dual_stdio.py")
+        self.assertEqual(client.list_resource_templates_async(refresh=True).result(self.WAIT), [])
+        with self.assertRaises(MCPClientError) as caught:   # the keyword reaches the method
+            client.list_resource_templates_async(timeout=-1).result(self.WAIT)
+        self.assertIn("timeout must be a number", str(caught.exception))
+
+    def test_list_prompts_async(self) -> None:
+        client = self.connect("dual_stdio.py")
+        prompts = client.list_prompts_async().result(self.WAIT)
+        self.assertEqual([p["name"] for p in prompts], ["review"])
+        self.assertEqual(prompts, client.list_prompts())
+
+    def test_get_prompt_async(self) -> None:
+        client = self.connect("dual_stdio.py")
+        prompt = client.get_prompt_async("review", {"code": "x=1"}).result(self.WAIT)
+        self.assertEqual(prompt["messages"][0]["content"]["text"], "Please review:\nx=1")
+        with self.assertRaises(ProtocolError):
+            client.get_prompt_async("no-such-prompt", timeout=10).result(self.WAIT)
+
+    def test_ping_async(self) -> None:
+        for era, answer in (("auto", False), ("legacy", True)):   # 2026-07-28 removed ping
+            with self.subTest(era=era):
+                client = self.connect("dual_stdio.py", era=era)
+                self.assertIs(client.ping_async(timeout=10).result(self.WAIT), answer)
+                client.close()
+                with self.assertRaises(TransportClosed):
+                    client.ping_async()
 
 
 class MisbehavingServerTest(StdioTestCase):

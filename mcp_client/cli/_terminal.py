@@ -306,7 +306,7 @@ def _choose(text: str, choices: list[tuple[Any, str]]) -> Any:
 
 def _check(prop: Mapping[str, Any], value: Any) -> str | None:
     """Why ``value`` does not satisfy the property's schema, or None."""
-    import jsonschema  # on first use, like mcp_client.inputs
+    import jsonschema  # on first use, like mcp_client.client._inputs
 
     schema = {"type": "object", "properties": {"value": dict(prop)}}
     try:

@@ -14,6 +14,9 @@
     never reads stdin: every write to it piles up in the pipe.  Writes nothing either.
 ``deaf-after``
     answers ``server/discover``, then never reads stdin again.
+``mute``
+    serves normally until a ``tools/call`` ``never``: then closes its stdout, answering nothing
+    more, and lives on until stdin ends.
 
 Usage: ``python tests/servers/chaos/stubborn.py FAULT``
 """
@@ -56,6 +59,11 @@ class Stubborn(Server):
         if name == "die":
             self.flush()
             os._exit(6)
+        if name == "never" and self.fault == "mute":
+            self.flush()
+            os.close(1)
+            self.out = open(os.devnull, "wb")   # what it still "answers" goes nowhere
+            return
         super().on_call(ident, name, arguments)
 
     def serve(self) -> None:

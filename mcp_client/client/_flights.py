@@ -30,25 +30,25 @@ Decisions:
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
-from . import protocol
-from ._log import get_logger
-from .exceptions import MCPClientError, Timeout, TransportClosed
+from .._log import get_logger
+from ..exceptions import MCPClientError, Timeout, TransportClosed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from concurrent.futures import Future
     from typing import Any, Callable
 
-    from .correlator import Correlator, Pending
-    from .era import EraInfo
-    from .progress import ProgressBook, Ticket
-    from .transport import Transport
+    from ..correlator import Pending
+    from ..protocol import Shaped
+    from ._connection import Connection
+    from ._pools import Pools
+    from ._era import EraInfo
+    from ._progress import Ticket
 
-__all__ = ["Deadlines", "Pipelined"]
+__all__ = ["Deadlines", "Flight", "answer_class"]
 
 log = get_logger(__name__)
 
@@ -121,78 +121,18 @@ class Deadlines:
                                 min(self._target - now, threading.TIMEOUT_MAX))
 
 
-class Pipelined:
-    """Mixin: ``_start_call``, the pipelined ``tools/call`` of :class:`~mcp_client.Client`."""
+class Flight:
+    """One pipelined ``tools/call``: sent by the caller, finished by whoever completes it.
 
-    # Provided by the class this is mixed into.
-    _transport: Transport
-    _correlator: Correlator
-    _progress: ProgressBook
-    _opts: dict[str, Any]
-    _era_info: EraInfo | None
-    _state: str
-    _state_lock: threading.Lock
-    _dead: MCPClientError | None
-    _default_budget: float | None
-    _deadlines: Deadlines | None
-    _rounds: set[threading.Thread]
-    _budget: Callable[[float | None], float | None]
-    _meta: Callable[[EraInfo, str | int | None], dict[str, Any] | None]
-    _shaped: Callable[[EraInfo, str, dict[str, Any]], protocol.Shaped]
-    _more_rounds: Callable[..., protocol.Shaped]
-    _stretched: Callable[[Ticket | None, float | None, float | None, float], float | None]
-    _pool: Callable[[], Any]
+    It works through the methods of its :class:`~._connection.Connection` and
+    :class:`~._pools.Pools` only.
+    """
 
-    def _pipelining(self) -> bool:
-        """Whether a call may be pipelined now: a wire that never blocks a send, a known era."""
-        return self._era_info is not None and self._state == "open" and \
-            self._transport.pipelines
-
-    def _start_call(self, params: dict[str, Any], *, timeout: float | None = None,
-                    progress_token: str | int | None = None, tool_call_id: str | None = None,
-                    outcome: bool = False) -> Future[Any]:
-        """Send one ``tools/call`` now; its Future completes when the answer has arrived.
-
-        Every failure, a bad argument included, is the Future's exception --
-        or, with ``outcome`` (the bridge's batches), its result.
-        """
-        future: Future[Any] = _answer_class()(self._run_callback)
-        future.set_running_or_notify_cancel()   # sent at once: there is nothing to cancel
-        flight = _Flight(self, future, params, progress_token, tool_call_id, outcome)
-        try:
-            flight.send(timeout)
-        except Exception as exc:   # the Future is the only way back to the caller
-            flight.finish(None, exc)
-        return future
-
-    def _run_callback(self, fn: Callable[[Future[Any]], object], future: Future[Any]) -> None:
-        """Run a pipelined Future's done-callback on the client's pool, off the reader thread.
-
-        Once the client is closed there is no pool: the callback runs where the
-        Future completed (``close()``'s own thread, or a reader about to end).
-        """
-        with self._state_lock:
-            if self._state != "closed":
-                self._pool().submit(_logged, fn, future)
-                return
-        fn(future)
-
-    def _deadline_keeper(self) -> Deadlines:
-        with self._state_lock:
-            if self._state == "closed":
-                raise TransportClosed()
-            if self._deadlines is None:
-                self._deadlines = Deadlines(f"mcp-deadlines-{os.getpid()}")
-            return self._deadlines
-
-
-class _Flight:
-    """One pipelined ``tools/call``: sent by the caller, finished by whoever completes it."""
-
-    def __init__(self, client: Pipelined, future: Future[Any], params: dict[str, Any],
-                 progress_token: str | int | None, tool_call_id: str | None,
-                 outcome: bool) -> None:
-        self.client = client
+    def __init__(self, connection: Connection, pools: Pools, future: Future[Any],
+                 params: dict[str, Any], progress_token: str | int | None,
+                 tool_call_id: str | None, outcome: bool) -> None:
+        self.connection = connection
+        self.pools = pools
         self.future = future
         self.params = params
         self.progress_token = progress_token
@@ -201,96 +141,82 @@ class _Flight:
         self.ticket: Ticket | None = None
         self.budget: float | None = None
         self.start = time.monotonic()
-        cap = client._opts["max_total_timeout"]
-        self.hard = None if cap is None else self.start + cap
+        self.hard = connection.hard_deadline(self.start)
         self.pending: Pending | None = None
         self.deadlines: Deadlines | None = None
 
     def send(self, timeout: float | None) -> None:
-        client = self.client
-        self.budget = client._default_budget if timeout is None else client._budget(timeout)
-        info = client._era_info
+        connection = self.connection
+        self.budget = connection.budget(timeout)
+        info = connection.era_info
         if info is None:
             raise MCPClientError("a pipelined call needs the era to be known")
-        self.info = info
-        self.ticket = client._progress.open(self.progress_token, self.tool_call_id)
-        meta = client._meta(self.info, self.ticket.token if self.ticket is not None else None)
+        self.info: EraInfo = info
+        self.ticket = connection.open_ticket(self.progress_token, self.tool_call_id)
+        meta = connection.meta(info, self.ticket.token if self.ticket is not None else None)
         if self.budget is not None:
-            self.deadlines = client._deadline_keeper()
-        if client._state == "closed":
-            raise TransportClosed()
-        if client._dead is not None:
-            raise client._dead
-        pending = self.pending = client._correlator.register("tools/call", self.answered)
+            self.deadlines = self.pools.deadlines()
+        pending = self.pending = connection.register("tools/call", self.answered)
         try:
-            message = protocol.request(pending.ident, "tools/call", self.params, meta=meta)
             if self.deadlines is not None:
                 assert self.budget is not None
                 self.deadlines.add(pending.ident, self.start + self.budget, self.due)
-            client._transport.send(message)
+            connection.post(pending, self.params, meta)
         except BaseException:
             if self.deadlines is not None:
                 self.deadlines.discard(pending.ident)
-            if client._correlator.abandon(pending.ident) is None:
-                return   # completed meanwhile (the wire died): the Future has its answer
+            connection.abandon(pending)
             raise
-        dead = client._dead if client._state != "closed" else TransportClosed()
-        if dead is not None:  # the wire died between the check and the send
-            client._correlator.fail(pending.ident, dead)
 
     def answered(self, pending: Pending) -> None:
         """The request completed (on the completing thread): shape it and finish."""
         try:
             if self.deadlines is not None:
                 self.deadlines.discard(pending.ident)
-            shaped = self.client._shaped(self.info, "tools/call", pending.result())
+            shaped = self.connection.shaped(self.info, "tools/call", pending.result())
             if shaped.result_type == "input_required":
                 thread = threading.Thread(target=self.more_rounds, args=(shaped,), daemon=True,
                                           name=f"mcp-client-rounds-{pending.ident}")
-                with self.client._state_lock:   # close() waits for it, as for a pool thread
-                    self.client._rounds.add(thread)
+                self.pools.track_round(thread)
                 thread.start()
                 return
             self.finish(shaped.body, None)
         except BaseException as exc:
             self.finish(None, exc)
 
-    def more_rounds(self, shaped: protocol.Shaped) -> None:
-        client = self.client
+    def more_rounds(self, shaped: Shaped) -> None:
+        connection = self.connection
         try:
-            body = client._more_rounds(self.info, "tools/call", self.params,
-                                       client._meta(self.info, self.ticket.token
-                                                    if self.ticket else None),
-                                       self.budget, None, self.ticket, None, shaped).body
+            meta = connection.meta(self.info, self.ticket.token if self.ticket else None)
+            body = connection.more_rounds(self.info, "tools/call", self.params, meta,
+                                          self.budget, None, self.ticket, None, shaped).body
         except BaseException as exc:
             self.finish(None, exc)
         else:
             self.finish(body, None)
         finally:
-            with client._state_lock:
-                client._rounds.discard(threading.current_thread())
+            self.pools.untrack_round(threading.current_thread())
 
     def due(self, now: float) -> float | None:
         """The deadline passed (on the deadline thread): stretch it, or time the call out."""
-        client = self.client
+        connection = self.connection
         pending = self.pending
         assert pending is not None
-        if self.ticket is not None and client._opts["reset_timeout_on_progress"]:
-            later = client._stretched(self.ticket, self.budget, self.hard, now)
-            if later is not None:
-                return later
-        if client._correlator.abandon(pending.ident) is None:
+        later = connection.stretched(self.ticket, self.budget, self.hard, now)
+        if later is not None:
+            return later
+        if not connection.abandon(pending):
             return None   # the answer won the race, and finishes the call
         seconds = self.budget or 0.0
         try:
-            client._transport.cancel(pending.ident, f"timed out after {seconds:g}s")
+            connection.cancel(pending.ident, f"timed out after {seconds:g}s")
         except Exception:   # a dying wire: the timeout is still the caller's answer
             pass
         self.finish(None, Timeout("tools/call", seconds))
         return None
 
     def finish(self, body: dict[str, Any] | None, error: BaseException | None) -> None:
-        self.client._progress.close(self.ticket)
+        self.connection.close_ticket(self.ticket)
         if self.future.done():   # cannot happen (the correlator completes a call once)
             return
         if error is not None and self.outcome:
@@ -313,17 +239,10 @@ def _guarded(on_due: Callable[[float], float | None], now: float) -> float | Non
         return None
 
 
-def _logged(fn: Callable[[Future[Any]], object], future: Future[Any]) -> None:
-    try:
-        fn(future)
-    except Exception:   # as concurrent.futures does for its own callbacks
-        log.exception("a done-callback of %r raised", future)
-
-
 _ANSWER: type | None = None
 
 
-def _answer_class() -> type:
+def answer_class() -> type:
     """The Future of a pipelined call, made on first use: concurrent.futures is not free."""
     global _ANSWER
     if _ANSWER is None:

@@ -33,21 +33,18 @@ from __future__ import annotations
 import threading
 import time
 
-from . import protocol
-from ._redact import redact_url
-from .exceptions import (Cancelled, MCPClientError, ProtocolError, ServerGone, Timeout,
-                         TransportError, UnsupportedVersion)
+from .. import protocol
+from .._redact import redact_url
+from ..exceptions import (Cancelled, MCPClientError, ProtocolError, ServerGone, Timeout,
+                          TransportError, UnsupportedVersion)
+from ._cancel import CANCEL_POLL, fired
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping, Sequence
     Exchange = Callable[[str, dict[str, Any], "dict[str, Any] | None", float], dict[str, Any]]
 
-__all__ = ["EraInfo", "Negotiator", "Exchange", "Attempt", "CANCEL_POLL",
-           "fill_from_discover", "fired"]
-
-#: How often a wait with ``cancelled=`` looks at it, in seconds.
-CANCEL_POLL = 0.02
+__all__ = ["EraInfo", "Negotiator", "Exchange", "Attempt", "fill_from_discover"]
 
 #: HTTP statuses a legacy-only Streamable HTTP server answers a discover with.
 _LEGACY_STATUSES = (400, 404, 405)
@@ -86,11 +83,6 @@ def _info_from_discover(version: str, result: dict[str, Any],
                    dict(server_info) if isinstance(server_info, dict) else {},
                    dict(caps) if isinstance(caps, dict) else {},
                    instructions if isinstance(instructions, str) else None, True)
-
-
-def fired(signal: Any) -> bool:
-    """Whether a ``cancelled=`` signal (an Event or a Future) has fired."""
-    return bool(signal.is_set()) if isinstance(signal, threading.Event) else bool(signal.done())
 
 
 def fill_from_discover(info: EraInfo, result: Any) -> None:

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import threading
 
-from . import protocol
-from .cache import copy_json
-from .exceptions import ProtocolError
+from .. import protocol
+from ..cache import copy_json
+from ..exceptions import ProtocolError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,0 +1,119 @@
+"""The ``*_async`` twins of the client's blocking methods.
+
+Each twin runs its blocking method on the connection's
+:class:`~concurrent.futures.ThreadPoolExecutor` (made on first use, shut down
+by ``close()``) and returns the :class:`~concurrent.futures.Future` (API.md
+"Client"); ``call_tool_async`` is pipelined where the wire allows
+(:mod:`mcp_client.client._flights`).
+
+:class:`AsyncTwins` is a mixin in the ``collections.abc`` sense: methods over
+the blocking methods and one hook, ``_connection``, which its class provides
+(:class:`_Blocking` says exactly what, so that mypy checks every call).  It
+holds no state.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+    from typing import Any, Mapping, Protocol
+
+    from ._connection import Connection
+
+    # A class body only mypy reads: importing typing at run time is not free.
+    class _Blocking(Protocol):
+        """What the twins are built over: the blocking methods and the connection."""
+
+        _connection: Connection
+
+        def list_tools(self, *, refresh: bool = ..., timeout: float | None = ...,
+                       cancelled: Any = ...) -> list[dict[str, Any]]: ...
+
+        def list_resources(self, *, refresh: bool = ..., timeout: float | None = ...,
+                           cancelled: Any = ...) -> list[dict[str, Any]]: ...
+
+        def list_resource_templates(self, *, refresh: bool = ..., timeout: float | None = ...,
+                                    cancelled: Any = ...) -> list[dict[str, Any]]: ...
+
+        def list_prompts(self, *, refresh: bool = ..., timeout: float | None = ...,
+                         cancelled: Any = ...) -> list[dict[str, Any]]: ...
+
+        def call_tool(self, name: str, arguments: Mapping[str, Any] | None = ..., *,
+                      timeout: float | None = ..., cancelled: Any = ...,
+                      progress_token: str | int | None = ...) -> dict[str, Any]: ...
+
+        def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
+                         progress_token: Any = ...) -> dict[str, Any]: ...
+
+        def read_resource(self, uri: str, *, refresh: bool = ..., timeout: float | None = ...,
+                          cancelled: Any = ...) -> dict[str, Any]: ...
+
+        def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = ..., *,
+                       timeout: float | None = ..., cancelled: Any = ...) -> dict[str, Any]: ...
+
+        def ping(self, *, timeout: float | None = ...) -> bool: ...
+
+
+__all__ = ["AsyncTwins"]
+
+
+class AsyncTwins:
+    """Mixin: ``*_async`` twins over the blocking methods of :class:`~mcp_client.Client`."""
+
+    def list_tools_async(self: _Blocking, **kwargs: Any) -> Future[list[dict[str, Any]]]:
+        """:meth:`list_tools` on the client's thread pool."""
+        return self._connection.submit(self.list_tools, **kwargs)
+
+    def list_resources_async(self: _Blocking, **kwargs: Any) -> Future[list[dict[str, Any]]]:
+        """:meth:`list_resources` on the client's thread pool."""
+        return self._connection.submit(self.list_resources, **kwargs)
+
+    def list_resource_templates_async(self: _Blocking,
+                                      **kwargs: Any) -> Future[list[dict[str, Any]]]:
+        """:meth:`list_resource_templates` on the client's thread pool."""
+        return self._connection.submit(self.list_resource_templates, **kwargs)
+
+    def list_prompts_async(self: _Blocking, **kwargs: Any) -> Future[list[dict[str, Any]]]:
+        """:meth:`list_prompts` on the client's thread pool."""
+        return self._connection.submit(self.list_prompts, **kwargs)
+
+    def call_tool_async(self: _Blocking, name: str, arguments: Mapping[str, Any] | None = None,
+                        **kwargs: Any) -> Future[dict[str, Any]]:
+        """:meth:`call_tool`, pipelined where it can be, else on the client's thread pool.
+
+        Pipelined (see :mod:`mcp_client.client._flights`): the request is sent
+        before this returns and no thread waits for its answer.  Either way, the
+        Future's result and exceptions are those of :meth:`call_tool`.
+        """
+        connection = self._connection
+        connection.check_usable()   # a closed or dead client raises here, whichever path
+        if connection.can_pipeline() and kwargs.keys() <= {"timeout", "progress_token"}:
+            try:
+                params = self._tool_params(name, arguments, kwargs.get("progress_token"))
+            except Exception as exc:
+                return _failed(exc)
+            return connection.start_call(params, **kwargs)
+        return connection.submit(self.call_tool, name, arguments, **kwargs)
+
+    def read_resource_async(self: _Blocking, uri: str,
+                            **kwargs: Any) -> Future[dict[str, Any]]:
+        """:meth:`read_resource` on the client's thread pool."""
+        return self._connection.submit(self.read_resource, uri, **kwargs)
+
+    def get_prompt_async(self: _Blocking, name: str, arguments: Mapping[str, Any] | None = None,
+                         **kwargs: Any) -> Future[dict[str, Any]]:
+        """:meth:`get_prompt` on the client's thread pool."""
+        return self._connection.submit(self.get_prompt, name, arguments, **kwargs)
+
+    def ping_async(self: _Blocking, **kwargs: Any) -> Future[bool]:
+        """:meth:`ping` on the client's thread pool."""
+        return self._connection.submit(self.ping, **kwargs)
+
+
+def _failed(exc: BaseException) -> Future[Any]:
+    from concurrent.futures import Future
+
+    future: Future[Any] = Future()
+    future.set_exception(exc)
+    return future

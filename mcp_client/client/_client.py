@@ -1,0 +1,538 @@
+"""The client: one connection to one MCP server, whichever era it speaks.
+
+:class:`Client` is the face: options, the ``connect_*`` constructors, the
+properties, the typed blocking API (lists, calls, reads, prompts, ping), the
+``x-mcp-header`` rules of Streamable HTTP and the LLM methods; its
+``*_async`` twins come from :mod:`._async`.  Everything that happens on the
+connection -- its state, the era, one request, inbound messages, the pools and
+``close()`` -- is the :class:`~._connection.Connection` it holds in
+``_connection``.  It does not own the wire (a
+:class:`~mcp_client.transport.Transport` does), the message shapes
+(:mod:`mcp_client.protocol`) or the pending-request table
+(:mod:`mcp_client.correlator`).
+
+Threads: the transport's reader thread delivers every inbound message to
+the connection, which completes futures, publishes notifications and hands
+server requests to a worker.  A blocking method waits on its future in the
+caller's thread; ``*_async`` methods run the blocking method on the
+connection's :class:`~concurrent.futures.ThreadPoolExecutor`, except a
+``call_tool_async`` on a wire that pipelines (:mod:`mcp_client.client._flights`).
+
+Decisions beyond the seed (see also API.md):
+
+* cancellation and timeouts send ``notifications/cancelled`` on stdio
+  (PROTOCOL S3/S4) -- never for the probe or ``initialize``;
+* an error response whose id is ``null`` (a parse error) is given to the one
+  outstanding request when exactly one is outstanding, else reported;
+* with a pinned modern ``era`` (or when the probe was answered ``-32021``)
+  there is no DiscoverResult: reading ``server_info``, ``capabilities`` or
+  ``instructions`` sends one ``server/discover`` at the agreed version to fill
+  them in (S14), and every modern result's ``_meta`` serverInfo is used when
+  none is known yet.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+
+from .. import protocol
+from .._log import get_logger, warn_through
+from .._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_options
+from .._version import __version__
+from ..exceptions import MCPClientError, ProtocolError
+from ..transport import Transport
+from ._async import AsyncTwins
+from ._connection import Connection
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+    from typing import Any, Callable
+
+    from ..bridge import Bridge
+    from ._stream import Stream
+
+__all__ = ["Client"]
+
+log = get_logger(__name__)
+
+
+class Client(AsyncTwins):
+    """A connection to one MCP server.
+
+    Build one with :meth:`connect_stdio` (a child process), or
+    ``Client(transport=...)`` for a transport of your own (test doubles such
+    as :class:`mcp_client.testing.FakeTransport`).  Use it in a ``with`` block,
+    or call :meth:`close`.
+
+    Args:
+        transport: the wire; started by the constructor.
+        **options: the client options of API.md (``client_name``,
+            ``protocol_versions``, ``request_timeout``, ``probe_timeout``,
+            ``era``, the ``on_*`` hooks, ...).  Transport options are refused
+            here: there is nothing left for them to configure.
+
+    Raises:
+        MCPClientError: an unknown option or a bad value.
+        UnsupportedVersion: ``protocol_versions`` names a handshake version.
+        SpawnFailed: (stdio) the server could not be started.
+    """
+
+    def __init__(self, transport: Transport | None = None, **options: Any) -> None:
+        for name in options:
+            if name in STDIO_OPTIONS or name in HTTP_OPTIONS:
+                raise MCPClientError(
+                    f"option {name} configures a transport, but transport= was given: "
+                    "nothing is left for it to configure")
+        self._opts = check_client_options(options)
+        if not isinstance(transport, Transport):
+            raise MCPClientError("Client needs transport=: a mcp_client.transport.Transport "
+                                 "(or use Client.connect_stdio)")
+        self._on_warn_hook: Callable[[str], None] | None = self._opts["on_warn"]
+        self._declared = self._derive_capabilities()
+        self._header_tools: dict[str, dict[str, Any]] | None = None   # x-mcp-header
+        self._header_warned: set[Any] = set()
+        client_info = {"name": self._opts["client_name"],
+                       "version": self._opts["client_version"] or __version__}
+        self._connection = Connection(transport, self._opts, client_info=client_info,
+                                      capabilities=self._declared, warn=self._warn)
+
+    # -- construction ------------------------------------------------------------
+
+    @classmethod
+    def connect_stdio(cls, command: str, **options: Any) -> Client:
+        """Start ``command`` as a child process and connect to it over stdio.
+
+        Args:
+            command: the program (no shell is involved).
+            **options: client options, plus the stdio options ``args``, ``env``,
+                ``cwd``, ``inherit_env``, ``on_stderr``, ``kill_grace``,
+                ``stderr_lines`` and ``max_line_bytes``.
+
+        Raises:
+            SpawnFailed: the command could not be started (or has a NUL byte).
+            MCPClientError: an unknown option or a bad value.
+        """
+        from ..stdio import StdioTransport
+
+        stdio_options, rest = split_options(options, STDIO_OPTIONS, HTTP_OPTIONS, "stdio")
+        if "transport" in rest:
+            raise MCPClientError("connect_stdio builds its own transport; pass transport= "
+                                 "to Client(...) instead")
+        check_client_options(rest)
+        transport = StdioTransport(command, **stdio_options)
+        try:
+            return cls(transport=transport, **rest)
+        except BaseException:
+            transport.close()
+            raise
+
+    @classmethod
+    def connect_http(cls, url: str, **options: Any) -> Client:
+        """Reach an MCP server over Streamable HTTP, whichever era it speaks.
+
+        The first call probes with ``server/discover`` (2026-07-28); a server
+        that does not answer it as a modern one is given the 2025-11-25
+        ``initialize`` handshake, in a legacy Streamable HTTP session
+        (``Mcp-Session-Id``, :attr:`session_id`) that :meth:`close` ends with a
+        DELETE.  ``era="legacy"`` skips the probe.  ``requests`` is imported
+        here, on first use.
+
+        Args:
+            url: the endpoint (``https://tools.example.com/mcp``).
+            **options: client options, plus the HTTP options ``headers``,
+                ``persistent``, ``connect_timeout``, ``auth`` (a
+                ``requests.auth.AuthBase``), ``max_event_bytes`` and
+                ``max_redirects``.
+
+        Raises:
+            MCPClientError: a bad URL, an unknown option or a bad value.
+        """
+        from ..http import HTTPTransport
+
+        http_options, rest = split_options(options, HTTP_OPTIONS, STDIO_OPTIONS, "HTTP")
+        if "transport" in rest:
+            raise MCPClientError("connect_http builds its own transport; pass transport= "
+                                 "to Client(...) instead")
+        check_client_options(rest)
+        transport = HTTPTransport(url, **http_options)
+        try:
+            return cls(transport=transport, **rest)
+        except BaseException:
+            transport.close()
+            raise
+
+    @classmethod
+    def connect_sse(cls, url: str, **options: Any) -> Client:
+        """Reach an MCP server over the 2024-11-05 HTTP+SSE transport (deprecated).
+
+        :meth:`connect_http` falls back to it on its own; this skips the
+        Streamable HTTP attempts.  The handshake era is spoken over it.
+
+        Args:
+            url: the event stream's URL (``https://tools.example.com/sse``).
+            **options: client options, plus the HTTP options of
+                :meth:`connect_http`.
+
+        Raises:
+            MCPClientError: a bad URL, an unknown option or a bad value.
+        """
+        from ..http_sse import SSETransport
+
+        http_options, rest = split_options(options, HTTP_OPTIONS, STDIO_OPTIONS, "HTTP")
+        if "transport" in rest:
+            raise MCPClientError("connect_sse builds its own transport; pass transport= "
+                                 "to Client(...) instead")
+        rest.setdefault("era", "legacy")
+        check_client_options(rest)
+        transport = SSETransport(url, **http_options)
+        try:
+            return cls(transport=transport, **rest)
+        except BaseException:
+            transport.close()
+            raise
+
+    def _derive_capabilities(self) -> dict[str, Any]:
+        override = self._opts["client_capabilities"]
+        if override is not None:
+            return {key: value for key, value in dict(override).items()}
+        caps: dict[str, Any] = {}
+        if self._opts["on_elicit"] is not None:
+            caps["elicitation"] = {"form": {}}
+        if self._opts["on_sample"] is not None:
+            caps["sampling"] = {}
+        if self._opts["on_list_roots"] is not None:
+            caps["roots"] = {}
+        return caps
+
+    # -- state ---------------------------------------------------------------------
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        connection = self._connection
+        info = connection.era_info
+        era = f"{info.era} {info.version}" if info else "unprobed"
+        return (f"<Client era={era} {connection.state} pending={connection.pending} "
+                f"transport={connection.transport!r}>")
+
+    @property
+    def transport(self) -> Transport:
+        """The wire this client talks over."""
+        return self._connection.transport
+
+    @property
+    def session_id(self) -> str | None:
+        """The legacy Streamable HTTP session's id (None: no session, or not HTTP)."""
+        found = getattr(self.transport, "session_id", None)
+        return found if isinstance(found, str) else None
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._connection.state == "closed"
+
+    @property
+    def era(self) -> str:
+        """``"modern"`` or ``"legacy"``; forces the probe."""
+        return self._connection.ensure_era().era
+
+    @property
+    def protocol_version(self) -> str:
+        """The negotiated version (``2026-07-28``, or a handshake version)."""
+        return self._connection.ensure_era().version
+
+    @property
+    def supported_versions(self) -> tuple[str, ...]:
+        """Every version the server named (empty for a legacy server)."""
+        self._connection.ensure_era()
+        return self._connection.discovered().supported
+
+    @property
+    def server_info(self) -> dict[str, Any]:
+        """The server's ``{"name", "version", ...}`` (empty if it sent none)."""
+        self._connection.ensure_era()
+        return dict(self._connection.discovered().server_info)
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        """The server's capabilities."""
+        self._connection.ensure_era()
+        return dict(self._connection.discovered().capabilities)
+
+    @property
+    def instructions(self) -> str | None:
+        """The server's advice to a model, or None."""
+        self._connection.ensure_era()
+        return self._connection.discovered().instructions
+
+    @property
+    def declared_capabilities(self) -> dict[str, Any]:
+        """The capabilities this client declares, derived from its hooks."""
+        return dict(self._declared)
+
+    @property
+    def notifications(self) -> Stream:
+        """Every notification the server sends, from subscription on."""
+        return self._connection.notifications
+
+    # -- the typed API -------------------------------------------------------------
+
+    def list_tools(self, *, refresh: bool = False, timeout: float | None = None,
+                   cancelled: Any = None) -> list[dict[str, Any]]:
+        """Every tool the server offers (all pages).
+
+        One call follows at most 1,000 pages and keeps at most 100,000 entries,
+        against a server whose list never ends.
+
+        Args:
+            refresh: bypass the result cache.
+            timeout: seconds for each page (None: ``request_timeout``; 0: none).
+            cancelled: a ``threading.Event`` or ``Future`` that abandons the call.
+
+        Raises:
+            ProtocolError: the server refused, or broke the protocol, or its
+                list went past one of those bounds (named in the message).
+            Timeout, Cancelled, ServerGone, TransportClosed.
+        """
+        connection = self._connection
+        tools = connection.list_all("tools/list", "tools", refresh=refresh, timeout=timeout,
+                                    cancelled=cancelled)
+        return self._valid_for_headers(tools) if connection.transport.wants_tool_headers else tools
+
+    def list_resources(self, *, refresh: bool = False, timeout: float | None = None,
+                       cancelled: Any = None) -> list[dict[str, Any]]:
+        """Every resource the server offers (all pages); see :meth:`list_tools`."""
+        return self._connection.list_all("resources/list", "resources", refresh=refresh,
+                                         timeout=timeout, cancelled=cancelled)
+
+    def list_resource_templates(self, *, refresh: bool = False, timeout: float | None = None,
+                                cancelled: Any = None) -> list[dict[str, Any]]:
+        """Every resource template (all pages); see :meth:`list_tools`."""
+        return self._connection.list_all("resources/templates/list", "resourceTemplates",
+                                         refresh=refresh, timeout=timeout, cancelled=cancelled)
+
+    def list_prompts(self, *, refresh: bool = False, timeout: float | None = None,
+                     cancelled: Any = None) -> list[dict[str, Any]]:
+        """Every prompt the server offers (all pages); see :meth:`list_tools`."""
+        return self._connection.list_all("prompts/list", "prompts", refresh=refresh,
+                                         timeout=timeout, cancelled=cancelled)
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+                  timeout: float | None = None, cancelled: Any = None,
+                  progress_token: str | int | None = None) -> dict[str, Any]:
+        """Call a tool and return its result.
+
+        A tool that fails reports ``isError`` in a perfectly good result; that
+        is returned, not raised.
+
+        Args:
+            name: the tool's name.
+            arguments: a JSON object (dict); None means none.
+            timeout: seconds (None: ``request_timeout``; 0: no budget).
+            cancelled: a ``threading.Event`` or ``Future`` that abandons the call.
+            progress_token: ask the server for progress under this token; the
+                reports arrive on :attr:`notifications`.
+
+        Returns:
+            ``{"content": [...], "isError"?: True, "structuredContent"?: ...}``.
+
+        Raises:
+            ProtocolError: the server answered with a JSON-RPC error.
+            Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError.
+        """
+        return self._call(self._tool_params(name, arguments, progress_token), timeout=timeout,
+                          cancelled=cancelled, progress_token=progress_token)
+
+    def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
+                     progress_token: Any = None) -> dict[str, Any]:
+        """A ``tools/call``'s params, checked."""
+        if not isinstance(name, str) or not name:
+            raise MCPClientError(f"a tool name must be a non-empty string, not {name!r}")
+        if progress_token is not None and (isinstance(progress_token, bool) or
+                                           not isinstance(progress_token, (str, int))):
+            raise MCPClientError("progress_token must be a string or an integer")
+        return {"name": name, "arguments": self._arguments(arguments)}
+
+    # -- the LLM bridge (mcp_client.bridge) -------------------------------------------
+
+    def tools_for_llm(self) -> list[dict[str, Any]]:
+        """The server's tools as OpenAI-style function declarations.
+
+        Every name matches ``^[a-zA-Z0-9_-]{1,64}$`` (see :mod:`mcp_client.names`).
+
+        Raises:
+            MCPClientError: the catalogue could not be fetched.
+        """
+        return self._bridge.tools_for_llm()
+
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+        """Run a model's tool calls: one ``{"role": "tool", ...}`` entry per call, in order.
+
+        Never raises for a call (each failure is an ``is_error`` entry); the
+        batch has run when this returns.  See :mod:`mcp_client.bridge` and
+        :mod:`mcp_client.batch`.
+
+        Raises:
+            MCPClientError: ``calls`` is not a list.
+        """
+        return self._bridge.execute_tool_calls(calls)
+
+    def tool_annotations(self, name: str) -> dict[str, Any] | None:
+        """What the server said about one tool (its ``annotations``), or None."""
+        return self._bridge.tool_annotations(name)
+
+    @functools.cached_property
+    def _bridge(self) -> Bridge:
+        """The LLM bridge over this client's own methods, made on first use."""
+        from ..bridge import Bridge
+
+        def call(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
+            # progress is reported under the model's tool_call_id, the join key
+            # back to the model's tool card
+            return self._call(self._tool_params(name, arguments), timeout=None, cancelled=None,
+                              tool_call_id=tool_call_id)
+
+        def start(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
+            return self._start_call(self._tool_params(name, arguments),
+                                    tool_call_id=tool_call_id, outcome=True)
+
+        return Bridge(list_tools=self.list_tools, call=call, start=start,
+                      can_pipeline=self._pipelining, executor=self._batch_executor,
+                      concurrency=self._opts["tool_concurrency"],
+                      parallel_tools=self._opts["parallel_tools"],
+                      serial_tools=self._opts["serial_tools"])
+
+    # -- x-mcp-header (2026-07-28 Streamable HTTP; PROTOCOL §7.4, S17) ------------------
+
+    def _call(self, params: dict[str, Any], *, timeout: float | None, cancelled: Any,
+              progress_token: str | int | None = None,
+              tool_call_id: str | None = None) -> dict[str, Any]:
+        """``tools/call``, with ``Mcp-Param-*`` headers on wires that want them.
+
+        The catalogue is fetched (or taken from the cache) before the first
+        call; a ``-32020`` answer re-fetches it, bypassing the cache, and the
+        call is retried once with the rebuilt headers.
+        """
+        connection = self._connection
+        if not connection.transport.wants_tool_headers:
+            return connection.request("tools/call", params, timeout=timeout, cancelled=cancelled,
+                                      progress_token=progress_token, tool_call_id=tool_call_id)
+        for refresh in (False, True):
+            headers = self._param_headers(params, refresh=refresh, timeout=timeout)
+            try:
+                return connection.request("tools/call", params, timeout=timeout,
+                                          cancelled=cancelled, progress_token=progress_token,
+                                          tool_call_id=tool_call_id, headers=headers)
+            except ProtocolError as exc:
+                if exc.code != protocol.HEADER_MISMATCH or refresh:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _param_headers(self, params: dict[str, Any], *, refresh: bool,
+                       timeout: float | None) -> dict[str, str]:
+        from .. import xheaders
+
+        if refresh or self._header_tools is None:
+            self.list_tools(refresh=refresh, timeout=timeout)
+        tool = (self._header_tools or {}).get(params["name"])
+        return xheaders.headers_for_call(tool, params["arguments"]) if tool else {}
+
+    def _valid_for_headers(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Drop tools whose ``x-mcp-header`` annotations are invalid (with a warning)."""
+        from .. import xheaders
+
+        kept = []
+        for tool in tools:
+            reason = xheaders.invalid_reason(tool)
+            if reason is None:
+                kept.append(tool)
+                continue
+            name = tool.get("name")
+            if name not in self._header_warned:
+                self._header_warned.add(name)
+                self._warn(f"dropped tool {name!r} from the catalogue: {reason}")
+        self._header_tools = {t["name"]: t for t in kept if isinstance(t.get("name"), str)}
+        return kept
+
+    @staticmethod
+    def _arguments(arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        if arguments is None:
+            return {}
+        if not isinstance(arguments, Mapping):
+            raise MCPClientError("arguments must be a dict (a JSON object), not "
+                                 f"{type(arguments).__name__}")
+        return dict(arguments)
+
+    def read_resource(self, uri: str, *, refresh: bool = False, timeout: float | None = None,
+                      cancelled: Any = None) -> dict[str, Any]:
+        """Read one resource: ``{"contents": [...]}``; see :meth:`call_tool`."""
+        if not isinstance(uri, str) or not uri:
+            raise MCPClientError(f"a resource URI must be a non-empty string, not {uri!r}")
+        return self._connection.request("resources/read", {"uri": uri}, timeout=timeout,
+                                        cancelled=cancelled, refresh=refresh)
+
+    def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+                   timeout: float | None = None, cancelled: Any = None) -> dict[str, Any]:
+        """Render a prompt: ``{"description"?, "messages": [...]}``."""
+        if not isinstance(name, str) or not name:
+            raise MCPClientError(f"a prompt name must be a non-empty string, not {name!r}")
+        params = {"name": name, "arguments": self._arguments(arguments)}
+        return self._connection.request("prompts/get", params, timeout=timeout,
+                                        cancelled=cancelled)
+
+    def ping(self, *, timeout: float | None = None) -> bool:
+        """True if the server answered; False if it does not implement ping.
+
+        2026-07-28 removed ``ping``, so a modern server's "method not found" is
+        a healthy answer.  The probe runs first (S9): a bare ``ping`` would lock
+        a dual-era server into the legacy era.
+
+        Raises:
+            ProtocolError: any other error.  Timeout, ServerGone, TransportClosed.
+        """
+        try:
+            self._connection.request("ping", {}, timeout=timeout, cancelled=None)
+        except ProtocolError as exc:
+            if exc.code == protocol.METHOD_NOT_FOUND:
+                return False
+            raise
+        return True
+
+    # -- what the LLM bridge reads (mcp_client.bridge) ---------------------------------
+
+    def _pipelining(self) -> bool:
+        return self._connection.can_pipeline()
+
+    def _start_call(self, params: dict[str, Any], *, timeout: float | None = None,
+                    progress_token: str | int | None = None, tool_call_id: str | None = None,
+                    outcome: bool = False) -> Future[Any]:
+        return self._connection.start_call(params, timeout=timeout,
+                                           progress_token=progress_token,
+                                           tool_call_id=tool_call_id, outcome=outcome)
+
+    def _batch_executor(self) -> ThreadPoolExecutor | None:
+        return self._connection.batch_executor()
+
+    # -- shutting down -------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection; idempotent, and safe after the server died.
+
+        The transport closes (stdio: stdin closed, the child given
+        ``kill_grace`` seconds, then SIGTERM, then SIGKILL), outstanding calls
+        fail with :class:`TransportClosed`, and the notification stream
+        finishes.  A hook (``on_elicit``, ``on_sample``, ...) still running is
+        given half a second, then left to finish on its own: whatever it
+        returns is dropped, and a call waiting on it fails with
+        :class:`TransportClosed` once it returns.
+        """
+        self._connection.close()
+
+    def _warn(self, text: str) -> None:
+        warn_through(self._on_warn_hook, text, log)
