@@ -7,7 +7,7 @@ and a :class:`~mcp_client.registry.Registry` prefix pushes even a short name
 over the limit.  This module owns the rule and a deterministic,
 collision-free mapping between the names a provider has (its *keys*) and the
 names it publishes to a model.  It is shared by the client bridge
-(:mod:`mcp_client.bridge`) and the registry.
+(``mcp_client.client._bridge``) and the registry.
 
 It must not do I/O, hold state between calls or know what a provider is: a
 :class:`NameMap` is built from a list and answers lookups, nothing more.

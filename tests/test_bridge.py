@@ -8,7 +8,8 @@ import threading
 import unittest
 from typing import Any
 
-from mcp_client import Client, MCPClientError, bridge, provider
+from mcp_client import Client, MCPClientError, provider
+from mcp_client.client import _bridge as bridge
 from mcp_client.names import LLM_NAME
 from mcp_client.testing import NO_ANSWER, Die, Error, FakeTransport, ProgressKit, TestKit
 from mcp_client.testing.kits import DOTTED_TOOL_NAME, LONG_TOOL_NAME
@@ -292,7 +293,7 @@ class FailureTest(FakeBridgeCase):
             raise RuntimeError("oops")
 
         driven = bridge.Bridge(list_tools=lambda **_: [tool("t")], call=broken)
-        with self.assertLogs("mcp_client.bridge", "ERROR"):
+        with self.assertLogs("mcp_client.client._bridge", "ERROR"):
             entry, = driven.execute_tool_calls([call("t", "{}", "id-1")])
         self.assertEqual(entry["content"], "the call to t failed inside the client: "
                                            "RuntimeError: oops")

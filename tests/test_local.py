@@ -109,7 +109,8 @@ class InProcessTransportTest(LeakCheckingTestCase):
 
     def test_importing_the_package_does_not_import_the_sdk(self) -> None:
         code = ("import sys, mcp_client, mcp_client.testing, mcp_client.registry, "
-                "mcp_client.local, mcp_client.bridge, mcp_client.batch, mcp_client.testing.kits\n"
+                "mcp_client.local, mcp_client.client._bridge, mcp_client.batch, "
+                "mcp_client.testing.kits\n"
                 "loaded = sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.'))\n"
                 "print(loaded)\n")
         done = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=60)

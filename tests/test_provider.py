@@ -205,7 +205,9 @@ class SeamTest(LeakCheckingTestCase):
             self.assertRegex(name, r"^mcp_client(\.protocol|\.exceptions(\.\w+)?)?$")
 
     def test_the_bridge_never_imports_the_client(self) -> None:
-        self.assertNotIn("mcp_client.client", _imports("mcp_client.bridge"))
+        imported = _imports("mcp_client.client._bridge")
+        self.assertNotIn("mcp_client.client._client", imported)
+        self.assertNotIn("mcp_client.client._connection", imported)
 
     def test_layers_never_import_the_bridge_or_the_client(self) -> None:
         for module in ("mcp_client.reasons", "mcp_client.unknown_keys", "mcp_client.leases",
@@ -213,7 +215,7 @@ class SeamTest(LeakCheckingTestCase):
                        "mcp_client.registry", "mcp_client.local", "mcp_client.cli._output"):
             with self.subTest(module):
                 imported = _imports(module)
-                self.assertNotIn("mcp_client.bridge", imported)
+                self.assertNotIn("mcp_client.client._bridge", imported)
                 if module != "mcp_client.local":
                     self.assertNotIn("mcp_client.client", imported)
 

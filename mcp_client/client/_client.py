@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
     from typing import Any, Callable
 
-    from ..bridge import Bridge
+    from ._bridge import Bridge
     from ._stream import Stream
 
 __all__ = ["Client"]
@@ -359,7 +359,7 @@ class Client(AsyncTwins):
             raise MCPClientError("progress_token must be a string or an integer")
         return {"name": name, "arguments": self._arguments(arguments)}
 
-    # -- the LLM bridge (mcp_client.bridge) -------------------------------------------
+    # -- the LLM bridge (._bridge) ----------------------------------------------------
 
     def tools_for_llm(self) -> list[dict[str, Any]]:
         """The server's tools as OpenAI-style function declarations.
@@ -375,7 +375,7 @@ class Client(AsyncTwins):
         """Run a model's tool calls: one ``{"role": "tool", ...}`` entry per call, in order.
 
         Never raises for a call (each failure is an ``is_error`` entry); the
-        batch has run when this returns.  See :mod:`mcp_client.bridge` and
+        batch has run when this returns.  See ``mcp_client.client._bridge`` and
         :mod:`mcp_client.batch`.
 
         Raises:
@@ -390,7 +390,7 @@ class Client(AsyncTwins):
     @functools.cached_property
     def _bridge(self) -> Bridge:
         """The LLM bridge over this client's own methods, made on first use."""
-        from ..bridge import Bridge
+        from ._bridge import Bridge
 
         def call(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
             # progress is reported under the model's tool_call_id, the join key
@@ -504,7 +504,7 @@ class Client(AsyncTwins):
             raise
         return True
 
-    # -- what the LLM bridge reads (mcp_client.bridge) ---------------------------------
+    # -- what the LLM bridge reads (._bridge) ------------------------------------------
 
     def _pipelining(self) -> bool:
         return self._connection.can_pipeline()

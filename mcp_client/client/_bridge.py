@@ -50,11 +50,11 @@ import functools
 import logging
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Union
 
-from . import batch
-from .exceptions import MCPClientError
-from .names import NameMap, is_llm_name
-from .provider import (CallParts, arguments_key, as_call_list, declaration, describe_failure,
-                       error_message, parse_arguments, read_call, result_message)
+from .. import batch
+from ..exceptions import MCPClientError
+from ..names import NameMap, is_llm_name
+from ..provider import (CallParts, arguments_key, as_call_list, declaration, describe_failure,
+                        error_message, parse_arguments, read_call, result_message)
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
