@@ -7,7 +7,7 @@ as ``application/json`` or as a ``text/event-stream`` (:mod:`mcp_client.sse`),
 status codes and redirects, cancellation by closing the response, and the
 worker threads that do all of it.  Once an ``initialize`` succeeds, the
 connection is a 2025-11-25 session, whose additions -- ``Mcp-Session-Id``,
-the GET stream, resuming, DELETE -- :mod:`mcp_client._http_session` owns.  It
+the GET stream, resuming, DELETE -- ``mcp_client._http.session`` owns.  It
 must not know about results or the ``x-mcp-header`` catalogue: the client
 passes ``Mcp-Param-*`` headers per message (:mod:`mcp_client.xheaders`).
 ``requests`` and ``urllib3`` are imported when the transport starts, never
@@ -77,14 +77,14 @@ from .sse import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEParser
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from .xheaders import encode_value
 from ._log import warn_through
-from ._http_checks import OWNED_HEADERS, check_header as _check_header, check_settings, \
+from ._http.checks import OWNED_HEADERS, check_header as _check_header, check_settings, \
     media_type as _media_type, origin as _origin
-from ._http_session import MAX_RESUMES, LegacySession
+from ._http.session import MAX_RESUMES, LegacySession
 
 if TYPE_CHECKING:
     import requests
 
-    from ._http_wire import Handle
+    from ._http.wire import Handle
 
 __all__ = ["HTTPTransport", "DEFAULT_CONNECT_TIMEOUT", "OWNED_HEADERS"]
 
@@ -217,7 +217,7 @@ class HTTPTransport(Transport):
             self._state = "open"
 
     def _new_session(self) -> requests.Session:
-        from . import _http_wire
+        from ._http import wire as _http_wire
 
         import requests.utils
 
@@ -226,7 +226,7 @@ class HTTPTransport(Transport):
 
     @staticmethod
     def _close_session(session: requests.Session) -> None:
-        from . import _http_wire
+        from ._http import wire as _http_wire
 
         _http_wire.close_session(session)
 
@@ -243,7 +243,7 @@ class HTTPTransport(Transport):
         is_request = isinstance(method, str) and "id" in message
         if method == "initialize":
             self._legacy.note_initialize(message.get("params"))
-        from ._http_wire import Handle
+        from ._http.wire import Handle
 
         # 2025-11-25 lifecycle: nothing may overtake the initialized notification
         # (SDK servers refuse requests that arrive before it), so it is posted here.
@@ -318,7 +318,7 @@ class HTTPTransport(Transport):
     # -- the worker ----------------------------------------------------------------
 
     def _run(self, exchange: _Exchange, body: bytes, headers: dict[str, str]) -> None:
-        from . import _http_wire
+        from ._http import wire as _http_wire
 
         try:
             with _http_wire.active(exchange.handle):
@@ -381,7 +381,7 @@ class HTTPTransport(Transport):
         """One HTTP request, its failures translated (the response is streamed)."""
         import requests
 
-        from ._http_wire import explicit_auth
+        from ._http.wire import explicit_auth
 
         shown = redact_url(url)
         try:
@@ -454,7 +454,7 @@ class HTTPTransport(Transport):
                                  headers=response.headers)
 
     def _read_json(self, exchange: _Exchange, response: requests.Response) -> None:
-        from ._http_wire import WIRE_ERRORS
+        from ._http.wire import WIRE_ERRORS
 
         status = response.status_code
         try:
@@ -521,7 +521,7 @@ class HTTPTransport(Transport):
     def _drain(self, exchange: _Exchange, response: requests.Response,
                parser: SSEParser) -> str | None:
         """Read one stream until the answer (None) or its end (why it ended)."""
-        from ._http_wire import WIRE_ERRORS
+        from ._http.wire import WIRE_ERRORS
 
         raw = response.raw
         while True:
@@ -578,7 +578,7 @@ class HTTPTransport(Transport):
             self._deliver(message)
 
     def _excerpt(self, response: requests.Response) -> str:
-        from ._http_wire import WIRE_ERRORS
+        from ._http.wire import WIRE_ERRORS
 
         try:
             data = response.raw.read(_EXCERPT * 4, decode_content=True)

@@ -35,7 +35,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urljoin
 
-from ._http_checks import check_settings, media_type, origin
+from ._http.checks import check_settings, media_type, origin
 from ._redact import redact_text, redact_url
 from ._log import warn_through
 from ._version import __version__
@@ -112,7 +112,7 @@ class SSETransport(Transport):
 
     def start(self, on_message: MessageCallback, on_close: CloseCallback,
               on_warn: WarnCallback, on_error: ErrorCallback | None = None) -> None:
-        from . import _http_wire
+        from ._http import wire as _http_wire
 
         import requests.utils
 
@@ -131,7 +131,7 @@ class SSETransport(Transport):
     # -- the stream ----------------------------------------------------------------
 
     def _read(self) -> None:
-        from . import _http_wire
+        from ._http import wire as _http_wire
 
         why = "the HTTP+SSE stream ended"
         try:
@@ -158,7 +158,7 @@ class SSETransport(Transport):
 
     def _stream(self) -> str | None:
         """Open and read the stream; why it ended, when that is worth saying."""
-        from ._http_wire import WIRE_ERRORS, explicit_auth
+        from ._http.wire import WIRE_ERRORS, explicit_auth
 
         import requests
 
@@ -268,7 +268,7 @@ class SSETransport(Transport):
     def _post(self, endpoint: str, body: bytes, method: Any) -> None:
         import requests
 
-        from ._http_wire import explicit_auth
+        from ._http.wire import explicit_auth
 
         assert self._session is not None
         what = method if isinstance(method, str) else "(response)"
@@ -308,7 +308,7 @@ class SSETransport(Transport):
             if reader.is_alive():
                 log.warning("%s did not finish", reader.name)
         if self._session is not None:
-            from . import _http_wire
+            from ._http import wire as _http_wire
 
             _http_wire.close_session(self._session)
 

@@ -10,8 +10,8 @@ import re
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from ._redact import redact_url
-from .exceptions import MCPClientError
+from .._redact import redact_url
+from ..exceptions import MCPClientError
 
 __all__ = ["OWNED_HEADERS", "media_type", "origin", "check_header", "check_settings"]
 

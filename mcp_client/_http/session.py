@@ -32,14 +32,14 @@ import re
 import threading
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ._http_checks import media_type
-from .exceptions import MCPClientError, TransportError
-from .sse import SSEEvent, SSEParser
+from .checks import media_type
+from ..exceptions import MCPClientError, TransportError
+from ..sse import SSEEvent, SSEParser
 
 if TYPE_CHECKING:
     import requests
 
-    from .http import HTTPTransport
+    from ..http import HTTPTransport
 
 __all__ = ["LegacySession", "MAX_RESUMES", "DEFAULT_RETRY_MS"]
 
@@ -159,7 +159,7 @@ class LegacySession:
         It does, unless its body is a ``-32601`` error (the method is unknown,
         which a server may also say with 404): that error is then the answer.
         """
-        from ._http_wire import WIRE_ERRORS
+        from .wire import WIRE_ERRORS
 
         if media_type(response.headers.get("Content-Type")) != "application/json":
             return True
@@ -182,7 +182,7 @@ class LegacySession:
         Returns:
             the answer message ({} for a notification).
         """
-        from .http import _Exchange
+        from ..http import _Exchange
 
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if ident is not None:
@@ -223,7 +223,7 @@ class LegacySession:
         return out
 
     def _listen(self) -> None:
-        from ._http_wire import Handle, active
+        from .wire import Handle, active
 
         transport = self._transport
         pool = transport._session or transport._new_session()
@@ -275,7 +275,7 @@ class LegacySession:
 
     def _drain(self, response: requests.Response, parser: SSEParser) -> bool:
         """Deliver the GET stream's messages until it ends; True if any arrived."""
-        from ._http_wire import WIRE_ERRORS
+        from .wire import WIRE_ERRORS
 
         failures: tuple[type[BaseException], ...] = (MCPClientError, *WIRE_ERRORS)
         heard = False

@@ -51,7 +51,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import PoolManager
 from urllib3.poolmanager import pool_classes_by_scheme as _DEFAULT_POOLS
 
-from ._redact import redact_text, redact_url
+from .._redact import redact_text, redact_url
 
 __all__ = ["Handle", "active", "new_session", "close_session", "explicit_auth", "WIRE_ERRORS"]
 
