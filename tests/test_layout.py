@@ -1,0 +1,216 @@
+"""The package's shape, asserted: who may import whom, no cycles, and which modules are public.
+
+The rules are the dependency graph of the package (the "wings and roles"
+layout): the vocabulary imports nothing but itself, the wire knows no client,
+the client knows no layer, layers know no client, product code never imports
+the test doubles, and no module-level import closes a cycle.  A new public
+module has to be added to :data:`PUBLIC` on purpose.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import unittest
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "mcp_client"
+
+#: pure formats and data: no threads, no I/O, no knowledge of the rest
+VOCABULARY = {"exceptions", "protocol", "sse", "xheaders", "names", "paths", "argkeys",
+              "correlator", "cache", "batch", "_redact", "_environ"}
+#: the transports and their satellites
+WIRE = {"transport", "stdio", "http", "http_sse", "_http", "_inprocess"}
+WIRE_MAY_USE = VOCABULARY | WIRE | {"_lines", "_log", "_version"}
+#: provider layers
+LAYERS = {"reasons", "unknown_keys", "leases", "policy"}
+#: what the client package never reaches
+CLIENT_NEVER = {"registry", "local", "config", "cli", "testing", "auth"} | LAYERS
+
+#: every module a user may import by name; a new one is added here deliberately
+PUBLIC = {
+    "mcp_client", "mcp_client.__main__", "mcp_client.argkeys", "mcp_client.auth",
+    "mcp_client.batch", "mcp_client.cache",
+    "mcp_client.cli", "mcp_client.client", "mcp_client.config", "mcp_client.correlator",
+    "mcp_client.exceptions", "mcp_client.http", "mcp_client.http_sse", "mcp_client.leases",
+    "mcp_client.local",
+    "mcp_client.names", "mcp_client.paths", "mcp_client.policy", "mcp_client.policy.rules",
+    "mcp_client.protocol", "mcp_client.provider", "mcp_client.reasons", "mcp_client.registry",
+    "mcp_client.sse", "mcp_client.stdio", "mcp_client.testing", "mcp_client.testing.fake",
+    "mcp_client.testing.kits", "mcp_client.transport", "mcp_client.unknown_keys",
+    "mcp_client.xheaders",
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    return "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+class _Imports(ast.NodeVisitor):
+    """Collects (target, at_module_level) for every import of the package in one file."""
+
+    def __init__(self, module: str, is_package: bool, known: set[str]) -> None:
+        self.package = module if is_package else module.rpartition(".")[0]
+        self.known = known
+        self.found: set[tuple[str, bool]] = set()
+        self.depth = 0
+
+    def _add(self, target: str) -> None:
+        if target.startswith("mcp_client"):
+            self.found.add((target, self.depth == 0))
+
+    def visit_If(self, node: ast.If) -> None:
+        if not _is_type_checking(node):
+            self.generic_visit(node)
+
+    def _nested(self, node: ast.AST) -> None:
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _nested
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._add(alias.name)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            base = self.package.split(".")[:len(self.package.split(".")) - (node.level - 1)]
+            source = ".".join(base + ([node.module] if node.module else []))
+        else:
+            source = node.module or ""
+        for alias in node.names:
+            submodule = f"{source}.{alias.name}"
+            self._add(submodule if submodule in self.known else source)
+
+
+def _graph() -> dict[str, set[tuple[str, bool]]]:
+    files = {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+    graph = {}
+    for name, path in files.items():
+        visitor = _Imports(name, path.name == "__init__.py", set(files))
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
+        graph[name] = {(target, top) for target, top in visitor.found if target != name}
+    return graph
+
+
+GRAPH = _graph()
+
+
+def _short(module: str) -> str:
+    return module.removeprefix("mcp_client.")
+
+
+def _unit(module: str) -> str:
+    """The first name below the package: ``policy`` for ``mcp_client.policy._shell``."""
+    return _short(module).split(".")[0] if module != "mcp_client" else ""
+
+
+def _uses(module: str) -> set[str]:
+    """The units ``module`` imports, at module level or lazily, itself excluded."""
+    return {_unit(target) for target, _ in GRAPH[module]} - {_unit(module), ""}
+
+
+class DependencyRulesTest(unittest.TestCase):
+    def assert_units(self, units: set[str], allowed: set[str], forbidden: set[str] = set()
+                     ) -> None:
+        for module in sorted(GRAPH):
+            if _unit(module) not in units:
+                continue
+            used = _uses(module)
+            with self.subTest(module=module):
+                if allowed:
+                    self.assertEqual(sorted(used - allowed), [], f"{module} imports outside its rule")
+                self.assertEqual(sorted(used & forbidden), [], f"{module} imports what it must not")
+
+    def test_the_vocabulary_imports_only_the_vocabulary(self) -> None:
+        self.assert_units(VOCABULARY, VOCABULARY)
+
+    def test_exceptions_and_protocol_import_nothing_else(self) -> None:
+        self.assert_units({"exceptions", "protocol"}, {"exceptions", "protocol"})
+
+    def test_authorization_knows_no_client_and_no_layer(self) -> None:
+        self.assert_units({"auth"}, VOCABULARY)
+
+    def test_the_wire_imports_only_the_vocabulary_and_its_satellites(self) -> None:
+        self.assert_units(WIRE, WIRE_MAY_USE)
+
+    def test_the_provider_role_imports_only_exceptions_and_protocol(self) -> None:
+        self.assert_units({"provider"}, {"exceptions", "protocol"})
+
+    def test_the_client_never_imports_a_layer_the_registry_or_the_tools(self) -> None:
+        self.assert_units({"client"}, set(), CLIENT_NEVER)
+
+    def test_layers_never_import_the_client(self) -> None:
+        self.assert_units(LAYERS, set(), {"client", "registry", "local", "cli", "testing"})
+
+    def test_nothing_outside_testing_imports_testing(self) -> None:
+        self.assert_units(set(map(_unit, GRAPH)) - {"testing"}, set(), {"testing"})
+
+    def test_no_import_cycle_at_module_level(self) -> None:
+        edges = {module: {target for target, top in targets if top and target in GRAPH}
+                 for module, targets in GRAPH.items()}
+        # A submodule importing its own package's face is how Python loads it
+        # anyway (the parent is imported first): not a cycle of the code's making.
+        for module, targets in edges.items():
+            targets -= {parent for parent in GRAPH if module.startswith(parent + ".")}
+        cycles = []
+        state: dict[str, int] = {}
+        stack: list[str] = []
+
+        def walk(module: str) -> None:
+            state[module] = 1
+            stack.append(module)
+            for target in sorted(edges[module]):
+                if state.get(target) == 1:
+                    cycles.append(" -> ".join(map(_short, stack[stack.index(target):] + [target])))
+                elif target not in state:
+                    walk(target)
+            stack.pop()
+            state[module] = 2
+
+        for module in sorted(edges):
+            if module not in state:
+                walk(module)
+        self.assertEqual(cycles, [])
+
+
+class PublicSurfaceTest(unittest.TestCase):
+    def test_the_public_modules_are_exactly_the_listed_ones(self) -> None:
+        public = {name for name in GRAPH
+                  if not any(part.startswith("_") for part in name.split(".")[1:])
+                  or name == "mcp_client.__main__"}
+        self.assertEqual(sorted(public - PUBLIC), [], "a new public module: add it to PUBLIC")
+        self.assertEqual(sorted(PUBLIC - public), [], "a listed module is gone")
+
+    def test_at_most_32_modules_sit_directly_in_the_package(self) -> None:
+        self.assertLessEqual(len(list(PACKAGE.glob("*.py"))), 32)
+
+    def test_client_policy_and_cli_are_packages_with_faces(self) -> None:
+        for unit in ("client", "policy", "cli", "testing"):
+            with self.subTest(unit=unit):
+                face = PACKAGE / unit / "__init__.py"
+                self.assertTrue(face.is_file())
+                tree = ast.parse(face.read_text(encoding="utf-8"))
+                # A face re-exports: its body is a docstring, imports and __all__
+                # (and at most a module __dir__ or __getattr__).
+                kinds = {type(node).__name__ for node in tree.body
+                         if not (isinstance(node, ast.FunctionDef)
+                                 and node.name in ("__dir__", "__getattr__"))}
+                self.assertLessEqual(kinds, {"Expr", "ImportFrom", "Import", "Assign"})
+
+    def test_the_registry_does_not_load_the_test_doubles(self) -> None:
+        code = ("import mcp_client.registry, sys; "
+                "print([m for m in sys.modules if m.startswith('mcp_client.testing')])")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=60, cwd=PACKAGE.parent)
+        self.assertEqual((done.returncode, done.stdout.strip()), (0, "[]"), done.stderr)
