@@ -129,7 +129,8 @@ class DependencyRulesTest(unittest.TestCase):
             used = _uses(module)
             with self.subTest(module=module):
                 if allowed:
-                    self.assertEqual(sorted(used - allowed), [], f"{module} imports outside its rule")
+                    self.assertEqual(sorted(used - allowed), [],
+                                     f"{module} imports outside its rule")
                 self.assertEqual(sorted(used & forbidden), [], f"{module} imports what it must not")
 
     def test_the_vocabulary_imports_only_the_vocabulary(self) -> None:
