@@ -2,7 +2,7 @@
 
 This module owns what the handshake era adds to :class:`~mcp_client.http.HTTPTransport`
 (2025-11-25 basic/transports, "Session Management", "Listening for Messages
-from the Server", "Resumability and Redelivery"; PROTOCOL §7.8):
+from the Server", "Resumability and Redelivery"):
 
 * the ``Mcp-Session-Id`` an ``initialize`` answer assigns, sent on every later
   request, and the negotiated ``MCP-Protocol-Version`` header after it;

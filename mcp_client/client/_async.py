@@ -2,8 +2,8 @@
 
 Each twin runs its blocking method on the connection's
 :class:`~concurrent.futures.ThreadPoolExecutor` (made on first use, shut down
-by ``close()``) and returns the :class:`~concurrent.futures.Future` (API.md
-"Client"); ``call_tool_async`` is pipelined where the wire allows
+by ``close()``) and returns the :class:`~concurrent.futures.Future`;
+``call_tool_async`` is pipelined where the wire allows
 (:mod:`mcp_client.client._flights`).
 
 :class:`AsyncTwins` is a mixin in the ``collections.abc`` sense: methods over

@@ -18,7 +18,7 @@ caller's thread; ``*_async`` methods run the blocking method on the
 connection's :class:`~concurrent.futures.ThreadPoolExecutor`, except a
 ``call_tool_async`` on a wire that pipelines (:mod:`mcp_client.client._flights`).
 
-Decisions beyond the seed (see also API.md):
+Decisions beyond the seed:
 
 * cancellation and timeouts send ``notifications/cancelled`` on stdio
   (PROTOCOL S3/S4) -- never for the probe or ``initialize``;
@@ -27,7 +27,7 @@ Decisions beyond the seed (see also API.md):
 * with a pinned modern ``era`` (or when the probe was answered ``-32021``)
   there is no DiscoverResult: reading ``server_info``, ``capabilities`` or
   ``instructions`` sends one ``server/discover`` at the agreed version to fill
-  them in (S14), and every modern result's ``_meta`` serverInfo is used when
+  them in, and every modern result's ``_meta`` serverInfo is used when
   none is known yet.
 """
 
@@ -68,7 +68,7 @@ class Client(AsyncTwins):
 
     Args:
         transport: the wire; started by the constructor.
-        **options: the client options of API.md (``client_name``,
+        **options: the client options, keyword-only (``client_name``,
             ``protocol_versions``, ``request_timeout``, ``probe_timeout``,
             ``era``, the ``on_*`` hooks, ...).  Transport options are refused
             here: there is nothing left for them to configure.
@@ -408,7 +408,7 @@ class Client(AsyncTwins):
                       parallel_tools=self._opts["parallel_tools"],
                       serial_tools=self._opts["serial_tools"])
 
-    # -- x-mcp-header (2026-07-28 Streamable HTTP; PROTOCOL §7.4, S17) ------------------
+    # -- x-mcp-header (2026-07-28 Streamable HTTP) ----------------------------
 
     def _call(self, params: dict[str, Any], *, timeout: float | None, cancelled: Any,
               progress_token: str | int | None = None,
@@ -490,7 +490,7 @@ class Client(AsyncTwins):
         """True if the server answered; False if it does not implement ping.
 
         2026-07-28 removed ``ping``, so a modern server's "method not found" is
-        a healthy answer.  The probe runs first (S9): a bare ``ping`` would lock
+        a healthy answer.  The probe runs first: a bare ``ping`` would lock
         a dual-era server into the legacy era.
 
         Raises:

@@ -4,7 +4,7 @@
 state machine (below), the era wiring (:mod:`._negotiation` keeps the era,
 :mod:`._era` decides it, this file sends),
 one request (budget, ``_meta`` envelope, send, wait, timeout, cancel, the
-``input_required`` rounds of PROTOCOL §6, the result cache, pagination),
+``input_required`` rounds of 2026-07-28 multi round-trip requests, the result cache, pagination),
 inbound dispatch on the transport's reader thread, the thread pools, and
 ``close()``.  Pipelined calls (:mod:`._flights`) are driven through its
 methods.  It holds no public API of its own: the client is the face.
@@ -69,7 +69,7 @@ MAX_LIST_ITEMS = 100_000
 #: Server requests waiting for a hook worker or in one; beyond, each is refused at once
 #: (-32603), so that a flood cannot queue without end.
 MAX_SERVER_REQUESTS = 64
-#: The wait before retrying a state-only ``input_required`` round: first, cap (PROTOCOL §6.2).
+#: The wait before retrying a state-only ``input_required`` round: first, cap.
 _STATE_BACKOFF = (0.05, 0.25)
 #: Which cached methods a list_changed notification makes stale.
 _EVICTS = {
@@ -172,7 +172,7 @@ class Connection:
         return self._negotiation.info or self._negotiation.ensure(budget, cancelled, method)
 
     def discovered(self) -> EraInfo:
-        """The era info, with a discover sent once if it never was (S14)."""
+        """The era info, with a discover sent once if it never was."""
         return self._negotiation.discovered()
 
     def meta(self, info: EraInfo, progress_token: str | int | None) -> dict[str, Any] | None:
@@ -267,7 +267,7 @@ class Connection:
         if "error" in answer:
             error = protocol.error_from(answer, method)
             if method == "tools/call" and error.code == protocol.INVALID_PARAMS:
-                self._cache.evict("tools/list")   # S15: an early refetch is allowed
+                self._cache.evict("tools/list")   # an early refetch is allowed
             raise error
         shaped = protocol.shape_result(method, answer.get("result"))
         if info.era == "modern" and not info.server_info and shaped.server_info:
@@ -278,7 +278,7 @@ class Connection:
                     meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
                     ticket: Ticket | None, headers: Mapping[str, str] | None,
                     shaped: protocol.Shaped) -> protocol.Shaped:
-        """Complete a multi round-trip request through the hooks (PROTOCOL §6).
+        """Complete a multi round-trip request through the hooks.
 
         Each ``input_required`` answer is retried under a fresh id with the
         hooks' ``inputResponses`` and the server's ``requestState``, until it
@@ -297,7 +297,7 @@ class Connection:
             if shaped.input_requests:
                 retry["inputResponses"] = self._inputs.answer_round(method, shaped.input_requests)
                 backoff = _STATE_BACKOFF[0]
-            else:  # load shedding: only state came back (PROTOCOL §6.2)
+            else:  # load shedding: only state came back
                 pause(backoff, cancelled, method)
                 backoff = min(backoff * 2, _STATE_BACKOFF[1])
             if shaped.request_state is not None:
@@ -315,7 +315,7 @@ class Connection:
             if refresh or exc.code != protocol.INVALID_PARAMS or not self._cache.evict(method):
                 raise
             # A cursor that was valid when cached went stale: drop every page and
-            # start again from the top (2026-07-28 caching, PROTOCOL §8).
+            # start again from the top (2026-07-28 caching).
             return self._pages(method, key, True, timeout, cancelled)
 
     def _pages(self, method: str, key: str, refresh: bool, timeout: float | None,
@@ -492,7 +492,7 @@ class Connection:
     # -- inbound: the transport's callbacks, on its reader thread ----------------------------
 
     def on_message(self, message: dict[str, Any]) -> None:
-        """Classify one inbound message (PROTOCOL §2: by shape, never by id) and hand it on."""
+        """Classify one inbound message (JSON-RPC 2.0: by shape, never by id) and hand it on."""
         result = message.get("result")
         if result is not None and "method" not in message and "error" not in message and \
                 message.get("jsonrpc") == "2.0" and type(message.get("id")) in (int, str):
@@ -534,7 +534,7 @@ class Connection:
         if info is not None and info.era == "legacy" and level is not None and \
                 params.get("level") in protocol.LOG_LEVELS and \
                 protocol.LOG_LEVELS.index(params["level"]) < protocol.LOG_LEVELS.index(level):
-            return  # legacy servers log at every level unasked (S7): filter here
+            return  # legacy servers log at every level unasked: filter here
         try:
             hook(params)
         except Exception as exc:
@@ -557,7 +557,7 @@ class Connection:
                                                      "too many pending requests"))
 
     def _answer_server_request(self, message: dict[str, Any]) -> None:
-        """A server's request, answered on a worker thread (S6)."""
+        """A server's request, answered on a worker thread."""
         try:
             reply = self._inputs.answer_request(message)
         finally:

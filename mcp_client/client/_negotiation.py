@@ -84,7 +84,7 @@ class Negotiation:
         return f"<Negotiation {f'{info.era} {info.version}' if info else 'pending'}>"
 
     def ensure(self, budget: float | None, cancelled: Any, method: str) -> EraInfo:
-        """The era, negotiating it first if nobody has (PROTOCOL §3.5).
+        """The era, negotiating it first if nobody has.
 
         One negotiation runs on its own thread under its own budgets; each
         caller waits for it at most its own ``budget`` and honours its own
@@ -152,7 +152,7 @@ class Negotiation:
                           endpoint=getattr(wire, "url", None), fallback=self._fallback)
 
     def discovered(self) -> EraInfo:
-        """The era info, with a discover sent once if it never was (S14)."""
+        """The era info, with a discover sent once if it never was."""
         info = self.info
         assert info is not None
         if info.era != "modern" or info.discovered or self._discover_tried:

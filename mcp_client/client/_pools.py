@@ -4,7 +4,7 @@
 
 * the pool of ``*_async`` calls, pipelined calls' done-callbacks and widened
   batches (``ASYNC_WORKERS`` threads named ``mcp-client-<pid>_N``);
-* the hook workers that answer a legacy server's requests (S6), because a
+* the hook workers that answer a legacy server's requests, because a
   hook may wait on a human while the reader must keep reading;
 * the one thread keeping pipelined calls' deadlines
   (:class:`~._flights.Deadlines`);

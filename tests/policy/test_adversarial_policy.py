@@ -1,0 +1,120 @@
+"""The adversarial table: hundreds of hostile calls, each with the decision it must get.
+
+Every row of :mod:`tests.adversarial_cases` runs through a fresh ``Policy`` built from
+``Policy.default_rules()`` plus the row's narrow rule set, with an ``on_ask`` that records
+the question and answers ``deny-once``: a call that ran was *allowed*, one that was asked
+about was *ask*, one refused without a question was *deny*.  The totals are asserted too:
+no call allowed where the row expects ask or deny (a fail-open), and no plain read refused
+where the row expects allow (over-strict).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from mcp_client.policy import Policy
+
+from .adversarial_cases import ALLOW, ASK, DENY, GRANTS, ROOTS, ROWS, RULE_SETS
+from ..base import LeakCheckingTestCase
+from ..tables import add_rows
+
+READ_ONLY = {"readOnlyHint": True}
+
+
+class Provider:
+    """Runs nothing: answers every forwarded call with ``ran <name>``."""
+
+    def __init__(self) -> None:
+        self.ran: list[dict[str, Any]] = []
+
+    def tools_for_llm(self) -> list[dict[str, Any]]:
+        return []
+
+    def tool_annotations(self, name: str) -> dict[str, Any] | None:
+        return READ_ONLY if name == "fs_read" else {"readOnlyHint": False}
+
+    def execute_tool_calls(self, calls: list[Any]) -> list[dict[str, Any]]:
+        self.ran.extend(copy.deepcopy(calls))
+        return [{"role": "tool", "tool_call_id": call["id"], "content": "ran",
+                 "is_error": False} for call in calls]
+
+
+class Asker:
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.questions: list[dict[str, Any]] = []
+
+    def __call__(self, question: dict[str, Any]) -> str:
+        self.questions.append(question)
+        return self.answers[min(len(self.questions), len(self.answers)) - 1]
+
+
+def decide(policy: Policy, asker: Asker, tool: str, arguments: Any) -> str:
+    """allow / ask / deny for one call."""
+    asked = len(asker.questions)
+    [result] = policy.execute_tool_calls([{"id": "c", "type": "function",
+                                           "function": {"name": tool, "arguments": arguments}}])
+    if not result["is_error"]:
+        return ALLOW
+    return ASK if len(asker.questions) > asked else DENY
+
+
+def run_row(rules: str, tool: str, arguments: Any) -> str:
+    asker = Asker("deny-once")
+    policy = Policy(Provider(), rules=[*Policy.default_rules(), *RULE_SETS[rules]],
+                    roots=ROOTS, on_ask=asker)
+    return decide(policy, asker, tool, arguments)
+
+
+def run_grant(first: tuple[str, Any], then: tuple[str, Any]) -> str:
+    asker = Asker("always-allow", "deny-once")
+    policy = Policy(Provider(), rules=Policy.default_rules(), roots=ROOTS, on_ask=asker)
+    assert decide(policy, asker, *first) == ALLOW and policy.grants, policy.grants
+    return decide(policy, asker, *then)
+
+
+def agrees(expected: str, got: str) -> bool:
+    """An ask row may be refused outright (stricter); an allow or deny row must match."""
+    return got == expected or (expected == ASK and got == DENY)
+
+
+class AdversarialTable(LeakCheckingTestCase):
+    def row(self, label: str, rules: str, tool: str, arguments: Any, expected: str) -> None:
+        got = run_row(rules, tool, arguments)
+        self.assertTrue(agrees(expected, got),
+                        f"{label}: expected {expected}, got {got} under {rules!r}")
+
+    def grant(self, label: str, first: tuple[str, Any], then: tuple[str, Any],
+              expected: str) -> None:
+        got = run_grant(first, then)
+        self.assertTrue(agrees(expected, got), f"{label}: expected {expected}, got {got}")
+
+
+add_rows(AdversarialTable, "hostile", ROWS, AdversarialTable.row)
+add_rows(AdversarialTable, "grant", GRANTS, AdversarialTable.grant)
+
+
+class AdversarialTotals(LeakCheckingTestCase):
+    def test_no_fail_open_and_no_over_strict_read(self) -> None:
+        fail_open, over_strict, weaker = [], [], []
+        for label, rules, tool, arguments, expected in ROWS:
+            got = run_row(rules, tool, arguments)
+            if got == ALLOW and expected != ALLOW:
+                fail_open.append(label)
+            elif expected == ALLOW and got != ALLOW:
+                over_strict.append(label)
+            elif expected == DENY and got == ASK:
+                weaker.append(label)
+        for label, first, then, expected in GRANTS:
+            got = run_grant(first, then)
+            if got == ALLOW and expected != ALLOW:
+                fail_open.append(label)
+            elif expected == ALLOW and got != ALLOW:
+                over_strict.append(label)
+        self.assertGreaterEqual(len(ROWS) + len(GRANTS), 400)
+        self.assertEqual(fail_open, [], "allowed where ask or deny was expected")
+        self.assertEqual(over_strict, [], "refused where a plain allow was expected")
+        self.assertEqual(weaker, [], "asked where a deny rule should have refused")
+        reads = [row for row in ROWS if row[0].startswith("read: ")]
+        self.assertGreaterEqual(len(reads), 40)

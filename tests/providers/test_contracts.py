@@ -1,0 +1,165 @@
+"""Every implementation of a role passes its shipped contract check (mcp_client.testing)."""
+
+from __future__ import annotations
+
+import contextlib
+import unittest
+from typing import Any, Iterator
+
+from mcp_client import Client, Registry
+from mcp_client.http import HTTPTransport
+from mcp_client.leases import LeaseTable, Leases
+from mcp_client.local import LocalServer
+from mcp_client.policy import Policy
+from mcp_client.reasons import Reasons
+from mcp_client.stdio import StdioTransport
+from mcp_client.testing import (FakeTransport, InProcessTransport, TestKit, check_provider,
+                                check_transport)
+from mcp_client.unknown_keys import UnknownKeys
+
+from ..base import PYTHON, LeakCheckingTestCase, server
+from ..httpkit import LiveServer
+
+DISCOVER = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "serverInfo": {"name": "fake", "version": "1"}}
+ECHO = {"tool": "echo", "arguments": {"text": "hi"}}
+
+
+def fake_client() -> Client:
+    fake = FakeTransport()
+    fake.on("server/discover", DISCOVER)
+    fake.on("tools/list", {"tools": [{"name": "echo", "inputSchema": {"type": "object"},
+                                      "annotations": {"readOnlyHint": True}}]})
+    fake.on("tools/call", lambda request: {"content": [
+        {"type": "text", "text": request["params"]["arguments"].get("text", "")}]})
+    return Client(transport=fake)
+
+
+@contextlib.contextmanager
+def over_kit(layer: Any) -> Iterator[Any]:
+    """``layer(provider)`` over a TestKit in this process, torn down afterwards."""
+    with TestKit().local() as local:
+        yield layer(local)
+
+
+class ProvidersTest(LeakCheckingTestCase):
+    """check_provider against Client, LocalServer, Registry and every layer."""
+
+    def test_client_over_a_fake_transport(self) -> None:
+        check_provider(fake_client, **ECHO)
+
+    def test_client_in_process(self) -> None:
+        check_provider(lambda: Client(transport=InProcessTransport(TestKit().server)), **ECHO)
+
+    def test_local_server(self) -> None:
+        check_provider(lambda: TestKit().local(), **ECHO)
+
+    def test_local_server_without_a_tool_to_run(self) -> None:
+        check_provider(lambda: LocalServer(TestKit().server))
+
+    def test_registry(self) -> None:
+        def make() -> Registry:
+            registry = Registry()
+            registry.add(TestKit().server, prefix="kit")
+            return registry
+        check_provider(make, tool="kit_echo", arguments={"text": "hi"})
+
+    def test_policy(self) -> None:
+        check_provider(lambda: over_kit(lambda p: Policy(p, rules=Policy.default_rules())),
+                       **ECHO)
+
+    def test_a_headless_policy_that_allows_nothing(self) -> None:
+        check_provider(lambda: over_kit(Policy))
+
+    def test_leases(self) -> None:
+        check_provider(lambda: over_kit(lambda p: Leases(p, LeaseTable(), "agent")), **ECHO)
+
+    def test_reasons(self) -> None:
+        check_provider(lambda: over_kit(Reasons), **ECHO)
+
+    def test_unknown_keys(self) -> None:
+        warnings: list[dict[str, Any]] = []
+        check_provider(lambda: over_kit(lambda p: UnknownKeys(p, warnings.append)), **ECHO)
+        self.assertEqual(warnings, [])
+
+    def test_the_whole_stack(self) -> None:
+        def stack(provider: Any) -> Policy:
+            registry = Registry()
+            registry.add(provider, prefix="kit")
+            leases = Leases(registry, LeaseTable(), "agent")
+            return Policy(UnknownKeys(Reasons(leases), lambda warning: None),
+                          rules=Policy.default_rules())
+        check_provider(lambda: over_kit(stack), tool="kit_echo", arguments={"text": "hi"})
+
+
+class TransportsTest(LeakCheckingTestCase):
+    """check_transport against every transport."""
+
+    def test_fake(self) -> None:
+        check_transport(FakeTransport)
+
+    def test_in_process(self) -> None:
+        check_transport(lambda: InProcessTransport(TestKit().server))
+
+    def test_stdio(self) -> None:
+        check_transport(lambda: StdioTransport(PYTHON, args=server("dual_stdio.py")))
+
+
+class HTTPTransportTest(LeakCheckingTestCase):
+    """check_transport against Streamable HTTP, over the demo server in a child process."""
+
+    live: LiveServer
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        super().setUpClass()
+        cls.live = LiveServer()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.live.stop()
+        super().tearDownClass()
+
+    def test_http(self) -> None:
+        check_transport(lambda: HTTPTransport(self.live.url))
+
+
+class BrokenImplementationsTest(LeakCheckingTestCase):
+    """The checks fail an implementation that breaks the contract, saying how."""
+
+    def test_a_provider_that_crashes_on_a_malformed_call(self) -> None:
+        class Crashing:
+            def tools_for_llm(self) -> list[Any]:
+                return []
+
+            def execute_tool_calls(self, calls: Any) -> list[Any]:
+                return [{"role": "tool", "tool_call_id": call["id"], "content": "",
+                         "is_error": True} for call in calls]
+
+        with self.assertRaisesRegex(AssertionError, "MCPClientError"):
+            check_provider(Crashing)
+
+    def test_a_provider_that_answers_out_of_order(self) -> None:
+        class Reversed:
+            def tools_for_llm(self) -> list[Any]:
+                return []
+
+            def execute_tool_calls(self, calls: Any) -> list[Any]:
+                inner = Policy(Registry())
+                return list(reversed(inner.execute_tool_calls(calls)))
+
+        with self.assertRaisesRegex(AssertionError, "call order"):
+            check_provider(Reversed)
+
+    def test_a_transport_that_sends_after_close(self) -> None:
+        class Careless(FakeTransport):
+            def send(self, message: dict[str, Any], **kwargs: Any) -> None:
+                if not self.closed:
+                    super().send(message, **kwargs)
+
+        with self.assertRaisesRegex(AssertionError, "TransportClosed"):
+            check_transport(Careless)
+
+
+if __name__ == "__main__":
+    unittest.main()
