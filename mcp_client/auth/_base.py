@@ -258,6 +258,20 @@ class BearerAuth(AuthBase):
             self._record = record
         self._storage.save(self._key(), record)
 
+    def login_if_asked(self, url: str) -> None:
+        """Authorize before a connection's first request, if the server asks and no token is kept.
+
+        ``Client.connect_http`` and ``connect_sse`` call this, so that a person
+        logging in is never cut short by ``probe_timeout`` (a budget for
+        servers' answers, not for a human).  Unlike :meth:`login`, a server
+        that asks for nothing, or cannot be reached, is no error here: the
+        connection's first request meets it and says so.
+
+        Raises:
+            AuthError: the server asked for authorization and the flow failed.
+        """
+        self._authorize_now(url, required=False)
+
     def login(self, url: str) -> None:
         """Authorize for the server at ``url`` now, unless a usable token is kept.
 
@@ -269,6 +283,9 @@ class BearerAuth(AuthBase):
         Raises:
             AuthError: the flow failed, or the server asked for no authorization.
         """
+        self._authorize_now(url, required=True)
+
+    def _authorize_now(self, url: str, *, required: bool) -> None:
         self.bind(url)
         if self._usable_token():
             return
@@ -279,9 +296,11 @@ class BearerAuth(AuthBase):
                 headers={"Accept": "application/json, text/event-stream",
                          "Mcp-Method": "server/discover"})
         except requests.RequestException as exc:
+            if not required:
+                return        # the connection's first request reports it
             raise AuthError(f"cannot reach {redact_url(url)}: {type(exc).__name__}") from None
         response.close()
-        if not self._tokens().get("access_token"):
+        if required and not self._tokens().get("access_token"):
             raise AuthError(f"{redact_url(url)} did not ask for authorization "
                             f"(HTTP {response.status_code})", status=response.status_code)
 

@@ -156,6 +156,7 @@ class Client(AsyncTwins):
             raise MCPClientError("connect_http builds its own transport; pass transport= "
                                  "to Client(...) instead")
         check_client_options(rest)
+        _log_in_first(url, http_options.get("auth"))
         transport = HTTPTransport(url, **http_options)
         try:
             return cls(transport=transport, **rest)
@@ -186,6 +187,7 @@ class Client(AsyncTwins):
                                  "to Client(...) instead")
         rest.setdefault("era", "legacy")
         check_client_options(rest)
+        _log_in_first(url, http_options.get("auth"))
         transport = SSETransport(url, **http_options)
         try:
             return cls(transport=transport, **rest)
@@ -536,3 +538,17 @@ class Client(AsyncTwins):
 
     def _warn(self, text: str) -> None:
         warn_through(self._on_warn_hook, text, log)
+
+
+def _log_in_first(url: str, auth: Any) -> None:
+    """Let an ``auth=`` that logs people in do it now, before the first request.
+
+    The first request is the era probe, bounded by ``probe_timeout``: a
+    budget for a server's answer, not for a person at a browser.  An
+    :mod:`mcp_client.auth` object offers ``login_if_asked(url)``, which
+    authorizes only when the server asks and no usable token is kept (and is
+    quiet about a server it cannot reach: the first request reports that).
+    """
+    login = getattr(auth, "login_if_asked", None)
+    if callable(login):
+        login(url)

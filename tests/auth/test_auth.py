@@ -451,6 +451,22 @@ class TestLoginAndCommandLine(LiveCase):
         auth.forget()
         self.assertEqual(self.browser.calls, 1)
 
+    def test_connect_http_logs_in_before_the_probe_on_its_own(self) -> None:
+        slow = threading.Event()
+
+        def person(url: str) -> str:
+            slow.wait(0.5)   # longer than the probe budget below
+            return self.browser(url)
+
+        auth = self.oauth(on_authorize=person)
+        with Client.connect_http(self.server.url, auth=auth, probe_timeout=0.2) as client:
+            self.assertEqual(client.era, "modern")
+            self.assertEqual(self.browser.calls, 1)
+        with Client.connect_http(self.server.url, auth=auth, probe_timeout=0.2) as client:
+            self.assertEqual(client.era, "modern")   # the kept token: nobody asked again
+        auth.forget()
+        self.assertEqual(self.browser.calls, 1)
+
     def test_cli_login_through_the_browser_then_use_then_logout(self) -> None:
         browser = FakeBrowser()
         with tempfile.TemporaryDirectory() as home, \
