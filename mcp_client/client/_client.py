@@ -116,17 +116,9 @@ class Client(AsyncTwins):
         """
         from ..stdio import StdioTransport
 
-        stdio_options, rest = split_options(options, STDIO_OPTIONS, HTTP_OPTIONS, "stdio")
-        if "transport" in rest:
-            raise MCPClientError("connect_stdio builds its own transport; pass transport= "
-                                 "to Client(...) instead")
-        check_client_options(rest)
-        transport = StdioTransport(command, **stdio_options)
-        try:
-            return cls(transport=transport, **rest)
-        except BaseException:
-            transport.close()
-            raise
+        stdio_options, rest = _split(options, "connect_stdio", STDIO_OPTIONS, HTTP_OPTIONS,
+                                     "stdio")
+        return cls._over(StdioTransport(command, **stdio_options), rest)
 
     @classmethod
     def connect_http(cls, url: str, **options: Any) -> Client:
@@ -151,18 +143,9 @@ class Client(AsyncTwins):
         """
         from ..http import HTTPTransport
 
-        http_options, rest = split_options(options, HTTP_OPTIONS, STDIO_OPTIONS, "HTTP")
-        if "transport" in rest:
-            raise MCPClientError("connect_http builds its own transport; pass transport= "
-                                 "to Client(...) instead")
-        check_client_options(rest)
+        http_options, rest = _split(options, "connect_http", HTTP_OPTIONS, STDIO_OPTIONS, "HTTP")
         _log_in_first(url, http_options.get("auth"))
-        transport = HTTPTransport(url, **http_options)
-        try:
-            return cls(transport=transport, **rest)
-        except BaseException:
-            transport.close()
-            raise
+        return cls._over(HTTPTransport(url, **http_options), rest)
 
     @classmethod
     def connect_sse(cls, url: str, **options: Any) -> Client:
@@ -181,16 +164,16 @@ class Client(AsyncTwins):
         """
         from ..http_sse import SSETransport
 
-        http_options, rest = split_options(options, HTTP_OPTIONS, STDIO_OPTIONS, "HTTP")
-        if "transport" in rest:
-            raise MCPClientError("connect_sse builds its own transport; pass transport= "
-                                 "to Client(...) instead")
-        rest.setdefault("era", "legacy")
-        check_client_options(rest)
+        http_options, rest = _split(options, "connect_sse", HTTP_OPTIONS, STDIO_OPTIONS, "HTTP",
+                                    era="legacy")
         _log_in_first(url, http_options.get("auth"))
-        transport = SSETransport(url, **http_options)
+        return cls._over(SSETransport(url, **http_options), rest)
+
+    @classmethod
+    def _over(cls, transport: Transport, options: dict[str, Any]) -> Client:
+        """A client over a transport the caller just made, which is closed if that fails."""
         try:
-            return cls(transport=transport, **rest)
+            return cls(transport=transport, **options)
         except BaseException:
             transport.close()
             raise
@@ -552,3 +535,16 @@ def _log_in_first(url: str, auth: Any) -> None:
     login = getattr(auth, "login_if_asked", None)
     if callable(login):
         login(url)
+
+
+def _split(options: dict[str, Any], verb: str, own: Any, other: Any, wire: str,
+           **defaults: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``options`` as (the transport's, the client's checked ones), for ``verb``."""
+    transport_options, rest = split_options(options, own, other, wire)
+    if "transport" in rest:
+        raise MCPClientError(f"{verb} builds its own transport; pass transport= "
+                             "to Client(...) instead")
+    for key, value in defaults.items():
+        rest.setdefault(key, value)
+    check_client_options(rest)
+    return transport_options, rest
