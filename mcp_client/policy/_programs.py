@@ -20,8 +20,9 @@ import unicodedata
 from typing import Sequence
 
 __all__ = ["program", "versionless", "fold", "SHELLS", "SHELL_C", "WRAPPERS", "RESERVED",
-           "MULTIPLEXERS", "CHANGES_DIRECTORY", "abbreviates", "long_options", "short_flag",
-           "options", "git_split", "GIT_SUBCOMMANDS", "runs_unfollowed", "shell_text", "writes_of"]
+           "MULTIPLEXERS", "CHANGES_DIRECTORY", "dashed_git", "abbreviates", "long_options",
+           "short_flag", "options", "git_split", "GIT_SUBCOMMANDS", "runs_unfollowed",
+           "shell_text", "writes_of"]
 
 _VERSION = re.compile(r"[0-9.]+$")
 
@@ -34,7 +35,7 @@ SHELLS = frozenset({
     "ysh", "rc", "es", "busybox", "toybox", "python", "pypy", "perl", "ruby", "irb", "node",
     "nodejs", "deno", "bun", "php", "pwsh", "powershell", "cmd", "lua", "luajit", "tclsh",
     "wish", "expect", "osascript", "rscript", "r", "julia", "jshell", "scala", "groovy",
-    "sqlite", "dc", "ed", "ex", "gdb", "at", "batch", "crontab", "script"})
+    "sqlite", "dc", "ed", "ex", "gdb", "at", "batch", "crontab", "script", "parallel", "ssh"})
 #: Shells whose ``-c TEXT`` this reader follows.
 SHELL_C = frozenset({"sh", "bash", "rbash", "dash", "zsh", "rzsh", "ksh", "rksh", "mksh",
                      "lksh", "oksh", "pdksh", "yash", "posh", "ash", "fish", "csh", "tcsh"})
@@ -51,9 +52,13 @@ WRAPPERS = {"sudo": 0, "doas": 0, "nohup": 0, "time": 0, "command": 0, "exec": 0
             "env": 0, "strace": 0, "ltrace": 0, "unbuffer": 0, "fakeroot": 0,
             "torsocks": 0, "proxychains": 0, "proxychains4": 0, "firejail": 0, "pkexec": 0,
             "runuser": 0, "caffeinate": 0, "catchsegv": 0, "valgrind": 0, "busybox": 0,
-            "toybox": 0, "timeout": 1, "chroot": 1, "flock": 1, "taskset": 1, "chrt": 1}
-#: Multi-call binaries: ``busybox rm -rf x`` runs ``rm``.
-MULTIPLEXERS = frozenset({"busybox", "toybox"})
+            "toybox": 0, "parallel": 0, "unshare": 0, "setpriv": 0, "prlimit": 0,
+            "systemd-run": 0, "xvfb-run": 0, "dbus-run-session": 0, "dbus-launch": 0,
+            "numactl": 0, "runcon": 0, "chpst": 0, "cgexec": 0, "sg": 1, "nsenter": 0,
+            "timeout": 1, "chroot": 1, "flock": 1, "taskset": 1, "chrt": 1}
+#: Wrappers that still run something when given no command: multi-call binaries
+#: (``busybox rm -rf x`` runs ``rm``) and ``parallel``, which reads commands from its input.
+MULTIPLEXERS = frozenset({"busybox", "toybox", "parallel"})
 #: Words that make the command position mean something else entirely, and builtins
 #: that change what later commands run (``hash -p``, ``export PATH=``, ``enable -f``,
 #: ``source``, ``fc -e``, ``complete -C``).
@@ -110,7 +115,7 @@ _RUNS_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "node": (("--eval", "--print"), "ep"), "nodejs": (("--eval", "--print"), "ep"),
     "bun": (("--eval", "--print"), "ep"), "php": ((), "rRBEF"), "osascript": ((), "e"),
     "rscript": (("--expr",), "e"), "julia": (("--eval", "--print"), "eE"), "expect": ((), "c"),
-    "tclsh": ((), ""), "jshell": ((), ""),
+    "tclsh": ((), ""), "jshell": ((), ""), "script": (("--command",), "c"),
 }
 #: git subcommands with options that run a command.
 _GIT_RUNS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -126,7 +131,8 @@ _GIT_RUNS: dict[str, tuple[tuple[str, ...], str]] = {
     "send-email": (("--to-cmd", "--cc-cmd", "--sendmail-cmd", "--smtp-server"), ""),
 }
 #: Programs that run any argument at all as a command of their own language.
-_ALWAYS_CODE = frozenset({"pwsh", "powershell", "cmd", "deno", "sqlite", "gdb", "dc"})
+#: (``ssh HOST TEXT`` runs TEXT as shell on another machine.)
+_ALWAYS_CODE = frozenset({"pwsh", "powershell", "cmd", "deno", "sqlite", "gdb", "dc", "ssh"})
 #: awk's program text may run commands or write files with these.
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk"})
 _AWK_RUNS = ("system", "|", ">", "@load", "@include")
@@ -151,6 +157,14 @@ def program(argv: Sequence[str] | None) -> str | None:
     if unicodedata.normalize("NFKC", name) != name:
         return None
     return name
+
+
+def dashed_git(name: str) -> str | None:
+    """The git subcommand a dashed program runs (``git-push``, ``/usr/lib/git-core/git-reset``
+    are ``git push`` and ``git reset``), compared case folded; ``None`` for any other."""
+    folded = fold(name)
+    sub = folded[4:] if folded.startswith("git-") else ""
+    return sub if sub in GIT_SUBCOMMANDS else None
 
 
 def versionless(name: str) -> str:

@@ -43,8 +43,10 @@ What it can follow, it does, and what a command does beyond that is added
 beside it as an unknown command: ``FOO=1 git push`` runs ``git`` *and* an
 unknown (an assignment may change what any program does: ``PATH``,
 ``LD_PRELOAD``, ``GIT_CONFIG_*``); ``sudo rm -rf x``, ``busybox rm -rf x``,
-``xargs rm -r`` and ``find . -exec rm {} +`` run ``rm`` (the wrapper *and*
-the wrapped command are both in the list, so a rule about either sees it);
+``xargs rm -r``, ``parallel rm -r ::: x`` and ``find . -exec rm {} +`` run
+``rm`` (the wrapper *and* the wrapped command are both in the list, so a rule
+about either sees it); a dashed git program (``git-push``,
+``/usr/lib/git-core/git-reset``) runs that git subcommand, listed beside it;
 ``sh -c '...'``, ``bash -lc '...'``, ``eval ...``, ``watch ...`` and ``trap
 '...' EXIT`` have their text read as shell in turn; inline code
 (``python3 -c``), options that run a command and git configuration on the
@@ -60,8 +62,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ._programs import (MULTIPLEXERS, RESERVED, SHELL_C, SHELLS, WRAPPERS, fold, program,
-                        runs_unfollowed, shell_text, versionless, writes_of)
+from ._programs import (MULTIPLEXERS, RESERVED, SHELL_C, SHELLS, WRAPPERS, dashed_git, fold,
+                        program, runs_unfollowed, shell_text, versionless, writes_of)
 
 __all__ = ["Command", "UNKNOWN", "MAX_COMMAND_CHARS", "MAX_DEPTH", "SHELLS", "parse_shell",
            "parse_argv", "effective_commands", "program"]
@@ -284,6 +286,9 @@ def _inner(name: str, argv: list[str], piped: bool, depth: int) -> list[Command]
     """The commands ``argv`` runs in turn: wrapped, ``-c`` text, ``eval``..."""
     if depth + 1 > MAX_DEPTH and (name in _FOLLOWED or versionless(name) in _FOLLOWED):
         return [Command(None, piped)]
+    sub = dashed_git(name)
+    if sub is not None:
+        return _expand(["git", sub, *argv[1:]], piped, depth + 1)
     if name in ("eval", "watch"):
         rest = argv[1:]
         if name == "watch" and rest and rest[0].startswith("-"):
