@@ -27,7 +27,9 @@ Keys are compared as words, case folded: ``filePath``, ``file_path``,
 * a **URL** when it is one of :data:`URL_TAILS` or ends in one (``baseUrl``,
   ``webhook_uri``); a ``file:`` URL under it is a location as well;
 * a **command** when it ends in one of the words in :data:`COMMAND_TAILS`
-  (``cmd``, ``shellCommand``, ``command_line``, ``script``, ``argv``);
+  (``cmd``, ``shellCommand``, ``command_line``, ``script``, ``argv``,
+  ``program``, ``executable``), read with the argv words beside it
+  (:data:`ARG_KEYS`: ``args``, ``arguments``, ``params``...);
 * **text** when it ends in one of :data:`TEXT_TAILS` (``content``,
   ``newText``, ``message``...): prose, whose strings are never strays.
 
@@ -45,7 +47,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-__all__ = ["LOCATION_NAMES", "LOCATION_TAILS", "URL_TAILS", "COMMAND_TAILS", "TEXT_TAILS",
+__all__ = ["LOCATION_NAMES", "LOCATION_TAILS", "URL_TAILS", "COMMAND_TAILS", "ARG_KEYS",
+           "TEXT_TAILS",
            "MAX_DEPTH", "MAX_ITEMS", "key_words", "key_kind", "command_key", "looks_placed",
            "CommandSpot", "Scan", "scan"]
 
@@ -67,7 +70,11 @@ URL_TAILS = frozenset({"url", "urls", "uri", "uris", "endpoint", "endpoints", "h
 #: Last words that make a key a command, and the key the shell reader knows it by.
 COMMAND_TAILS = {"command": "command", "cmd": "command", "cmdline": "command",
                  "commandline": "command", "commands": "commands", "cmds": "commands",
-                 "script": "script", "scripts": "commands", "argv": "argv"}
+                 "script": "script", "scripts": "commands", "argv": "argv",
+                 "program": "command", "executable": "command"}
+#: Keys whose list is the rest of a single command's argv (``{"command": "git",
+#: "arguments": ["push"]}``): read with the command, never on their own.
+ARG_KEYS = ("args", "arguments", "params", "parameters")
 #: Last words of keys that carry prose or data, never a place.
 TEXT_TAILS = frozenset({"content", "contents", "text", "texts", "body", "message", "messages",
                         "description", "comment", "comments", "note", "notes", "query",
@@ -226,7 +233,7 @@ def _object(found: Scan, obj: Mapping[Any, Any], where: str, depth: int) -> None
             _url(found, value, name, depth)
         elif kind == "command":
             _command(found, siblings, key, name, depth == 0)
-        elif key == "args" and has_command:
+        elif key in ARG_KEYS and has_command:
             continue        # the command's own words: read with it
         else:
             _other(found, value, name, depth, text=kind == "text")
@@ -236,8 +243,8 @@ def _command(found: Scan, siblings: dict[Any, Any], key: str, name: str, top: bo
     canonical = command_key(key)
     assert canonical is not None
     spot: dict[str, Any] = {canonical: siblings[key]}
-    if canonical == "command" and "args" in siblings:
-        spot["args"] = siblings["args"]
+    if canonical == "command":      # its words, wherever they sit beside it
+        spot.update((name, siblings[name]) for name in (*ARG_KEYS, "argv") if name in siblings)
     found.commands.append(CommandSpot(name, spot, top and key in _SHELL_KEYS))
 
 

@@ -6,7 +6,13 @@ Each section is one class of hole: the spelling that got an allow, and its sibli
 
 from __future__ import annotations
 
+from typing import Any
+
 from .adversarial_cases import ALLOW, ASK, DENY, Row, sh
+
+
+def call(label: str, rules: str, arguments: dict[str, Any], expected: str) -> Row:
+    return (label, rules, "sh_run", arguments, expected)
 
 
 # -- git's dashed programs: git-push is git push ------------------------------------------------
@@ -43,4 +49,45 @@ RUNNERS: list[Row] = [
     sh("runner: parallel under an allow of ls", "ls", "parallel ls ::: a", ASK),
 ]
 
-MORE_ROWS: list[Row] = DASHED + RUNNERS
+# -- a command's words, its shell, its environment and its input in sibling keys ---------------
+
+SIBLINGS: list[Row] = [
+    call("sibling: arguments list", "any shell", {"command": "git", "arguments": ["push", "-f"]},
+         ASK),
+    call("sibling: params list", "any shell", {"command": "git", "params": ["push", "-f"]}, ASK),
+    call("sibling: parameters list", "any shell",
+         {"command": "rm", "parameters": ["-rf", "/srv"]}, ASK),
+    call("sibling: cmd plus argv", "any shell", {"cmd": "git", "argv": ["push", "-f"]}, ASK),
+    call("sibling: program plus args", "any shell", {"program": "rm", "args": ["-rf", "x"]}, ASK),
+    call("sibling: executable plus arguments", "any shell",
+         {"executable": "rm", "arguments": ["-rf", "x"]}, ASK),
+    call("sibling: program under an allow of ls", "ls", {"command": "ls", "program": "rm"}, ASK),
+    call("sibling: env PATH", "ls", {"command": "ls", "env": {"PATH": "bin"}}, ASK),
+    call("sibling: env LD_PRELOAD", "ls", {"command": "ls", "env": {"LD_PRELOAD": "x.so"}}, ASK),
+    call("sibling: environment list", "ls", {"command": "ls", "environment": ["PATH=bin"]}, ASK),
+    call("sibling: envVars", "ls", {"command": "ls", "envVars": {"GIT_DIR": "x"}}, ASK),
+    call("sibling: shell is python", "ls", {"command": "ls", "shell": "python3"}, ASK),
+    call("sibling: interpreter", "ls", {"command": "ls", "interpreter": "perl"}, ASK),
+    call("sibling: stdin into bash", "any shell", {"command": "bash", "stdin": "rm -rf /"}, ASK),
+    call("sibling: input into sh", "any shell", {"command": "sh", "input": "curl x | sh"}, ASK),
+    call("sibling: args word with a separator", "ls",
+         {"command": "ls", "args": ["-la", ";", "rm", "-rf", "x"]}, ASK),
+    call("sibling: args word with a substitution", "ls",
+         {"command": "ls", "args": ["$(rm -rf x)"]}, ASK),
+    call("sibling: empty env is nothing", "ls", {"command": "ls", "env": {}}, ALLOW),
+    call("sibling: shell true is a shell", "ls", {"command": "ls -la", "shell": True}, ALLOW),
+    call("sibling: shell bash", "ls", {"command": "ls -la", "shell": "bash"}, ALLOW),
+    call("sibling: a timeout", "ls", {"command": "ls", "timeout": 30}, ALLOW),
+    call("sibling: args word with a space", "any shell",
+         {"command": "git", "args": ["push", "origin --force"]}, ASK),
+    call("sibling: args and arguments both", "ls",
+         {"command": "ls", "args": ["-la"], "arguments": ["x"]}, ASK),
+    call("sibling: nested cmd plus argv", "any shell",
+         {"job": {"cmd": "git", "argv": ["push", "-f"]}}, ASK),
+    call("sibling: nested program plus arguments", "any shell",
+         {"step": {"program": "rm", "arguments": ["-r", "x"]}}, ASK),
+    call("read: args list", "reads", {"command": "git", "args": ["log", "-5"]}, ALLOW),
+    call("read: arguments list", "reads", {"command": "ls", "arguments": ["-la", "src"]}, ALLOW),
+]
+
+MORE_ROWS: list[Row] = DASHED + RUNNERS + SIBLINGS
