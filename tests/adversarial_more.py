@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .adversarial_cases import ALLOW, ASK, DENY, Row, sh
+from .adversarial_cases import ALLOW, ASK, DENY, Row, fs, sh
 
 
 def call(label: str, rules: str, arguments: dict[str, Any], expected: str) -> Row:
@@ -90,4 +90,30 @@ SIBLINGS: list[Row] = [
     call("read: arguments list", "reads", {"command": "ls", "arguments": ["-la", "src"]}, ALLOW),
 ]
 
-MORE_ROWS: list[Row] = DASHED + RUNNERS + SIBLINGS
+# -- git state: what a later git runs ----------------------------------------------------------
+
+GIT_STATE: list[Row] = [
+    fs("git state: a repo's config under scratch", "scratch", "scratch/r/.git/config", ASK),
+    fs("git state: a hook under scratch", "scratch", "scratch/.git/hooks/pre-commit", ASK),
+    fs("git state: .GIT on a case-insensitive disk", "scratch", "scratch/r/.GIT/config", ASK),
+    fs("git state: a .git file (gitdir:)", "scratch", "scratch/r/.git", ASK),
+    fs("git state: absolute", "scratch", "/srv/work/scratch/.git/config", ASK),
+    fs("git state: .gitconfig", "scratch", "scratch/.gitconfig", ASK),
+    fs("git state: a plain file beside it", "scratch", "scratch/r/.gitignore", ALLOW),
+    fs("git state: a name that starts with .git", "scratch", "scratch/.github/x.yml", ALLOW),
+    fs("read: fs_read of git state", "default", "scratch/.git/config", ALLOW, tool="fs_read"),
+    sh("git -C outside the root", "git status", "git -C /tmp/evil status", ASK),
+    sh("git --git-dir outside", "git status", "git --git-dir=/tmp/evil/.git status", ASK),
+    sh("git --git-dir DIR outside", "git status", "git --git-dir /tmp/x status", ASK),
+    sh("git --work-tree outside", "git status", "git --work-tree=/ status", ASK),
+    sh("git -C dotdot", "git status", "git -C ../other status", ASK),
+    sh("git -C twice, climbing out", "git status", "git -C src -C ../.. status", ASK),
+    sh("git -C after cd", "git status", "cd /tmp; git -C evil status", ASK),
+    sh("git -C under sudo", "any shell", "sudo git -C /tmp/evil status", ASK),
+    sh("git -C with no value", "git status", "git -C", ASK),
+    sh("read: git -C inside", "reads", "git -C src status", ALLOW),
+    sh("read: git -C twice inside", "reads", "git -C src -C lib status", ALLOW),
+    sh("read: git -C .", "reads", "git -C . log -3", ALLOW),
+]
+
+MORE_ROWS: list[Row] = DASHED + RUNNERS + SIBLINGS + GIT_STATE

@@ -21,7 +21,7 @@ from typing import Sequence
 
 __all__ = ["program", "versionless", "fold", "SHELLS", "SHELL_C", "WRAPPERS", "RESERVED",
            "MULTIPLEXERS", "CHANGES_DIRECTORY", "dashed_git", "abbreviates", "long_options",
-           "short_flag", "options", "git_split", "GIT_SUBCOMMANDS", "runs_unfollowed",
+           "short_flag", "options", "git_split", "git_places", "GIT_SUBCOMMANDS", "runs_unfollowed",
            "shell_text", "writes_of"]
 
 _VERSION = re.compile(r"[0-9.]+$")
@@ -230,6 +230,33 @@ def git_split(argv: Sequence[str]) -> tuple[str | None, list[str], bool]:
         else:
             return word, list(argv[i + 1:]), doubtful
     return None, [], doubtful
+
+
+#: git's options that say which repository and work tree it reads (and so whose
+#: configuration, hooks and attributes it runs).
+_GIT_PLACES = frozenset({"-C", "--git-dir", "--work-tree"})
+
+
+def git_places(argv: Sequence[str]) -> list[tuple[str, str]]:
+    """``(option, directory)`` for each ``-C``, ``--git-dir`` and ``--work-tree`` of a git
+    argv before its subcommand, in order (``-C`` values nest: each is relative to the one
+    before).  A missing value is ``""``."""
+    found: list[tuple[str, str]] = []
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        head, eq, value = word.partition("=")
+        if word in _GIT_FLAGS:
+            i += 1
+            continue
+        if head not in _GIT_VALUED and head not in _GIT_CONFIGURING:
+            break
+        if not eq:
+            value = argv[i + 1] if i + 1 < len(argv) else ""
+        if head in _GIT_PLACES and not (head == "-C" and eq):
+            found.append((head, value))
+        i += 1 if eq else 2
+    return found
 
 
 _SHELL_FILES = ("--rcfile", "--init-file", "--init-command")

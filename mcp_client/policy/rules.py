@@ -98,7 +98,7 @@ from .. import argkeys
 from ..exceptions import MCPClientError
 from ..paths import (Location, Tri, check_root, contains, located, resolve, root_for, segments,
                      tri_all, tri_any, within_any)
-from ._programs import CHANGES_DIRECTORY, program
+from ._programs import CHANGES_DIRECTORY, fold, git_places, program, versionless
 
 __all__ = ["RuleError", "RULE_KEYS", "DECISIONS", "SEVERITIES", "CHECKS", "Rule", "compile_rule",
            "compile_rules", "Facts", "gather", "host_of", "check_roots", "CHECK_FUNCTIONS",
@@ -470,7 +470,8 @@ def gather(tool: str, arguments: dict[str, Any], roots: Mapping[str, str],
     strays = not _read_only_notes(annotations)
     commands = _commands(arguments, found)
     return Facts(tool=tool, arguments=arguments, root=root, roots=tuple(roots.values()),
-                 locations=_with_writes(located(found, root, strays=strays), commands,
+                 locations=_with_writes(_git_state(located(found, root, strays=strays),
+                                                   strays), commands,
                                         arguments, root),
                  commands=commands, urls=_urls(found, strays), annotations=annotations)
 
@@ -481,11 +482,25 @@ _CWD_KEYS = ("cwd", "workdir", "working_dir", "working_directory", "cwd_path", "
              "dir")
 
 
+def _git_state(locations: list[Location] | None, writes: bool) -> list[Location] | None:
+    """``locations`` with those inside git's own state (``.git/config``, ``.git/hooks/x``,
+    a ``.git`` file, ``.gitconfig``, in any case) made unknown when the call may write:
+    what is written there is what a later, allowed ``git status`` runs."""
+    if not writes or not locations:
+        return locations
+    return [Location(loc.key, loc.value, None, loc.directory)
+            if loc.resolved is not None and _GIT_STATE.search(loc.resolved.casefold()) else loc
+            for loc in locations]
+
+
 def _with_writes(locations: list[Location] | None, commands: list[_shell.Command] | None,
                  arguments: Mapping[str, Any], root: str | None) -> list[Location] | None:
-    """The call's locations, with what its commands' redirections write added."""
+    """The call's locations, with what its commands' redirections write and the
+    repositories git is pointed at (``git -C DIR``, ``--git-dir``, ``--work-tree``:
+    another repository's configuration is code git runs) added."""
     targets = [target for command in commands or () for target in command.writes]
-    if not targets:
+    places = [place for command in commands or () for place in _git_dirs(command)]
+    if not targets and not places:
         return locations
     base = root
     for key in _CWD_KEYS:
@@ -501,7 +516,21 @@ def _with_writes(locations: list[Location] | None, commands: list[_shell.Command
         if _GIT_STATE.search(target.casefold()):
             resolved = None             # git config or hooks: what a later git runs
         found.append(Location("redirect", target, resolved, target.endswith("/")))
+    for places_of_one in (_git_dirs(command) for command in commands):
+        here = base
+        for option, value in places_of_one:
+            resolved = resolve(value, root) if value.startswith("/") else resolve(value, here)
+            if option == "-C":
+                here = resolved
+            found.append(Location(f"git {option}", value, resolved, True))
     return found
+
+
+def _git_dirs(command: _shell.Command) -> list[tuple[str, str]]:
+    name = program(command.argv)
+    if command.argv is None or name is None or versionless(fold(name)) != "git":
+        return []
+    return git_places(command.argv)
 
 
 def check_roots(roots: Any) -> dict[str, str]:
