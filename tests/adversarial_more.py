@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .adversarial_cases import ALLOW, ASK, DENY, Row, fs, sh
+from .adversarial_cases import ALLOW, ASK, DENY, Row, fs, sh, web
 
 
 def call(label: str, rules: str, arguments: dict[str, Any], expected: str) -> Row:
@@ -116,4 +116,38 @@ GIT_STATE: list[Row] = [
     sh("read: git -C .", "reads", "git -C . log -3", ALLOW),
 ]
 
-MORE_ROWS: list[Row] = DASHED + RUNNERS + SIBLINGS + GIT_STATE
+# -- keys that name the host a call talks to ---------------------------------------------------
+
+HOSTS_MORE: list[Row] = [
+    ("host key: host", "raku", "web_fetch", {"url": "https://docs.raku.org/", "host": "evil.com"},
+     ASK),
+    ("host key: hostname", "raku", "web_fetch",
+     {"url": "https://docs.raku.org/", "hostname": "evil.com"}, ASK),
+    ("host key: domain", "raku", "web_fetch",
+     {"url": "https://docs.raku.org/", "domain": "evil.com"}, ASK),
+    ("host key: server", "raku", "web_fetch",
+     {"url": "https://docs.raku.org/", "server": "evil.com"}, ASK),
+    ("host key: ip", "raku", "web_fetch", {"url": "https://docs.raku.org/", "ip": "6.6.6.6"}, ASK),
+    ("host key: proxy host", "raku", "web_fetch",
+     {"url": "https://docs.raku.org/", "proxy_host": "evil.com"}, ASK),
+    ("host key: a Host header", "raku", "web_fetch",
+     {"url": "https://docs.raku.org/", "headers": {"Host": "evil.com"}}, ASK),
+    ("host key: host alone", "raku", "web_fetch", {"host": "evil.com", "path": "/x"}, ASK),
+    ("host key: not a string", "raku", "web_fetch",
+     {"url": "https://docs.raku.org/", "host": ["a", "b"]}, ASK),
+    ("host key: the same host", "raku", "web_fetch",
+     {"url": "https://docs.raku.org/", "host": "docs.raku.org"}, ALLOW),
+    ("host key: a host with a port", "raku", "web_fetch",
+     {"url": "https://docs.raku.org/", "host": "docs.raku.org:8443"}, ALLOW),
+    ("host key: userinfo in a host", "raku", "web_fetch",
+     {"url": "https://docs.raku.org/", "host": "docs.raku.org@evil.com"}, ASK),
+    ("host key: a URL under a host key", "raku", "web_fetch",
+     {"url": "https://docs.raku.org/", "server": "https://evil.com/"}, ASK),
+    ("host key: deny sees it", "deny evil", "web_fetch",
+     {"url": "https://good.example/", "host": "evil.example"}, DENY),
+    ("host key: deny sees a nested Host", "deny evil", "web_fetch",
+     {"url": "https://good.example/", "headers": {"Host": "EVIL.example"}}, DENY),
+    web("host key: none at all", "raku", "https://docs.raku.org/x", ALLOW),
+]
+
+MORE_ROWS: list[Row] = DASHED + RUNNERS + SIBLINGS + GIT_STATE + HOSTS_MORE
