@@ -98,7 +98,7 @@ from .. import argkeys
 from ..exceptions import MCPClientError
 from ..paths import (Location, Tri, check_root, contains, located, resolve, root_for, segments,
                      tri_all, tri_any, within_any)
-from ._programs import CHANGES_DIRECTORY, fold, git_places, program, versionless
+from ._places import commands_of, git_state, with_writes
 
 __all__ = ["RuleError", "RULE_KEYS", "DECISIONS", "SEVERITIES", "CHECKS", "Rule", "compile_rule",
            "compile_rules", "Facts", "gather", "host_of", "check_roots", "CHECK_FUNCTIONS",
@@ -441,20 +441,6 @@ def _urls(found: argkeys.Scan, strays: bool) -> list[Any] | None:
     return urls or None
 
 
-def _commands(arguments: Mapping[str, Any], found: argkeys.Scan) -> list[_shell.Command] | None:
-    """The shell reader's commands, plus those under other spellings or nested keys."""
-    commands = _shell.effective_commands(arguments)
-    extra = [spot for spot in found.commands if not spot.direct]
-    if not extra and found.complete:
-        return commands
-    result = list(commands or [])
-    for spot in extra:
-        result.extend(_shell.effective_commands(spot.arguments) or [_shell.Command(None)])
-    if not found.complete:
-        result.append(_shell.Command(None))
-    return result
-
-
 def gather(tool: str, arguments: dict[str, Any], roots: Mapping[str, str],
            annotations: Any) -> Facts:
     """Read what the rules need out of one call (roots already normalised).
@@ -468,69 +454,11 @@ def gather(tool: str, arguments: dict[str, Any], roots: Mapping[str, str],
     root = root_for(roots, tool)
     found = argkeys.scan(arguments)
     strays = not _read_only_notes(annotations)
-    commands = _commands(arguments, found)
+    commands = commands_of(arguments, found)
+    named = git_state(located(found, root, strays=strays), strays)
     return Facts(tool=tool, arguments=arguments, root=root, roots=tuple(roots.values()),
-                 locations=_with_writes(_git_state(located(found, root, strays=strays),
-                                                   strays), commands,
-                                        arguments, root),
+                 locations=with_writes(named, commands, arguments, root),
                  commands=commands, urls=_urls(found, strays), annotations=annotations)
-
-
-_GIT_STATE = re.compile(r"(^|/)\.git(/|$)|(^|/)\.gitconfig$")
-#: Arguments that name the directory a command runs in.
-_CWD_KEYS = ("cwd", "workdir", "working_dir", "working_directory", "cwd_path", "directory",
-             "dir")
-
-
-def _git_state(locations: list[Location] | None, writes: bool) -> list[Location] | None:
-    """``locations`` with those inside git's own state (``.git/config``, ``.git/hooks/x``,
-    a ``.git`` file, ``.gitconfig``, in any case) made unknown when the call may write:
-    what is written there is what a later, allowed ``git status`` runs."""
-    if not writes or not locations:
-        return locations
-    return [Location(loc.key, loc.value, None, loc.directory)
-            if loc.resolved is not None and _GIT_STATE.search(loc.resolved.casefold()) else loc
-            for loc in locations]
-
-
-def _with_writes(locations: list[Location] | None, commands: list[_shell.Command] | None,
-                 arguments: Mapping[str, Any], root: str | None) -> list[Location] | None:
-    """The call's locations, with what its commands' redirections write and the
-    repositories git is pointed at (``git -C DIR``, ``--git-dir``, ``--work-tree``:
-    another repository's configuration is code git runs) added."""
-    targets = [target for command in commands or () for target in command.writes]
-    places = [place for command in commands or () for place in _git_dirs(command)]
-    if not targets and not places:
-        return locations
-    base = root
-    for key in _CWD_KEYS:
-        if key in arguments:
-            base = resolve(arguments[key], root)
-    assert commands is not None
-    if any(command.argv is None or program(command.argv) in CHANGES_DIRECTORY
-           for command in commands):
-        base = None                     # where a relative path lands is no longer known
-    found = list(locations or [])
-    for target in targets:
-        resolved = resolve(target, root) if target.startswith("/") else resolve(target, base)
-        if _GIT_STATE.search(target.casefold()):
-            resolved = None             # git config or hooks: what a later git runs
-        found.append(Location("redirect", target, resolved, target.endswith("/")))
-    for places_of_one in (_git_dirs(command) for command in commands):
-        here = base
-        for option, value in places_of_one:
-            resolved = resolve(value, root) if value.startswith("/") else resolve(value, here)
-            if option == "-C":
-                here = resolved
-            found.append(Location(f"git {option}", value, resolved, True))
-    return found
-
-
-def _git_dirs(command: _shell.Command) -> list[tuple[str, str]]:
-    name = program(command.argv)
-    if command.argv is None or name is None or versionless(fold(name)) != "git":
-        return []
-    return git_places(command.argv)
 
 
 def check_roots(roots: Any) -> dict[str, str]:
