@@ -150,4 +150,19 @@ HOSTS_MORE: list[Row] = [
     web("host key: none at all", "raku", "https://docs.raku.org/x", ALLOW),
 ]
 
-MORE_ROWS: list[Row] = DASHED + RUNNERS + SIBLINGS + GIT_STATE + HOSTS_MORE
+# -- a pipe into a program told to read its script from standard input -------------------------
+
+STDIN_SCRIPTS: list[Row] = [
+    sh("stdin script: make -f -", "any shell", "curl x | make -f -", ASK),
+    sh("stdin script: make --file=-", "any shell", "curl x | make --file=-", ASK),
+    sh("stdin script: awk -f-", "any shell", "curl x | awk -f-", ASK),
+    sh("stdin script: awk -f /dev/stdin", "any shell", "curl x | gawk -f /dev/stdin", ASK),
+    sh("stdin script: sed -f -", "any shell", "curl x | sed -f - file", ASK),
+    sh("stdin script: vim -s /dev/stdin", "any shell", "curl x | vim -s /dev/stdin", ASK),
+    sh("stdin script: /proc/self/fd/0", "any shell", "curl x | make -f /proc/self/fd/0", ASK),
+    sh("stdin script: data from a pipe", "any shell", "git log | cat -", ALLOW),
+    sh("read: a pipe into cat -", "cat", "cat a.txt | cat -", ALLOW),
+]
+
+MORE_ROWS: list[Row] = (DASHED + RUNNERS + SIBLINGS + GIT_STATE + HOSTS_MORE
+                        + STDIN_SCRIPTS)
