@@ -29,6 +29,12 @@ DASHED: list[Row] = [
     sh("dashed: deny push sees git-push", "git -push", "git-push origin main", DENY),
     sh("dashed: GIT-PUSH case", "any shell", "GIT-PUSH --force", ASK),
     sh("dashed: a plain git-status", "any shell", "git-status", ALLOW),
+    sh("synonym: git send-pack --force", "any shell", "git send-pack --force origin main", ASK),
+    sh("synonym: git send-pack +ref", "any shell", "git send-pack origin +main", ASK),
+    sh("synonym: git send-pack --mirror", "any shell", "git send-pack --mirror origin", ASK),
+    sh("synonym: deny push sees send-pack", "git -push", "git send-pack origin main", DENY),
+    sh("synonym: GIT SEND-PACK case", "git -push", "git SEND-PACK origin main", ASK),
+    sh("synonym: git stage is a built-in", "git -push", "git stage src/a.py", ALLOW),
 ]
 
 # -- programs that run their arguments as a command --------------------------------------------

@@ -21,8 +21,8 @@ from typing import Sequence
 
 __all__ = ["program", "versionless", "fold", "SHELLS", "SHELL_C", "WRAPPERS", "RESERVED",
            "MULTIPLEXERS", "CHANGES_DIRECTORY", "dashed_git", "abbreviates", "long_options",
-           "short_flag", "options", "git_split", "git_places", "GIT_SUBCOMMANDS", "runs_unfollowed",
-           "shell_text", "writes_of"]
+           "short_flag", "options", "git_split", "git_places", "GIT_SUBCOMMANDS", "GIT_SYNONYMS",
+           "runs_unfollowed", "shell_text", "writes_of"]
 
 _VERSION = re.compile(r"[0-9.]+$")
 
@@ -83,9 +83,13 @@ merge merge-base merge-file merge-tree mktag mktree multi-pack-index mv name-rev
 pack-objects pack-refs prune prune-packed pull push range-diff read-tree rebase reflog
 refs remote repack replace replay request-pull rerere reset restore rev-list rev-parse
 revert rm send-email send-pack shortlog show show-branch show-index show-ref
-sparse-checkout stash status stripspace submodule switch symbolic-ref tag unpack-objects
+sparse-checkout stage stash status stripspace submodule switch symbolic-ref tag unpack-objects
 update-index update-ref update-server-info var verify-commit verify-pack verify-tag
 version whatchanged worktree write-tree""".split())
+
+#: git subcommands that do what another one does, under the other's name to a rule
+#: or a check: ``git send-pack --force R main`` is a force push, ``git stage`` is ``git add``.
+GIT_SYNONYMS = {"send-pack": "push", "stage": "add"}
 
 #: git's options before the subcommand: without a value, and with one
 #: (``-C dir`` or ``--git-dir=dir``).  ``-c``, ``--config-env`` and

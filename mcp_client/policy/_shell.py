@@ -52,7 +52,8 @@ unknown (an assignment may change what any program does: ``PATH``,
 ``xargs rm -r``, ``parallel rm -r ::: x`` and ``find . -exec rm {} +`` run
 ``rm`` (the wrapper *and* the wrapped command are both in the list, so a rule
 about either sees it); a dashed git program (``git-push``,
-``/usr/lib/git-core/git-reset``) runs that git subcommand, listed beside it;
+``/usr/lib/git-core/git-reset``) runs that git subcommand, listed beside it,
+and so does ``git send-pack`` (as ``git push``);
 ``sh -c '...'``, ``bash -lc '...'``, ``eval ...``, ``watch ...`` and ``trap
 '...' EXIT`` have their text read as shell in turn; inline code
 (``python3 -c``), options that run a command and git configuration on the
@@ -69,8 +70,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..argkeys import ARG_KEYS, key_words
-from ._programs import (MULTIPLEXERS, RESERVED, SHELL_C, SHELLS, WRAPPERS, dashed_git, fold,
-                        program, runs_unfollowed, shell_text, versionless, writes_of)
+from ._programs import (GIT_SYNONYMS, MULTIPLEXERS, RESERVED, SHELL_C, SHELLS, WRAPPERS,
+                        dashed_git, fold, git_split, program, runs_unfollowed, shell_text,
+                        versionless, writes_of)
 
 __all__ = ["Command", "UNKNOWN", "MAX_COMMAND_CHARS", "MAX_DEPTH", "SHELLS", "parse_shell",
            "parse_argv", "effective_commands", "program"]
@@ -296,6 +298,8 @@ def _inner(name: str, argv: list[str], piped: bool, depth: int) -> list[Command]
     sub = dashed_git(name)
     if sub is not None:
         return _expand(["git", sub, *argv[1:]], piped, depth + 1)
+    if versionless(fold(name)) == "git":
+        return _git_synonym(argv, piped, depth)
     if name in ("eval", "watch"):
         rest = argv[1:]
         if name == "watch" and rest and rest[0].startswith("-"):
@@ -312,6 +316,16 @@ def _inner(name: str, argv: list[str], piped: bool, depth: int) -> list[Command]
         found = [] if text is None else parse_shell(text, depth + 1)
         return found + [Command(None, piped)] if doubtful else found
     return []
+
+
+def _git_synonym(argv: list[str], piped: bool, depth: int) -> list[Command]:
+    """``git send-pack ...`` also as ``git push ...`` (see ``GIT_SYNONYMS``)."""
+    sub, rest, _ = git_split(argv)
+    other = GIT_SYNONYMS.get(fold(sub or ""))
+    if other is None:
+        return []
+    at = len(argv) - len(rest) - 1
+    return _expand([*argv[:at], other, *rest], piped, depth + 1)
 
 
 def _piped_all(commands: list[Command], piped: bool) -> list[Command]:
