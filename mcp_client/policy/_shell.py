@@ -17,8 +17,8 @@ syntax or a space adds an unknown, for a tool that joins them into text).
 Every one present counts.  A call with none of those keys has no command.
 Keys beside them count too: an ``env``/``environment`` that is not empty is
 an assignment (unknown), a ``shell``/``interpreter`` that is not a POSIX
-shell reads the text its own way (unknown), and ``stdin``/``input`` data
-makes every command piped.
+shell reads the text its own way (unknown), so does a ``sudo``/``run_as``
+that is set, and ``stdin``/``input`` data makes every command piped.
 
 Shell text is split into words the way :func:`shlex.split` splits them in
 POSIX mode (quotes and backslashes removed), and -- unlike ``shlex`` -- the
@@ -479,6 +479,8 @@ _ENV_WORDS = frozenset({"env", "envs", "environ", "environment", "envvars", "env
                         "environmentvariables"})
 _STDIN_WORDS = frozenset({"stdin", "input", "inputdata", "stdindata", "standardinput"})
 _SHELL_WORDS = frozenset({"shell", "interpreter"})
+_PRIVILEGE_WORDS = frozenset({"sudo", "asroot", "runasroot", "privileged", "elevated",
+                              "become", "runas", "runasuser", "asuser", "doas"})
 
 
 def _beside(arguments: Mapping[str, Any], found: list[Command]) -> list[Command]:
@@ -494,6 +496,8 @@ def _beside(arguments: Mapping[str, Any], found: list[Command]) -> list[Command]
         elif joined in _SHELL_WORDS and not (value in (None, True, False) or (
                 isinstance(value, str) and versionless(fold(program([value]) or "")) in _POSIX)):
             found = found + [UNKNOWN]
+        elif joined in _PRIVILEGE_WORDS and value not in (None, False, 0, "", [], {}):
+            found = found + [UNKNOWN]           # sudo: true is sudo before every command
         elif joined in _STDIN_WORDS and value not in (None, ""):
             found = _piped_all(found, True)
     return found
