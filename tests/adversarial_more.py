@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .adversarial_cases import ALLOW, ASK, DENY, Row, fs, sh, web
+from .adversarial_cases import ALLOW, ASK, DENY, RULE_SETS, Row, allow, fs, sh, web
+
+RULE_SETS["readers"] = [allow(name) for name in ("rg", "sort", "man", "less", "scp", "wget",
+                                                 "pandoc", "emacs", "zip")]
 
 
 def call(label: str, rules: str, arguments: dict[str, Any], expected: str) -> Row:
@@ -174,5 +177,28 @@ STDIN_SCRIPTS: list[Row] = [
     sh("read: a pipe into cat -", "cat", "cat a.txt | cat -", ALLOW),
 ]
 
+# -- readers with an option that runs a program on what they read ----------------------------
+
+READERS_RUN: list[Row] = [
+    sh("reader runs: rg --pre sh", "readers", "rg --pre sh x scratch/evil.sh", ASK),
+    sh("reader runs: rg --pre=", "readers", "rg --pre=./x foo", ASK),
+    sh("reader runs: sort --compress-program=sh", "readers",
+       "sort -S 1 --compress-program=sh big.txt", ASK),
+    sh("reader runs: sort --compress=", "readers", "sort --compress=sh x", ASK),
+    sh("reader runs: man -P", "readers", "man -P 'rm -rf x' ls", ASK),
+    sh("reader runs: man --pager=", "readers", "man --pager=evil ls", ASK),
+    sh("reader runs: less +!", "readers", "less '+!rm -rf x' file", ASK),
+    sh("reader runs: scp -S", "readers", "scp -S ./evil a b:", ASK),
+    sh("reader runs: scp -o ProxyCommand", "readers", "scp -o ProxyCommand=evil a b:", ASK),
+    sh("reader runs: wget --use-askpass", "readers", "wget --use-askpass=./evil http://x", ASK),
+    sh("reader runs: pandoc --filter", "readers", "pandoc --filter ./evil x.md", ASK),
+    sh("reader runs: emacs --eval", "readers", "emacs --eval '(shell-command \"rm\")'", ASK),
+    sh("reader runs: zip -TT", "readers", "zip -T -TT 'rm -rf x' a.zip a", ASK),
+    sh("reader runs: plain rg", "readers", "rg -n TODO src", ALLOW),
+    sh("reader runs: plain sort", "readers", "sort -u names.txt", ALLOW),
+    sh("reader runs: plain less", "readers", "less README.md", ALLOW),
+    sh("reader runs: plain man", "readers", "man ls", ALLOW),
+]
+
 MORE_ROWS: list[Row] = (DASHED + RUNNERS + SIBLINGS + GIT_STATE + HOSTS_MORE
-                        + STDIN_SCRIPTS)
+                        + STDIN_SCRIPTS + READERS_RUN)

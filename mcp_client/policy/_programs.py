@@ -110,7 +110,7 @@ _RUNS_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "tar": (("--to-command", "--checkpoint-action", "--use-compress-program",
              "--rsh-command", "--info-script", "--new-volume-script"), "IF"),
     "rsync": (("--rsh", "--rsync-path"), "e"),
-    "zip": (("--unzip-command",), ""),
+    "zip": (("--unzip-command",), "T"),       # (-TT CMD: -T's test command)
     "make": (("--eval",), ""),
     "vim": (("--cmd",), "c"), "vi": (("--cmd",), "c"), "nvim": (("--cmd",), "c"),
     "view": (("--cmd",), "c"), "ex": (("--cmd",), "c"),
@@ -120,7 +120,14 @@ _RUNS_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "bun": (("--eval", "--print"), "ep"), "php": ((), "rRBEF"), "osascript": ((), "e"),
     "rscript": (("--expr",), "e"), "julia": (("--eval", "--print"), "eE"), "expect": ((), "c"),
     "tclsh": ((), ""), "jshell": ((), ""), "script": (("--command",), "c"),
+    # readers that run a program of the caller's choosing on what they read
+    "rg": (("--pre",), ""), "sort": (("--compress-program",), ""),
+    "man": (("--pager", "--html"), "PH"), "scp": ((), "So"), "sftp": ((), "SoD"),
+    "wget": (("--use-askpass",), ""), "pandoc": (("--filter", "--lua-filter"), "FL"),
+    "emacs": (("--eval", "--load", "--funcall"), "lf"),
 }
+#: Pagers whose ``+COMMANDS`` word runs pager commands (``+!rm -rf x`` is a shell command).
+_PAGERS = frozenset({"less", "more", "most"})
 #: git subcommands with options that run a command.
 _GIT_RUNS: dict[str, tuple[tuple[str, ...], str]] = {
     "push": (("--receive-pack", "--exec"), ""),
@@ -339,6 +346,8 @@ def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
         return sub in _GIT_RUNS and _runs_by_option(["git"] + rest, _GIT_RUNS[sub])
     if base == "sed":
         return _sed_runs(argv)
+    if base in _PAGERS:
+        return any(word.startswith("+") for word in argv[1:])
     table = _RUNS_OPTIONS.get(base)
     return table is not None and _runs_by_option(argv, table)
 
