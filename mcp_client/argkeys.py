@@ -165,7 +165,8 @@ class CommandSpot:
 
     Attributes:
         where: where it sat (``options.cmd``).
-        arguments: a mapping the shell reader reads (``{"command": ..., "args": ...}``).
+        arguments: a mapping the shell reader reads (``{"command": ..., "args": ...}``,
+            with the keys beside it that are no command of their own: ``env``, ``stdin``).
         direct: it is one the shell reader already reads at the top level.
     """
 
@@ -252,8 +253,13 @@ def _object(found: Scan, obj: Mapping[Any, Any], where: str, depth: int) -> None
 def _command(found: Scan, siblings: dict[Any, Any], key: str, name: str, top: bool) -> None:
     canonical = command_key(key)
     assert canonical is not None
-    spot: dict[str, Any] = {canonical: siblings[key]}
-    if canonical == "command":      # its words, wherever they sit beside it
+    # the keys beside it that are no command of their own (env, shell, stdin...), and
+    # for a single command its words wherever they sit
+    spot: dict[str, Any] = {name: value for name, value in siblings.items()
+                            if isinstance(name, str) and key_kind(name) != "command"
+                            and name not in ARG_KEYS}
+    spot[canonical] = siblings[key]
+    if canonical == "command":
         spot.update((name, siblings[name]) for name in (*ARG_KEYS, "argv") if name in siblings)
     found.commands.append(CommandSpot(name, spot, top and key in _SHELL_KEYS))
 
