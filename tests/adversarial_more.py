@@ -206,5 +206,20 @@ READERS_RUN: list[Row] = [
     sh("reader runs: plain man", "readers", "man ls", ALLOW),
 ]
 
+# -- globs: a server or shell that expands a path may land inside a denied directory ------------
+
+GLOBS: list[Row] = [
+    fs("glob: sec* into a denied directory", "deny secret", "/srv/work/sec*/a", DENY),
+    fs("glob: [s]ecret", "deny secret", "/srv/work/[s]ecret/a", DENY),
+    fs("glob: ? in it", "deny secret", "secre?/a", DENY),
+    fs("glob: * over the directory level", "deny secret", "/srv/work/*/a", DENY),
+    fs("glob: ** above it", "deny secret", "/srv/**", DENY),
+    fs("glob: braces", "deny secret", "/srv/work/{public,secret}/a", DENY),
+    fs("glob: a read too", "deny secret", "/srv/work/s*/a", DENY, tool="fs_read"),
+    fs("glob: one that cannot match", "deny secret", "/srv/work/p*/a", ALLOW),
+    fs("glob: inside scratch stays inside", "scratch", "scratch/*.txt", ALLOW),
+    fs("glob: scr* is not scratch to an allow", "scratch", "scr*/x", ASK),
+]
+
 MORE_ROWS: list[Row] = (DASHED + RUNNERS + SIBLINGS + GIT_STATE + HOSTS_MORE
-                        + STDIN_SCRIPTS + READERS_RUN)
+                        + STDIN_SCRIPTS + READERS_RUN + GLOBS)
