@@ -221,5 +221,25 @@ GLOBS: list[Row] = [
     fs("glob: scr* is not scratch to an allow", "scratch", "scr*/x", ASK),
 ]
 
+# -- a read-only tool's strays still meet a deny ------------------------------------------------
+
+
+def read(label: str, arguments: dict[str, Any], expected: str) -> Row:
+    return (label, "deny secret", "fs_read", arguments, expected)
+
+
+READ_STRAYS: list[Row] = [
+    read("read stray: a glob key", {"path": "public", "glob": "../secret/*"}, DENY),
+    read("read stray: an unknown key", {"path": "public/a", "extra": "/srv/work/secret/a"}, DENY),
+    read("read stray: a dotdot", {"path": "public", "also": "public/../secret/x"}, DENY),
+    read("read stray: a list", {"path": "public", "more": ["/srv/work/secret/b"]}, DENY),
+    read("read stray: elsewhere", {"path": "public/a", "extra": "/srv/work/public/b"}, ALLOW),
+    read("read stray: a URL is no path", {"path": "public/a", "ref": "https://x.example/"},
+         ALLOW),
+    ("read: a stray to a plain allow", "default", "fs_read",
+     {"path": "/srv/work/a.txt", "base": "../x"}, ALLOW),
+]
+
 MORE_ROWS: list[Row] = (DASHED + RUNNERS + SIBLINGS + GIT_STATE + HOSTS_MORE
-                        + STDIN_SCRIPTS + READERS_RUN + GLOBS)
+                        + STDIN_SCRIPTS + READERS_RUN + GLOBS
+                        + READ_STRAYS)

@@ -287,8 +287,10 @@ class Rule:
         assert self.under is not None
         under = self.under
         directory = under if under.startswith("/") else resolve(under, facts.root)
-        return _spread(facts.locations, every,
-                       lambda loc: contains(directory, loc.resolved))
+        items = facts.locations
+        if not every and facts.shadows:     # a read-only tool's strays, to a deny or ask
+            items = [*(items or []), *facts.shadows]
+        return _spread(items, every, lambda loc: contains(directory, loc.resolved))
 
     def _host(self, url: Any) -> Tri:
         assert self.host is not None
@@ -414,6 +416,9 @@ class Facts:
         urls: its URL values (``None``: it has none).
         annotations: the server's annotations for the tool, ``None`` when it
             has none, :data:`ANNOTATIONS_UNREAD` when they could not be read.
+        shadows: for a tool annotated ``readOnlyHint``, its strays (path-like
+            strings under keys nobody knows), resolved: not locations to an
+            allow or the floor, but a deny or ask ``under`` still sees them.
     """
 
     tool: str
@@ -424,6 +429,7 @@ class Facts:
     commands: list[_shell.Command] | None
     urls: list[Any] | None
     annotations: Any
+    shadows: tuple[Location, ...] = ()
 
 
 def _read_only_notes(annotations: Any) -> bool:
@@ -456,9 +462,13 @@ def gather(tool: str, arguments: dict[str, Any], roots: Mapping[str, str],
     strays = not _read_only_notes(annotations)
     commands = commands_of(arguments, found)
     named = git_state(located(found, root, strays=strays), strays)
+    shadows = () if strays else tuple(
+        Location(key, value, resolve(value, root)) for key, value in found.strays
+        if "://" not in value or value[:5].lower() == "file:")
     return Facts(tool=tool, arguments=arguments, root=root, roots=tuple(roots.values()),
                  locations=with_writes(named, commands, arguments, root),
-                 commands=commands, urls=_urls(found, strays), annotations=annotations)
+                 commands=commands, urls=_urls(found, strays), annotations=annotations,
+                 shadows=shadows)
 
 
 def check_roots(roots: Any) -> dict[str, str]:
