@@ -240,6 +240,24 @@ READ_STRAYS: list[Row] = [
      {"path": "/srv/work/a.txt", "base": "../x"}, ALLOW),
 ]
 
+# -- a directory above a denied one: acting on it may act inside it ----------------------------
+
+ANCESTORS: list[Row] = [
+    ("above: delete the root", "deny secret", "fs_delete", {"path": "/srv/work"}, DENY),
+    ("above: delete ., relative", "deny secret", "fs_delete", {"path": "."}, DENY),
+    ("above: move the root", "deny secret", "fs_move", {"from": "/srv/work", "to": "/tmp/x"},
+     DENY),
+    ("above: search the root", "deny secret", "fs_search",
+     {"directory": "/srv/work", "pattern": "password"}, DENY),
+    ("above: a tree of /srv", "deny secret", "fs_tree", {"path": "/srv"}, DENY),
+    ("above: read the root", "deny secret", "fs_read", {"path": "/srv/work"}, DENY),
+    ("above: case folded", "deny secret", "fs_delete", {"path": "/SRV/work"}, DENY),
+    ("above: a sibling is not above", "deny secret", "fs_delete", {"path": "/srv/work/public"},
+     ALLOW),
+    ("above: a file beside it", "deny secret", "fs_write", {"path": "/srv/work/secret.txt"},
+     ALLOW),
+]
+
 MORE_ROWS: list[Row] = (DASHED + RUNNERS + SIBLINGS + GIT_STATE + HOSTS_MORE
                         + STDIN_SCRIPTS + READERS_RUN + GLOBS
-                        + READ_STRAYS)
+                        + READ_STRAYS + ANCESTORS)

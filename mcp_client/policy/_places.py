@@ -41,7 +41,8 @@ from ._programs import (CHANGES_DIRECTORY, WRAPPERS, fold, git_places, git_split
                         program, versionless)
 from ._shell import Command
 
-__all__ = ["command_locations", "commands_of", "command_base", "with_writes", "git_state"]
+__all__ = ["command_locations", "commands_of", "command_base", "with_writes", "git_state",
+           "CWD_KEYS"]
 
 
 # -- what the policy reads: commands, and the places their text names -------------------------
@@ -62,8 +63,8 @@ def commands_of(arguments: Mapping[str, Any], found: argkeys.Scan) -> list[_shel
 
 _GIT_STATE = re.compile(r"(^|/)\.git(/|$)|(^|/)\.gitconfig$")
 #: Arguments that name the directory a command runs in.
-_CWD_KEYS = ("cwd", "workdir", "working_dir", "working_directory", "cwd_path", "directory",
-             "dir")
+CWD_KEYS = ("cwd", "workdir", "working_dir", "working_directory", "cwd_path", "directory",
+            "dir")
 
 
 def git_state(locations: list[Location] | None, writes: bool) -> list[Location] | None:
@@ -109,7 +110,7 @@ def command_base(commands: Sequence[_shell.Command], arguments: Mapping[str, Any
     """The directory a call's commands run in (its ``cwd``, or the root); ``None`` once
     one of them changes directory or cannot be read."""
     base = root
-    for key in _CWD_KEYS:
+    for key in CWD_KEYS:
         if key in arguments:
             base = resolve(arguments[key], root)
     if any(command.argv is None or program(command.argv) in CHANGES_DIRECTORY

@@ -98,7 +98,7 @@ from .. import argkeys
 from ..exceptions import MCPClientError
 from ..paths import (Location, Tri, check_root, contains, located, resolve, root_for, segments,
                      tri_all, tri_any, within_any)
-from ._places import commands_of, git_state, with_writes
+from ._places import CWD_KEYS, commands_of, git_state, with_writes
 
 __all__ = ["RuleError", "RULE_KEYS", "DECISIONS", "SEVERITIES", "CHECKS", "Rule", "compile_rule",
            "compile_rules", "Facts", "gather", "host_of", "check_roots", "CHECK_FUNCTIONS",
@@ -288,9 +288,13 @@ class Rule:
         under = self.under
         directory = under if under.startswith("/") else resolve(under, facts.root)
         items = facts.locations
-        if not every and facts.shadows:     # a read-only tool's strays, to a deny or ask
+        if every:
+            return _spread(items, every, lambda loc: contains(directory, loc.resolved))
+        if facts.shadows:                   # a read-only tool's strays, to a deny or ask
             items = [*(items or []), *facts.shadows]
-        return _spread(items, every, lambda loc: contains(directory, loc.resolved))
+        runs = facts.commands is not None
+        return _spread(items, every, lambda loc: contains(directory, loc.resolved)
+                       | _reaches_into(directory, loc, runs))
 
     def _host(self, url: Any) -> Tri:
         assert self.host is not None
@@ -300,6 +304,18 @@ class Rule:
         if self.host.startswith("*."):
             return Tri.YES if host.endswith(self.host[1:]) else Tri.NO
         return Tri.YES if host == self.host else Tri.NO
+
+
+def _reaches_into(directory: str | None, location: Location, runs: bool) -> Tri:
+    """To a deny or ask: a call naming a directory above the rule's (``fs_delete
+    /srv/work`` beside a deny under ``/srv/work/secret``, a search of the root) may act
+    on what is inside it, so it is unknown.  The directory a command runs in (``cwd``,
+    ``git -C``) is not: running there touches nothing by itself."""
+    if directory is None or location.resolved is None or location.key.startswith(
+            ("git ", "redirect")) or (runs and location.key in CWD_KEYS):
+        return Tri.NO
+    inside = contains(location.resolved, directory)
+    return Tri.NO if inside is Tri.NO else Tri.UNKNOWN
 
 
 def _glob_match(pattern: str, name: str) -> bool:
