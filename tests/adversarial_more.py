@@ -258,6 +258,31 @@ ANCESTORS: list[Row] = [
      ALLOW),
 ]
 
+# -- git subcommands that write what an operand or option names ---------------------------------
+
+GIT_WRITES: list[Row] = [
+    sh("git writes: archive -o outside", "git -push", "git archive -o /etc/x HEAD", ASK),
+    sh("git writes: archive -oFILE", "git -push", "git archive -o/etc/x HEAD", ASK),
+    sh("git writes: bundle create outside", "git -push", "git bundle create /etc/x HEAD", ASK),
+    sh("git writes: worktree add outside", "git -push", "git worktree add /tmp/x", ASK),
+    sh("git writes: worktree add -b", "git -push", "git worktree add -b x /tmp/y main", ASK),
+    sh("git writes: clone into /tmp", "git -push", "git clone . /tmp/x", ASK),
+    sh("git writes: init /tmp/x", "git -push", "git init /tmp/x", ASK),
+    sh("git writes: init --template", "git -push", "git init --template=scratch/t r", ASK),
+    sh("git writes: init --separate-git-dir", "git -push",
+       "git init --separate-git-dir=/tmp/g r", ASK),
+    sh("git writes: submodule add outside", "git -push",
+       "git submodule add https://x.example/r /tmp/x", ASK),
+    sh("git writes: checkout-index --prefix", "git -push",
+       "git checkout-index -a --prefix=/tmp/x/", ASK),
+    sh("git writes: into git state", "git -push", "git bundle create .git/hooks/pre-push HEAD",
+       ASK),
+    sh("git writes: worktree add inside", "git -push", "git worktree add wt/feature", ALLOW),
+    sh("git writes: init inside", "git -push", "git init sub", ALLOW),
+    sh("git writes: archive inside", "git -push", "git archive -o out/a.tar HEAD", ALLOW),
+    sh("git writes: clone by URL alone", "git -push", "git clone https://x.example/r", ALLOW),
+]
+
 MORE_ROWS: list[Row] = (DASHED + RUNNERS + SIBLINGS + GIT_STATE + HOSTS_MORE
                         + STDIN_SCRIPTS + READERS_RUN + GLOBS
-                        + READ_STRAYS + ANCESTORS)
+                        + READ_STRAYS + ANCESTORS + GIT_WRITES)

@@ -138,7 +138,8 @@ _GIT_RUNS: dict[str, tuple[tuple[str, ...], str]] = {
     "rebase": (("--exec",), "x"), "difftool": (("--extcmd",), "x"),
     "grep": (("--open-files-in-pager",), "O"), "submodule": (("foreach",), ""),
     "bisect": (("run",), ""),
-    "config": (("--edit",), "e"), "instaweb": (("--httpd", "--browser"), ""),
+    "config": (("--edit",), "e"), "init": (("--template",), ""),
+    "instaweb": (("--httpd", "--browser"), ""),
     "send-email": (("--to-cmd", "--cc-cmd", "--sendmail-cmd", "--smtp-server"), ""),
 }
 #: Programs that run any argument at all as a command of their own language.
@@ -398,7 +399,9 @@ def _sed_runs(argv: Sequence[str]) -> bool:
 
 def writes_of(name: str, argv: Sequence[str]) -> list[str]:
     """Files a command that is mostly a read writes by an option of its own: git's
-    ``--output=F`` (``log``, ``diff``, ``show``...) and ``format-patch -o DIR``, find's
+    ``--output=F`` (``log``, ``diff``, ``show``...), ``format-patch -o DIR``,
+    ``archive -o F`` and what ``init``/``clone``/``bundle create``/``worktree add``
+    create (see :func:`_git_operand_writes`), find's
     ``-fprint F`` (``-fprint0``, ``-fprintf``, ``-fls``), and the files ``sed -i`` edits."""
     base = versionless(fold(name))
     if base == "find":
@@ -418,8 +421,30 @@ def writes_of(name: str, argv: Sequence[str]) -> list[str]:
         following = rest[i + 1] if i + 1 < len(rest) else ""
         head, eq, value = word.partition("=")
         if head == "--output" or (sub == "format-patch" and abbreviates(
-                head, ["--output-directory"], shortest=8)):
+                head, ["--output-directory"], shortest=8)) or (
+                sub in ("init", "clone") and head == "--separate-git-dir") or (
+                sub == "checkout-index" and head == "--prefix"):
             found.append(value if eq else following)
-        elif sub == "format-patch" and word.startswith("-o") and not word.startswith("--"):
+        elif sub in ("format-patch", "archive") and word.startswith("-o") and \
+                not word.startswith("--"):
             found.append(word[2:] or following)
-    return found
+    return found + _git_operand_writes(sub, rest)
+
+
+#: git subcommands that create what their operands name: the words before those operands,
+#: and how many operands lead them that name no place (``clone URL DIR``: the URL).
+_GIT_CREATES = {"init": ((), 0), "bundle": (("create",), 0), "worktree": (("add",), 0),
+                "clone": ((), 1), "submodule": (("add",), 1)}
+
+
+def _git_operand_writes(sub: str | None, rest: Sequence[str]) -> list[str]:
+    """What ``git init DIR``, ``git bundle create FILE``, ``git worktree add DIR``,
+    ``git clone URL DIR`` and ``git submodule add URL DIR`` create: every operand (an
+    option's value among them too, which can only add caution) after the leading ones."""
+    if sub not in _GIT_CREATES:
+        return []
+    before, leading = _GIT_CREATES[sub]
+    words = [word for word in rest if not word.startswith("-")]
+    if list(words[:len(before)]) != list(before):
+        return []
+    return words[len(before) + leading:]
