@@ -283,6 +283,30 @@ GIT_WRITES: list[Row] = [
     sh("git writes: clone by URL alone", "git -push", "git clone https://x.example/r", ALLOW),
 ]
 
+# -- programs that write the files they name: the floor sees their operands --------------------
+
+WRITERS: list[Row] = [
+    sh("writer: tee outside", "any shell", "echo x | tee /etc/x", ASK),
+    sh("writer: cp outside", "any shell", "cp x /etc/x", ASK),
+    sh("writer: mv outside", "any shell", "mv x /etc/x", ASK),
+    sh("writer: dd of= outside", "any shell", "dd if=x of=/etc/x", ASK),
+    sh("writer: ln -sf outside", "any shell", "ln -sf x /etc/x", ASK),
+    sh("writer: install outside", "any shell", "install x /etc/x", ASK),
+    sh("writer: touch outside", "any shell", "touch /etc/x", ASK),
+    sh("writer: truncate outside", "any shell", "truncate -s0 /etc/x", ASK),
+    sh("writer: chmod outside", "any shell", "chmod 777 /etc/x", ASK),
+    sh("writer: rm -- outside", "any shell", "rm -- /etc/x", ASK),
+    sh("writer: tee into git config, then push", "any shell",
+       "echo '[remote \"origin\"]' | tee -a .git/config; git push", ASK),
+    sh("writer: cp a hook, then push", "any shell", "cp evil .git/hooks/pre-push && git push",
+       ASK),
+    sh("writer: sudo tee", "any shell", "echo x | sudo tee /etc/x", ASK),
+    sh("writer: cp inside", "any shell", "cp a.txt b.txt", ALLOW),
+    sh("writer: touch inside", "any shell", "touch build/stamp", ALLOW),
+    sh("writer: mkdir -p inside", "any shell", "mkdir -p out/x", ALLOW),
+]
+
 MORE_ROWS: list[Row] = (DASHED + RUNNERS + SIBLINGS + GIT_STATE + HOSTS_MORE
                         + STDIN_SCRIPTS + READERS_RUN + GLOBS
-                        + READ_STRAYS + ANCESTORS + GIT_WRITES)
+                        + READ_STRAYS + ANCESTORS + GIT_WRITES
+                        + WRITERS)

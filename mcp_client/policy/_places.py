@@ -80,21 +80,25 @@ def git_state(locations: list[Location] | None, writes: bool) -> list[Location] 
 
 def with_writes(locations: list[Location] | None, commands: list[_shell.Command] | None,
                 arguments: Mapping[str, Any], root: str | None) -> list[Location] | None:
-    """The call's locations, with what its commands' redirections write and the
-    repositories git is pointed at (``git -C DIR``, ``--git-dir``, ``--work-tree``:
-    another repository's configuration is code git runs) added."""
-    targets = [target for command in commands or () for target in command.writes]
+    """The call's locations, with what its commands write -- redirections, the
+    operands of a program that changes the files it names (``tee F``, ``cp A B``,
+    ``rm F``, ``dd of=F``) -- and the repositories git is pointed at (``git -C DIR``,
+    ``--git-dir``, ``--work-tree``: another repository's configuration is code git
+    runs) added."""
+    targets = [("redirect", target) for command in commands or () for target in command.writes]
+    targets += [("operand", word) for command in commands or ()
+                for word in _writer_operands(command)]
     places = [place for command in commands or () for place in _git_dirs(command)]
     if not targets and not places:
         return locations
     assert commands is not None
     base = command_base(commands, arguments, root)
     found = list(locations or [])
-    for target in targets:
+    for key, target in targets:
         resolved = resolve(target, root) if target.startswith("/") else resolve(target, base)
         if _GIT_STATE.search(target.casefold()):
             resolved = None             # git config or hooks: what a later git runs
-        found.append(Location("redirect", target, resolved, target.endswith("/")))
+        found.append(Location(key, target, resolved, target.endswith("/")))
     for places_of_one in (_git_dirs(command) for command in commands):
         here = base
         for option, value in places_of_one:
@@ -178,7 +182,7 @@ def _changes(command: Command, base: str | None, root: str | None) -> list[Locat
     if base_name == "find" and not set(argv) & _FIND_CHANGES:
         return []
     if base_name in _WRITERS or base_name == "find":
-        return [_operand(word, base, root) for word in _operands(base_name, argv)]
+        return []                       # with_writes has its operands
     if base_name in _READERS or base_name in WRAPPERS or base_name in CHANGES_DIRECTORY:
         return []
     if base_name == "git":
@@ -189,6 +193,18 @@ def _changes(command: Command, base: str | None, root: str | None) -> list[Locat
             return []
     where = Location("command", argv[0], base, True)
     return [where if base is not None else Location("command", argv[0], None)]
+
+
+def _writer_operands(command: Command) -> list[str]:
+    """The path operands of a command whose program changes the files it names."""
+    name = program(command.argv)
+    if command.argv is None or name is None:
+        return []
+    base_name = versionless(fold(name))
+    argv = list(command.argv)
+    if base_name not in _WRITERS and not (base_name == "find" and set(argv) & _FIND_CHANGES):
+        return []
+    return _operands(base_name, argv)
 
 
 def _operands(name: str, argv: list[str]) -> list[str]:
@@ -208,8 +224,3 @@ def _operands(name: str, argv: list[str]) -> list[str]:
                                              options(argv)):
         words = words[1:]
     return words or (["."] if name == "find" else [])
-
-
-def _operand(word: str, base: str | None, root: str | None) -> Location:
-    resolved = resolve(word, root) if word.startswith("/") else resolve(word, base)
-    return Location("command operand", word, resolved, word.endswith("/"))
