@@ -96,7 +96,7 @@ def with_writes(locations: list[Location] | None, commands: list[_shell.Command]
     found = list(locations or [])
     for key, target in targets:
         resolved = resolve(target, root) if target.startswith("/") else resolve(target, base)
-        if _GIT_STATE.search(target.casefold()):
+        if _GIT_STATE.search(target.casefold()) or target == _FROM_INPUT:
             resolved = None             # git config or hooks: what a later git runs
         found.append(Location(key, target, resolved, target.endswith("/")))
     for places_of_one in (_git_dirs(command) for command in commands):
@@ -195,13 +195,23 @@ def _changes(command: Command, base: str | None, root: str | None) -> list[Locat
     return [where if base is not None else Location("command", argv[0], None)]
 
 
+#: The operand of a writer that ``xargs`` or ``parallel`` feeds from its input.
+_FROM_INPUT = "<operands from standard input>"
+_FEEDERS = frozenset({"xargs", "parallel"})
+
+
 def _writer_operands(command: Command) -> list[str]:
-    """The path operands of a command whose program changes the files it names."""
+    """The path operands of a command whose program changes the files it names
+    (:data:`_FROM_INPUT` for one ``xargs``/``parallel`` runs: its input names them)."""
     name = program(command.argv)
     if command.argv is None or name is None:
         return []
     base_name = versionless(fold(name))
     argv = list(command.argv)
+    if base_name in _FEEDERS:
+        wrapped = argv[2:] if argv[1:2] == ["--"] else argv[1:]
+        return [_FROM_INPUT] if _writer_operands(Command(tuple(wrapped))) or (
+            wrapped and versionless(fold(program(wrapped) or "")) in _WRITERS) else []
     if base_name not in _WRITERS and not (base_name == "find" and set(argv) & _FIND_CHANGES):
         return []
     return _operands(base_name, argv)
