@@ -25,9 +25,13 @@ Keys are compared as words, case folded: ``filePath``, ``file_path``,
 * a **location** when it is one of :data:`LOCATION_NAMES` or its last word is
   one of :data:`LOCATION_TAILS` (``repo_path``, ``configFile``, ``outputDir``);
 * a **URL** when it is one of :data:`URL_TAILS` or ends in one (``baseUrl``,
-  ``webhook_uri``); a ``file:`` URL under it is a location as well;
+  ``webhook_uri``); a ``file:`` URL under it is a location as well; a key
+  ending in one of :data:`HOST_TAILS` (``host``, ``proxyHost``, ``domain``)
+  names a host, kept as a URL of that host;
 * a **command** when it ends in one of the words in :data:`COMMAND_TAILS`
-  (``cmd``, ``shellCommand``, ``command_line``, ``script``, ``argv``);
+  (``cmd``, ``shellCommand``, ``command_line``, ``script``, ``argv``,
+  ``program``, ``executable``), read with the argv words beside it
+  (:data:`ARG_KEYS`: ``args``, ``arguments``, ``params``...);
 * **text** when it ends in one of :data:`TEXT_TAILS` (``content``,
   ``newText``, ``message``...): prose, whose strings are never strays.
 
@@ -45,7 +49,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-__all__ = ["LOCATION_NAMES", "LOCATION_TAILS", "URL_TAILS", "COMMAND_TAILS", "TEXT_TAILS",
+__all__ = ["LOCATION_NAMES", "LOCATION_TAILS", "URL_TAILS", "HOST_TAILS", "COMMAND_TAILS",
+           "ARG_KEYS",
+           "TEXT_TAILS",
            "MAX_DEPTH", "MAX_ITEMS", "key_words", "key_kind", "command_key", "looks_placed",
            "CommandSpot", "Scan", "scan"]
 
@@ -64,10 +70,19 @@ LOCATION_TAILS = frozenset({"path", "paths", "file", "files", "filename", "filen
 #: Last words that make a key a URL (``url``: the reference fetch server).
 URL_TAILS = frozenset({"url", "urls", "uri", "uris", "endpoint", "endpoints", "href", "hrefs",
                        "link", "links"})
+#: Last words that make a key name the host a call talks to (``host``, ``proxy_host``,
+#: a ``Host`` header, ``domain``, ``server``, ``ip``): its value is a host, and each one
+#: is a URL of that host to a ``host`` rule.
+HOST_TAILS = frozenset({"host", "hosts", "hostname", "hostnames", "domain", "domains",
+                        "server", "servers", "ip", "ips"})
 #: Last words that make a key a command, and the key the shell reader knows it by.
 COMMAND_TAILS = {"command": "command", "cmd": "command", "cmdline": "command",
                  "commandline": "command", "commands": "commands", "cmds": "commands",
-                 "script": "script", "scripts": "commands", "argv": "argv"}
+                 "script": "script", "scripts": "commands", "argv": "argv",
+                 "program": "command", "executable": "command"}
+#: Keys whose list is the rest of a single command's argv (``{"command": "git",
+#: "arguments": ["push"]}``): read with the command, never on their own.
+ARG_KEYS = ("args", "arguments", "params", "parameters")
 #: Last words of keys that carry prose or data, never a place.
 TEXT_TAILS = frozenset({"content", "contents", "text", "texts", "body", "message", "messages",
                         "description", "comment", "comments", "note", "notes", "query",
@@ -104,6 +119,8 @@ def key_kind(key: object) -> str | None:
         return "location"
     if tail in URL_TAILS:
         return "url"
+    if tail in HOST_TAILS:
+        return "host"
     if command_key(key) is not None:
         return "command"
     if tail in TEXT_TAILS:
@@ -148,7 +165,8 @@ class CommandSpot:
 
     Attributes:
         where: where it sat (``options.cmd``).
-        arguments: a mapping the shell reader reads (``{"command": ..., "args": ...}``).
+        arguments: a mapping the shell reader reads (``{"command": ..., "args": ...}``,
+            with the keys beside it that are no command of their own: ``env``, ``stdin``).
         direct: it is one the shell reader already reads at the top level.
     """
 
@@ -222,11 +240,11 @@ def _object(found: Scan, obj: Mapping[Any, Any], where: str, depth: int) -> None
         kind = key_kind(key)
         if kind == "location":
             _location(found, value, name, depth)
-        elif kind == "url":
-            _url(found, value, name, depth)
+        elif kind in ("url", "host"):
+            _url(found, _as_url(value) if kind == "host" else value, name, depth)
         elif kind == "command":
             _command(found, siblings, key, name, depth == 0)
-        elif key == "args" and has_command:
+        elif key in ARG_KEYS and has_command:
             continue        # the command's own words: read with it
         else:
             _other(found, value, name, depth, text=kind == "text")
@@ -235,9 +253,14 @@ def _object(found: Scan, obj: Mapping[Any, Any], where: str, depth: int) -> None
 def _command(found: Scan, siblings: dict[Any, Any], key: str, name: str, top: bool) -> None:
     canonical = command_key(key)
     assert canonical is not None
-    spot: dict[str, Any] = {canonical: siblings[key]}
-    if canonical == "command" and "args" in siblings:
-        spot["args"] = siblings["args"]
+    # the keys beside it that are no command of their own (env, shell, stdin...), and
+    # for a single command its words wherever they sit
+    spot: dict[str, Any] = {name: value for name, value in siblings.items()
+                            if isinstance(name, str) and key_kind(name) != "command"
+                            and name not in ARG_KEYS}
+    spot[canonical] = siblings[key]
+    if canonical == "command":
+        spot.update((name, siblings[name]) for name in (*ARG_KEYS, "argv") if name in siblings)
     found.commands.append(CommandSpot(name, spot, top and key in _SHELL_KEYS))
 
 
@@ -269,6 +292,18 @@ def _url(found: Scan, value: Any, name: str, depth: int) -> None:
     found.urls.append((name, value))
     if isinstance(value, str) and value[:5].lower() == "file:":
         found.locations.append((name, value))
+
+
+def _as_url(value: Any) -> Any:
+    """A host key's value as the URL of that host (``evil.com`` is ``https://evil.com/``);
+    a URL stays one, and anything else is a URL that cannot be read."""
+    if isinstance(value, list):
+        return [_as_url(item) for item in value]
+    if not isinstance(value, str) or not value or _SCHEME.match(value):
+        return value if isinstance(value, str) and value else None
+    if any(char in value for char in "/\\@?#%") or not value.isprintable():
+        return None
+    return f"https://{value}/"
 
 
 def _other(found: Scan, value: Any, name: str, depth: int, *, text: bool) -> None:

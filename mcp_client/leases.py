@@ -39,7 +39,12 @@ Which tools: by default, the seed toolkit's ``fs_write``, ``fs_edit``,
 other tool the server did not annotate ``readOnlyHint: true`` (MCP presumes
 a tool without annotations may change things) or annotated
 ``destructiveHint: true``, judged on the locations it names -- one that
-names none is let through, as there is nothing to lease.  ``enforced_tools``
+names none is let through, as there is nothing to lease.  A call with shell
+commands also names what they may change
+(:func:`mcp_client.policy._places.command_locations`): ``echo x > f``,
+``rm -rf dir``, ``sed -i`` files, a writer's operands, and for a command that
+may change anything (``make``, ``git checkout``) the directory it runs in;
+plain reads (``ls``, ``cat``, ``git status``) name nothing.  ``enforced_tools``
 replaces all of that with exactly the names it lists.
 
 Enforcement: another holder's lease on a location a mutating call names always
@@ -80,6 +85,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from . import paths
+from .policy._places import command_locations
 from .provider import CallParts, Layer, declared_name, error_message, parse_arguments, tool_message
 
 __all__ = ["LeaseTable", "Leases", "Lease", "ACQUIRE", "RELEASE", "ENFORCED_TOOLS",
@@ -488,7 +494,11 @@ class Leases(Layer):
             arguments = parse_arguments(raw)
         except ValueError:
             return None   # the inner provider reports malformed arguments
-        found = paths.locate(arguments, paths.root_for(self.roots, tool), strays=True)
+        root = paths.root_for(self.roots, tool)
+        found = paths.locate(arguments, root, strays=True)
+        changed = command_locations(arguments, root)
+        if changed is not None:         # what its shell commands may change, too
+            found = [*(found or []), *changed] or None
         if found is None and not by_name:
             return None   # it names nothing a lease could be about
         strict = self._strict()

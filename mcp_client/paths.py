@@ -38,6 +38,9 @@ a conclusion, and a security check must never guess:
   - has a ``:`` in a segment (a drive letter, a URI scheme, an NTFS stream),
     a segment ending in a dot or a space (Windows drops them), or an 8.3
     short-name marker (``~`` followed by a digit);
+* a path with glob characters (``*``, ``?``, ``[``, ``{``) that a server or
+  shell expanding it could match inside a directory is *unknown* to that
+  directory, though its text is elsewhere (``/srv/sec*/a``, ``/srv/**``);
 * two paths that agree only when case is folded are *unknown* to each other,
   not "different": on a case-insensitive disk ``/srv/SECRET`` is
   ``/srv/secret``, so a deny rule must still fire and an allow must not.
@@ -59,6 +62,7 @@ claims).
 from __future__ import annotations
 
 import enum
+import fnmatch
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -214,6 +218,8 @@ def contains(directory: str | None, path: str | None) -> Tri:
         return Tri.UNKNOWN
     outer = [part for part in directory.split("/") if part]
     inner = [part for part in path.split("/") if part]
+    if _may_glob_into(outer, inner):
+        return Tri.UNKNOWN
     if len(inner) < len(outer):
         return Tri.NO
     head = inner[:len(outer)]
@@ -222,6 +228,31 @@ def contains(directory: str | None, path: str | None) -> Tri:
     if [part.casefold() for part in head] == [part.casefold() for part in outer]:
         return Tri.UNKNOWN
     return Tri.NO
+
+
+_GLOB = re.compile(r"[*?\[{]")
+
+
+def _may_glob_into(outer: list[str], inner: list[str]) -> bool:
+    """Whether ``inner`` holds glob characters and, read as a pattern by a server or a
+    shell that expands it, could name something inside ``outer`` although its text does
+    not (``/srv/sec*/a``, ``/srv/[s]ecret``, ``/srv/**``, ``/srv/{a,secret}``)."""
+    globbed = False
+    for part, name in zip(inner, outer):
+        if part == name:
+            continue
+        if not _GLOB.search(part) or not _segment_may_match(part, name):
+            return False
+        if "**" in part:
+            return True             # any depth: it may reach into the directory
+        globbed = True
+    return globbed and len(inner) >= len(outer)
+
+
+def _segment_may_match(pattern: str, name: str) -> bool:
+    if "**" in pattern or "{" in pattern:
+        return True
+    return fnmatch.fnmatchcase(name.casefold(), pattern.casefold())
 
 
 def within_any(roots: Iterable[str], path: str | None) -> Tri:

@@ -178,15 +178,37 @@ def hard_reset(commands: list[Command] | None) -> Tri:
     return Tri.NO if commands is None else _over(commands, _git(_resets_hard))
 
 
+#: Words that name a command's standard input as a file.
+_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+
+
 def _is_shell(name: str, argv: Sequence[str]) -> Tri:
-    return _yes(versionless(name).lower() in SHELLS or name in (".", "source", "eval"))
+    if versionless(name).lower() in SHELLS or name in (".", "source", "eval"):
+        return Tri.YES
+    return Tri.UNKNOWN if _script_from_stdin(argv) else Tri.NO
+
+
+def _script_from_stdin(argv: Sequence[str]) -> bool:
+    """A program told to read a file from its standard input: ``make -f -``, ``awk -f-``,
+    ``sed --file=-``, ``vim -s /dev/stdin``.  Whether that file is code (a makefile's
+    recipes, awk's ``system``) or data is the program's business, so it is unknown.
+    A lone ``-`` counts only as an option's value (``cat -`` reads data)."""
+    for i, word in enumerate(argv[1:], 1):
+        value = word.partition("=")[2] if word.startswith("--") else \
+            word[2:] if word.startswith("-") and len(word) > 2 else ""
+        if value in _STDIN_FILES or (word in _STDIN_FILES and word != "-"):
+            return True
+        if word == "-" and i > 1 and argv[i - 1].startswith("-") and argv[i - 1] != "-":
+            return True
+    return False
 
 
 def pipes_to_shell(commands: list[Command] | None) -> Tri:
     """Something piped into a shell or interpreter: a command whose standard
     input is a pipe runs one of :data:`~mcp_client.policy._programs.SHELLS`
     (``curl -s URL | sh``, ``wget -O- URL | sudo bash``, ``cat x | python3``,
-    ``| toybox sh``).  Any unreadable command in the call is unknown: it may hide
+    ``| toybox sh``), or (unknown) reads a file from that pipe (``| make -f -``,
+    ``| vim -s /dev/stdin``).  Any unreadable command in the call is unknown: it may hide
     a pipe."""
     if commands is None:
         return Tri.NO

@@ -20,8 +20,9 @@ import unicodedata
 from typing import Sequence
 
 __all__ = ["program", "versionless", "fold", "SHELLS", "SHELL_C", "WRAPPERS", "RESERVED",
-           "MULTIPLEXERS", "CHANGES_DIRECTORY", "abbreviates", "long_options", "short_flag",
-           "options", "git_split", "GIT_SUBCOMMANDS", "runs_unfollowed", "shell_text", "writes_of"]
+           "MULTIPLEXERS", "CHANGES_DIRECTORY", "dashed_git", "abbreviates", "long_options",
+           "short_flag", "options", "git_split", "git_places", "GIT_SUBCOMMANDS", "GIT_SYNONYMS",
+           "runs_unfollowed", "shell_text", "writes_of"]
 
 _VERSION = re.compile(r"[0-9.]+$")
 
@@ -34,7 +35,7 @@ SHELLS = frozenset({
     "ysh", "rc", "es", "busybox", "toybox", "python", "pypy", "perl", "ruby", "irb", "node",
     "nodejs", "deno", "bun", "php", "pwsh", "powershell", "cmd", "lua", "luajit", "tclsh",
     "wish", "expect", "osascript", "rscript", "r", "julia", "jshell", "scala", "groovy",
-    "sqlite", "dc", "ed", "ex", "gdb", "at", "batch", "crontab", "script"})
+    "sqlite", "dc", "ed", "ex", "gdb", "at", "batch", "crontab", "script", "parallel", "ssh"})
 #: Shells whose ``-c TEXT`` this reader follows.
 SHELL_C = frozenset({"sh", "bash", "rbash", "dash", "zsh", "rzsh", "ksh", "rksh", "mksh",
                      "lksh", "oksh", "pdksh", "yash", "posh", "ash", "fish", "csh", "tcsh"})
@@ -51,9 +52,13 @@ WRAPPERS = {"sudo": 0, "doas": 0, "nohup": 0, "time": 0, "command": 0, "exec": 0
             "env": 0, "strace": 0, "ltrace": 0, "unbuffer": 0, "fakeroot": 0,
             "torsocks": 0, "proxychains": 0, "proxychains4": 0, "firejail": 0, "pkexec": 0,
             "runuser": 0, "caffeinate": 0, "catchsegv": 0, "valgrind": 0, "busybox": 0,
-            "toybox": 0, "timeout": 1, "chroot": 1, "flock": 1, "taskset": 1, "chrt": 1}
-#: Multi-call binaries: ``busybox rm -rf x`` runs ``rm``.
-MULTIPLEXERS = frozenset({"busybox", "toybox"})
+            "toybox": 0, "parallel": 0, "unshare": 0, "setpriv": 0, "prlimit": 0,
+            "systemd-run": 0, "xvfb-run": 0, "dbus-run-session": 0, "dbus-launch": 0,
+            "numactl": 0, "runcon": 0, "chpst": 0, "cgexec": 0, "sg": 1, "nsenter": 0,
+            "timeout": 1, "chroot": 1, "flock": 1, "taskset": 1, "chrt": 1}
+#: Wrappers that still run something when given no command: multi-call binaries
+#: (``busybox rm -rf x`` runs ``rm``) and ``parallel``, which reads commands from its input.
+MULTIPLEXERS = frozenset({"busybox", "toybox", "parallel"})
 #: Words that make the command position mean something else entirely, and builtins
 #: that change what later commands run (``hash -p``, ``export PATH=``, ``enable -f``,
 #: ``source``, ``fc -e``, ``complete -C``).
@@ -78,9 +83,13 @@ merge merge-base merge-file merge-tree mktag mktree multi-pack-index mv name-rev
 pack-objects pack-refs prune prune-packed pull push range-diff read-tree rebase reflog
 refs remote repack replace replay request-pull rerere reset restore rev-list rev-parse
 revert rm send-email send-pack shortlog show show-branch show-index show-ref
-sparse-checkout stash status stripspace submodule switch symbolic-ref tag unpack-objects
+sparse-checkout stage stash status stripspace submodule switch symbolic-ref tag unpack-objects
 update-index update-ref update-server-info var verify-commit verify-pack verify-tag
 version whatchanged worktree write-tree""".split())
+
+#: git subcommands that do what another one does, under the other's name to a rule
+#: or a check: ``git send-pack --force R main`` is a force push, ``git stage`` is ``git add``.
+GIT_SYNONYMS = {"send-pack": "push", "stage": "add"}
 
 #: git's options before the subcommand: without a value, and with one
 #: (``-C dir`` or ``--git-dir=dir``).  ``-c``, ``--config-env`` and
@@ -101,7 +110,7 @@ _RUNS_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "tar": (("--to-command", "--checkpoint-action", "--use-compress-program",
              "--rsh-command", "--info-script", "--new-volume-script"), "IF"),
     "rsync": (("--rsh", "--rsync-path"), "e"),
-    "zip": (("--unzip-command",), ""),
+    "zip": (("--unzip-command",), "T"),       # (-TT CMD: -T's test command)
     "make": (("--eval",), ""),
     "vim": (("--cmd",), "c"), "vi": (("--cmd",), "c"), "nvim": (("--cmd",), "c"),
     "view": (("--cmd",), "c"), "ex": (("--cmd",), "c"),
@@ -110,8 +119,15 @@ _RUNS_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "node": (("--eval", "--print"), "ep"), "nodejs": (("--eval", "--print"), "ep"),
     "bun": (("--eval", "--print"), "ep"), "php": ((), "rRBEF"), "osascript": ((), "e"),
     "rscript": (("--expr",), "e"), "julia": (("--eval", "--print"), "eE"), "expect": ((), "c"),
-    "tclsh": ((), ""), "jshell": ((), ""),
+    "tclsh": ((), ""), "jshell": ((), ""), "script": (("--command",), "c"),
+    # readers that run a program of the caller's choosing on what they read
+    "rg": (("--pre",), ""), "sort": (("--compress-program",), ""),
+    "man": (("--pager", "--html"), "PH"), "scp": ((), "So"), "sftp": ((), "SoD"),
+    "wget": (("--use-askpass",), ""), "pandoc": (("--filter", "--lua-filter"), "FL"),
+    "emacs": (("--eval", "--load", "--funcall"), "lf"),
 }
+#: Pagers whose ``+COMMANDS`` word runs pager commands (``+!rm -rf x`` is a shell command).
+_PAGERS = frozenset({"less", "more", "most"})
 #: git subcommands with options that run a command.
 _GIT_RUNS: dict[str, tuple[tuple[str, ...], str]] = {
     "push": (("--receive-pack", "--exec"), ""),
@@ -122,11 +138,13 @@ _GIT_RUNS: dict[str, tuple[tuple[str, ...], str]] = {
     "rebase": (("--exec",), "x"), "difftool": (("--extcmd",), "x"),
     "grep": (("--open-files-in-pager",), "O"), "submodule": (("foreach",), ""),
     "bisect": (("run",), ""),
-    "config": (("--edit",), "e"), "instaweb": (("--httpd", "--browser"), ""),
+    "config": (("--edit",), "e"), "init": (("--template",), ""),
+    "instaweb": (("--httpd", "--browser"), ""),
     "send-email": (("--to-cmd", "--cc-cmd", "--sendmail-cmd", "--smtp-server"), ""),
 }
 #: Programs that run any argument at all as a command of their own language.
-_ALWAYS_CODE = frozenset({"pwsh", "powershell", "cmd", "deno", "sqlite", "gdb", "dc"})
+#: (``ssh HOST TEXT`` runs TEXT as shell on another machine.)
+_ALWAYS_CODE = frozenset({"pwsh", "powershell", "cmd", "deno", "sqlite", "gdb", "dc", "ssh"})
 #: awk's program text may run commands or write files with these.
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk"})
 _AWK_RUNS = ("system", "|", ">", "@load", "@include")
@@ -151,6 +169,14 @@ def program(argv: Sequence[str] | None) -> str | None:
     if unicodedata.normalize("NFKC", name) != name:
         return None
     return name
+
+
+def dashed_git(name: str) -> str | None:
+    """The git subcommand a dashed program runs (``git-push``, ``/usr/lib/git-core/git-reset``
+    are ``git push`` and ``git reset``), compared case folded; ``None`` for any other."""
+    folded = fold(name)
+    sub = folded[4:] if folded.startswith("git-") else ""
+    return sub if sub in GIT_SUBCOMMANDS else None
 
 
 def versionless(name: str) -> str:
@@ -216,6 +242,33 @@ def git_split(argv: Sequence[str]) -> tuple[str | None, list[str], bool]:
         else:
             return word, list(argv[i + 1:]), doubtful
     return None, [], doubtful
+
+
+#: git's options that say which repository and work tree it reads (and so whose
+#: configuration, hooks and attributes it runs).
+_GIT_PLACES = frozenset({"-C", "--git-dir", "--work-tree"})
+
+
+def git_places(argv: Sequence[str]) -> list[tuple[str, str]]:
+    """``(option, directory)`` for each ``-C``, ``--git-dir`` and ``--work-tree`` of a git
+    argv before its subcommand, in order (``-C`` values nest: each is relative to the one
+    before).  A missing value is ``""``."""
+    found: list[tuple[str, str]] = []
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        head, eq, value = word.partition("=")
+        if word in _GIT_FLAGS:
+            i += 1
+            continue
+        if head not in _GIT_VALUED and head not in _GIT_CONFIGURING:
+            break
+        if not eq:
+            value = argv[i + 1] if i + 1 < len(argv) else ""
+        if head in _GIT_PLACES and not (head == "-C" and eq):
+            found.append((head, value))
+        i += 1 if eq else 2
+    return found
 
 
 _SHELL_FILES = ("--rcfile", "--init-file", "--init-command")
@@ -294,6 +347,8 @@ def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
         return sub in _GIT_RUNS and _runs_by_option(["git"] + rest, _GIT_RUNS[sub])
     if base == "sed":
         return _sed_runs(argv)
+    if base in _PAGERS:
+        return any(word.startswith("+") for word in argv[1:])
     table = _RUNS_OPTIONS.get(base)
     return table is not None and _runs_by_option(argv, table)
 
@@ -344,7 +399,9 @@ def _sed_runs(argv: Sequence[str]) -> bool:
 
 def writes_of(name: str, argv: Sequence[str]) -> list[str]:
     """Files a command that is mostly a read writes by an option of its own: git's
-    ``--output=F`` (``log``, ``diff``, ``show``...) and ``format-patch -o DIR``, find's
+    ``--output=F`` (``log``, ``diff``, ``show``...), ``format-patch -o DIR``,
+    ``archive -o F`` and what ``init``/``clone``/``bundle create``/``worktree add``
+    create (see :func:`_git_operand_writes`), find's
     ``-fprint F`` (``-fprint0``, ``-fprintf``, ``-fls``), and the files ``sed -i`` edits."""
     base = versionless(fold(name))
     if base == "find":
@@ -364,8 +421,30 @@ def writes_of(name: str, argv: Sequence[str]) -> list[str]:
         following = rest[i + 1] if i + 1 < len(rest) else ""
         head, eq, value = word.partition("=")
         if head == "--output" or (sub == "format-patch" and abbreviates(
-                head, ["--output-directory"], shortest=8)):
+                head, ["--output-directory"], shortest=8)) or (
+                sub in ("init", "clone") and head == "--separate-git-dir") or (
+                sub == "checkout-index" and head == "--prefix"):
             found.append(value if eq else following)
-        elif sub == "format-patch" and word.startswith("-o") and not word.startswith("--"):
+        elif sub in ("format-patch", "archive") and word.startswith("-o") and \
+                not word.startswith("--"):
             found.append(word[2:] or following)
-    return found
+    return found + _git_operand_writes(sub, rest)
+
+
+#: git subcommands that create what their operands name: the words before those operands,
+#: and how many operands lead them that name no place (``clone URL DIR``: the URL).
+_GIT_CREATES = {"init": ((), 0), "bundle": (("create",), 0), "worktree": (("add",), 0),
+                "clone": ((), 1), "submodule": (("add",), 1)}
+
+
+def _git_operand_writes(sub: str | None, rest: Sequence[str]) -> list[str]:
+    """What ``git init DIR``, ``git bundle create FILE``, ``git worktree add DIR``,
+    ``git clone URL DIR`` and ``git submodule add URL DIR`` create: every operand (an
+    option's value among them too, which can only add caution) after the leading ones."""
+    if sub not in _GIT_CREATES:
+        return []
+    before, leading = _GIT_CREATES[sub]
+    words = [word for word in rest if not word.startswith("-")]
+    if list(words[:len(before)]) != list(before):
+        return []
+    return words[len(before) + leading:]

@@ -10,9 +10,15 @@ no process is started, no file read.
 Where the text comes from (:func:`effective_commands`): ``command`` or ``cmd``
 (a string is shell text; a list of strings is an argv, run by no shell),
 ``argv`` (a list), ``script`` (shell text), ``commands`` (a list of shell
-texts), and an ``args`` list appended to the argv of a single plain
-``command`` (taken as the program's arguments, not re-read as shell text).
+texts), and an ``args`` list (or ``arguments``, ``params``, ``parameters``;
+``argv`` beside ``cmd`` is read both ways) appended to the argv of a single
+plain ``command`` (taken as the program's arguments; a word holding shell
+syntax or a space adds an unknown, for a tool that joins them into text).
 Every one present counts.  A call with none of those keys has no command.
+Keys beside them count too: an ``env``/``environment`` that is not empty is
+an assignment (unknown), a ``shell``/``interpreter`` that is not a POSIX
+shell reads the text its own way (unknown), so does a ``sudo``/``run_as``
+that is set, and ``stdin``/``input`` data makes every command piped.
 
 Shell text is split into words the way :func:`shlex.split` splits them in
 POSIX mode (quotes and backslashes removed), and -- unlike ``shlex`` -- the
@@ -43,8 +49,11 @@ What it can follow, it does, and what a command does beyond that is added
 beside it as an unknown command: ``FOO=1 git push`` runs ``git`` *and* an
 unknown (an assignment may change what any program does: ``PATH``,
 ``LD_PRELOAD``, ``GIT_CONFIG_*``); ``sudo rm -rf x``, ``busybox rm -rf x``,
-``xargs rm -r`` and ``find . -exec rm {} +`` run ``rm`` (the wrapper *and*
-the wrapped command are both in the list, so a rule about either sees it);
+``xargs rm -r``, ``parallel rm -r ::: x`` and ``find . -exec rm {} +`` run
+``rm`` (the wrapper *and* the wrapped command are both in the list, so a rule
+about either sees it); a dashed git program (``git-push``,
+``/usr/lib/git-core/git-reset``) runs that git subcommand, listed beside it,
+and so does ``git send-pack`` (as ``git push``);
 ``sh -c '...'``, ``bash -lc '...'``, ``eval ...``, ``watch ...`` and ``trap
 '...' EXIT`` have their text read as shell in turn; inline code
 (``python3 -c``), options that run a command and git configuration on the
@@ -60,8 +69,10 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ._programs import (MULTIPLEXERS, RESERVED, SHELL_C, SHELLS, WRAPPERS, fold, program,
-                        runs_unfollowed, shell_text, versionless, writes_of)
+from ..argkeys import ARG_KEYS, key_words
+from ._programs import (GIT_SYNONYMS, MULTIPLEXERS, RESERVED, SHELL_C, SHELLS, WRAPPERS,
+                        dashed_git, fold, git_split, program, runs_unfollowed, shell_text,
+                        versionless, writes_of)
 
 __all__ = ["Command", "UNKNOWN", "MAX_COMMAND_CHARS", "MAX_DEPTH", "SHELLS", "parse_shell",
            "parse_argv", "effective_commands", "program"]
@@ -284,6 +295,11 @@ def _inner(name: str, argv: list[str], piped: bool, depth: int) -> list[Command]
     """The commands ``argv`` runs in turn: wrapped, ``-c`` text, ``eval``..."""
     if depth + 1 > MAX_DEPTH and (name in _FOLLOWED or versionless(name) in _FOLLOWED):
         return [Command(None, piped)]
+    sub = dashed_git(name)
+    if sub is not None:
+        return _expand(["git", sub, *argv[1:]], piped, depth + 1)
+    if versionless(fold(name)) == "git":
+        return _git_synonym(argv, piped, depth)
     if name in ("eval", "watch"):
         rest = argv[1:]
         if name == "watch" and rest and rest[0].startswith("-"):
@@ -300,6 +316,16 @@ def _inner(name: str, argv: list[str], piped: bool, depth: int) -> list[Command]
         found = [] if text is None else parse_shell(text, depth + 1)
         return found + [Command(None, piped)] if doubtful else found
     return []
+
+
+def _git_synonym(argv: list[str], piped: bool, depth: int) -> list[Command]:
+    """``git send-pack ...`` also as ``git push ...`` (see ``GIT_SYNONYMS``)."""
+    sub, rest, _ = git_split(argv)
+    other = GIT_SYNONYMS.get(fold(sub or ""))
+    if other is None:
+        return []
+    at = len(argv) - len(rest) - 1
+    return _expand([*argv[:at], other, *rest], piped, depth + 1)
 
 
 def _piped_all(commands: list[Command], piped: bool) -> list[Command]:
@@ -361,8 +387,22 @@ def _argv_list(value: Any) -> list[str] | None:
     return None
 
 
+#: Characters a shell would read in a word: an ``args`` word holding one spells more
+#: than a word to a tool that joins its argv into shell text.
+_ARG_METACHARS = frozenset(" \t\n;&|<>()$`\\'\"{")
+
+
 def _from_command(value: Any, extra: Any, has_extra: bool) -> list[Command]:
-    """``command``/``cmd``, with an ``args`` list appended when there is one."""
+    """``command``/``cmd``, with an ``args`` list appended when there is one (unknown
+    beside it when a word of that list holds shell syntax)."""
+    found = _command_words(value, extra, has_extra)
+    if has_extra and isinstance(extra, list) and any(
+            isinstance(word, str) and set(word) & _ARG_METACHARS for word in extra):
+        found.append(UNKNOWN)
+    return found
+
+
+def _command_words(value: Any, extra: Any, has_extra: bool) -> list[Command]:
     if not has_extra:
         if isinstance(value, str):
             return parse_shell(value)
@@ -401,15 +441,20 @@ def effective_commands(arguments: Mapping[str, Any]) -> list[Command] | None:
 
     Returns:
         ``None`` when the call has no command argument at all; otherwise the
-        commands (``[UNKNOWN]`` when the text cannot be read).
+        commands (``[UNKNOWN]`` when the text cannot be read), with what the
+        keys beside them say (:func:`_beside`).
     """
     found: list[Command] = []
     seen = False
-    has_args = "args" in arguments
+    words = [arguments[key] for key in ARG_KEYS if key in arguments]
     for key in ("command", "cmd"):
         if key in arguments:
             seen = True
-            found.extend(_from_command(arguments[key], arguments.get("args"), has_args))
+            found.extend(_from_command(arguments[key], words[0] if words else None, bool(words)))
+            if len(words) > 1:
+                found.append(UNKNOWN)           # args and arguments: which does it run?
+            if "argv" in arguments:             # cmd and argv: the program and its words?
+                found.extend(_from_command(arguments[key], arguments["argv"], True))
     if "argv" in arguments:
         seen = True
         argv = _argv_list(arguments["argv"])
@@ -425,4 +470,34 @@ def effective_commands(arguments: Mapping[str, Any]) -> list[Command] | None:
             texts = [None]
         for text in texts:
             found.extend(parse_shell(text) if isinstance(text, str) else [UNKNOWN])
-    return found if seen else None
+    return _beside(arguments, found) if seen else None
+
+
+#: Shells whose reading of a command is this module's (a ``shell`` key naming one).
+_POSIX = frozenset({"sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "yash", "posh"})
+_ENV_WORDS = frozenset({"env", "envs", "environ", "environment", "envvars", "envvariables",
+                        "environmentvariables"})
+_STDIN_WORDS = frozenset({"stdin", "input", "inputdata", "stdindata", "standardinput"})
+_SHELL_WORDS = frozenset({"shell", "interpreter"})
+_PRIVILEGE_WORDS = frozenset({"sudo", "asroot", "runasroot", "privileged", "elevated",
+                              "become", "runas", "runasuser", "asuser", "doas"})
+
+
+def _beside(arguments: Mapping[str, Any], found: list[Command]) -> list[Command]:
+    """What the keys beside a command change: an environment (``env: {"PATH": ...}``) is
+    an assignment before every command, unknown; a ``shell``/``interpreter`` that is not
+    a POSIX shell reads the text some other way, unknown; data for its standard input
+    (``stdin``, ``input``) makes every command piped, so ``bash`` fed text is a pipe into
+    a shell."""
+    for key, value in arguments.items():
+        joined = "".join(key_words(key)) if isinstance(key, str) else ""
+        if joined in _ENV_WORDS and value not in (None, {}, [], ""):
+            found = found + [UNKNOWN]
+        elif joined in _SHELL_WORDS and not (value in (None, True, False) or (
+                isinstance(value, str) and versionless(fold(program([value]) or "")) in _POSIX)):
+            found = found + [UNKNOWN]
+        elif joined in _PRIVILEGE_WORDS and value not in (None, False, 0, "", [], {}):
+            found = found + [UNKNOWN]           # sudo: true is sudo before every command
+        elif joined in _STDIN_WORDS and value not in (None, ""):
+            found = _piped_all(found, True)
+    return found

@@ -98,7 +98,7 @@ from .. import argkeys
 from ..exceptions import MCPClientError
 from ..paths import (Location, Tri, check_root, contains, located, resolve, root_for, segments,
                      tri_all, tri_any, within_any)
-from ._programs import CHANGES_DIRECTORY, program
+from ._places import CWD_KEYS, commands_of, git_state, with_writes
 
 __all__ = ["RuleError", "RULE_KEYS", "DECISIONS", "SEVERITIES", "CHECKS", "Rule", "compile_rule",
            "compile_rules", "Facts", "gather", "host_of", "check_roots", "CHECK_FUNCTIONS",
@@ -287,8 +287,14 @@ class Rule:
         assert self.under is not None
         under = self.under
         directory = under if under.startswith("/") else resolve(under, facts.root)
-        return _spread(facts.locations, every,
-                       lambda loc: contains(directory, loc.resolved))
+        items = facts.locations
+        if every:
+            return _spread(items, every, lambda loc: contains(directory, loc.resolved))
+        if facts.shadows:                   # a read-only tool's strays, to a deny or ask
+            items = [*(items or []), *facts.shadows]
+        runs = facts.commands is not None
+        return _spread(items, every, lambda loc: contains(directory, loc.resolved)
+                       | _reaches_into(directory, loc, runs))
 
     def _host(self, url: Any) -> Tri:
         assert self.host is not None
@@ -298,6 +304,18 @@ class Rule:
         if self.host.startswith("*."):
             return Tri.YES if host.endswith(self.host[1:]) else Tri.NO
         return Tri.YES if host == self.host else Tri.NO
+
+
+def _reaches_into(directory: str | None, location: Location, runs: bool) -> Tri:
+    """To a deny or ask: a call naming a directory above the rule's (``fs_delete
+    /srv/work`` beside a deny under ``/srv/work/secret``, a search of the root) may act
+    on what is inside it, so it is unknown.  The directory a command runs in (``cwd``,
+    ``git -C``) is not: running there touches nothing by itself."""
+    if directory is None or location.resolved is None or location.key.startswith(
+            ("git ", "redirect")) or (runs and location.key in CWD_KEYS):
+        return Tri.NO
+    inside = contains(location.resolved, directory)
+    return Tri.NO if inside is Tri.NO else Tri.UNKNOWN
 
 
 def _glob_match(pattern: str, name: str) -> bool:
@@ -414,6 +432,9 @@ class Facts:
         urls: its URL values (``None``: it has none).
         annotations: the server's annotations for the tool, ``None`` when it
             has none, :data:`ANNOTATIONS_UNREAD` when they could not be read.
+        shadows: for a tool annotated ``readOnlyHint``, its strays (path-like
+            strings under keys nobody knows), resolved: not locations to an
+            allow or the floor, but a deny or ask ``under`` still sees them.
     """
 
     tool: str
@@ -424,6 +445,7 @@ class Facts:
     commands: list[_shell.Command] | None
     urls: list[Any] | None
     annotations: Any
+    shadows: tuple[Location, ...] = ()
 
 
 def _read_only_notes(annotations: Any) -> bool:
@@ -441,20 +463,6 @@ def _urls(found: argkeys.Scan, strays: bool) -> list[Any] | None:
     return urls or None
 
 
-def _commands(arguments: Mapping[str, Any], found: argkeys.Scan) -> list[_shell.Command] | None:
-    """The shell reader's commands, plus those under other spellings or nested keys."""
-    commands = _shell.effective_commands(arguments)
-    extra = [spot for spot in found.commands if not spot.direct]
-    if not extra and found.complete:
-        return commands
-    result = list(commands or [])
-    for spot in extra:
-        result.extend(_shell.effective_commands(spot.arguments) or [_shell.Command(None)])
-    if not found.complete:
-        result.append(_shell.Command(None))
-    return result
-
-
 def gather(tool: str, arguments: dict[str, Any], roots: Mapping[str, str],
            annotations: Any) -> Facts:
     """Read what the rules need out of one call (roots already normalised).
@@ -468,40 +476,15 @@ def gather(tool: str, arguments: dict[str, Any], roots: Mapping[str, str],
     root = root_for(roots, tool)
     found = argkeys.scan(arguments)
     strays = not _read_only_notes(annotations)
-    commands = _commands(arguments, found)
+    commands = commands_of(arguments, found)
+    named = git_state(located(found, root, strays=strays), strays)
+    shadows = () if strays else tuple(
+        Location(key, value, resolve(value, root)) for key, value in found.strays
+        if "://" not in value or value[:5].lower() == "file:")
     return Facts(tool=tool, arguments=arguments, root=root, roots=tuple(roots.values()),
-                 locations=_with_writes(located(found, root, strays=strays), commands,
-                                        arguments, root),
-                 commands=commands, urls=_urls(found, strays), annotations=annotations)
-
-
-_GIT_STATE = re.compile(r"(^|/)\.git(/|$)|(^|/)\.gitconfig$")
-#: Arguments that name the directory a command runs in.
-_CWD_KEYS = ("cwd", "workdir", "working_dir", "working_directory", "cwd_path", "directory",
-             "dir")
-
-
-def _with_writes(locations: list[Location] | None, commands: list[_shell.Command] | None,
-                 arguments: Mapping[str, Any], root: str | None) -> list[Location] | None:
-    """The call's locations, with what its commands' redirections write added."""
-    targets = [target for command in commands or () for target in command.writes]
-    if not targets:
-        return locations
-    base = root
-    for key in _CWD_KEYS:
-        if key in arguments:
-            base = resolve(arguments[key], root)
-    assert commands is not None
-    if any(command.argv is None or program(command.argv) in CHANGES_DIRECTORY
-           for command in commands):
-        base = None                     # where a relative path lands is no longer known
-    found = list(locations or [])
-    for target in targets:
-        resolved = resolve(target, root) if target.startswith("/") else resolve(target, base)
-        if _GIT_STATE.search(target.casefold()):
-            resolved = None             # git config or hooks: what a later git runs
-        found.append(Location("redirect", target, resolved, target.endswith("/")))
-    return found
+                 locations=with_writes(named, commands, arguments, root),
+                 commands=commands, urls=_urls(found, strays), annotations=annotations,
+                 shadows=shadows)
 
 
 def check_roots(roots: Any) -> dict[str, str]:

@@ -15,10 +15,13 @@ from typing import Any
 
 from mcp_client.policy import Policy
 
-from .adversarial_cases import ALLOW, ASK, DENY, GRANTS, ROOTS, ROWS, RULE_SETS
+from .adversarial_cases import ALLOW, ASK, DENY, GRANTS, ROOTS, RULE_SETS
+from .adversarial_cases import ROWS as FIRST_ROWS
+from .adversarial_more import MORE_ROWS
 from ..base import LeakCheckingTestCase
 from ..tables import add_rows
 
+ROWS = FIRST_ROWS + MORE_ROWS
 READ_ONLY = {"readOnlyHint": True}
 
 

@@ -419,7 +419,8 @@ class HumanTest(PolicyCase):
         self.assertEqual([q["suggested_rule"] for q in asker.questions], [
             {"tool": "sh_run", "command": "git", "args": ["push", "origin", "main"],
              "exact": True},
-            {"tool": "sh_run", "command": "rm", "args": ["-f", "a.txt"], "exact": True},
+            {"tool": "sh_run", "under": "/srv/project", "command": "rm", "args": ["-f", "a.txt"],
+             "exact": True},                # (the file rm names is a location it writes)
             None, None,
             {"tool": "sh_run", "under": "/srv/project", "command": "ls", "exact": True},
             {"tool": "web_fetch", "host": "docs.raku.org"},
