@@ -8,6 +8,7 @@ from typing import Any, Iterator
 
 from mcp_client import Client, Registry
 from mcp_client.http import HTTPTransport
+from mcp_client.http_sse import SSETransport
 from mcp_client.leases import LeaseTable, Leases
 from mcp_client.local import LocalServer
 from mcp_client.policy import Policy
@@ -122,6 +123,15 @@ class HTTPTransportTest(LeakCheckingTestCase):
 
     def test_http(self) -> None:
         check_transport(lambda: HTTPTransport(self.live.url))
+
+
+class SSETransportTest(LeakCheckingTestCase):
+    """check_transport against 2024-11-05 HTTP+SSE, over the SDK's SSE server transport."""
+
+    def test_http_sse(self) -> None:
+        live = LiveServer("--sse")
+        self.addCleanup(live.stop)
+        check_transport(lambda: SSETransport(live.url.replace("/mcp", "/sse")))
 
 
 class BrokenImplementationsTest(LeakCheckingTestCase):
