@@ -108,7 +108,11 @@ class Client(AsyncTwins):
             command: the program (no shell is involved).
             **options: client options, plus the stdio options ``args``, ``env``,
                 ``cwd``, ``inherit_env``, ``on_stderr``, ``kill_grace``,
-                ``stderr_lines`` and ``max_line_bytes``.
+                ``stderr_lines`` and ``max_line_bytes``.  ``restart="on-failure"``
+                (default ``"never"``) starts a server that died again on the next
+                call, after a backoff, at most ``max_restarts`` (3) times a minute;
+                the calls in flight when it died fail with :class:`ServerGone` and
+                are never retried; ``on_restart(info)`` is told of each restart.
 
         Raises:
             SpawnFailed: the command could not be started (or has a NUL byte).
