@@ -45,6 +45,8 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "restart": "never",
     "max_restarts": 3,
     "on_restart": None,
+    "watch": False,
+    "on_list_changed": None,
 }
 #: Options that configure a stdio transport (seed "Options").
 STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines",
@@ -54,7 +56,7 @@ HTTP_OPTIONS = ("headers", "persistent", "connect_timeout", "auth", "max_event_b
                 "max_redirects")
 
 _CALLABLES = ("on_warn", "on_log", "on_progress", "on_elicit", "on_sample", "on_list_roots",
-              "on_restart")
+              "on_restart", "on_list_changed")
 
 
 def unknown_option(name: str, known: Iterable[str]) -> MCPClientError:
@@ -174,5 +176,7 @@ def check_client_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if merged["restart"] not in ("never", "on-failure"):
         raise MCPClientError(f"option restart must be 'never' or 'on-failure', "
                              f"not {merged['restart']!r}")
+    if not isinstance(merged["watch"], bool):
+        raise MCPClientError(f"option watch must be True or False, not {merged['watch']!r}")
     merged["max_restarts"] = _integer("max_restarts", merged["max_restarts"], 0)
     return merged

@@ -46,6 +46,7 @@ from ._paging import MAX_LIST_ITEMS, MAX_PAGES, pages
 from ._pools import Pools
 from ._progress import ProgressBook
 from ._restart import Revival
+from ._watch import LISTS, Watch
 from ._stream import Stream
 
 TYPE_CHECKING = False
@@ -114,6 +115,7 @@ class Connection:
         self._progress = ProgressBook(opts["on_progress"], warn)
         self._cache = Cache()
         self._revival = Revival(opts, warn)
+        self._watch = Watch(self, opts, lambda: [self._cache.evict(m) for m in LISTS], warn)
         transport.start(self.on_message, self.on_close, warn, self.on_request_error)
 
     # -- state -------------------------------------------------------------------------
@@ -249,6 +251,7 @@ class Connection:
         self.revive()
         negotiation = self._negotiation
         info = negotiation.info or negotiation.ensure(budget, cancelled, method)
+        self._watch.ensure(info)
         key = None
         if info.era == "modern" and method in protocol.CACHEABLE_METHODS:
             key = Cache.key(method, dict(params))
@@ -519,6 +522,7 @@ class Connection:
                 self._cache.evict(evicted)
         elif method == "notifications/resources/updated" and isinstance(params, dict):
             self._cache.evict("resources/read", params.get("uri"))
+        self._watch.seen(method, params)
         self._notifications.publish(message)
 
     def _on_log_message(self, params: Any) -> None:
@@ -598,6 +602,7 @@ class Connection:
         self._revival.stop()
         with self._revival.lock:   # a restart under way finishes first: its child is closed below
             pass
+        self._watch.stop()
         closed = TransportClosed()
         self._correlator.fail_all(closed)
         try:
@@ -607,6 +612,7 @@ class Connection:
             self._notifications.finish()
             self._cache.clear()
             self._negotiation.join()
+            self._watch.join()
             self._pools.shutdown()
 
 
