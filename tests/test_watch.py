@@ -14,6 +14,7 @@ from mcp_client import Client, MCPClientError
 from mcp_client.testing import NO_ANSWER, Error, FakeTransport
 
 from .base import ClientCase, server
+from .httpkit import LiveServer
 
 
 def names(tools: list[dict[str, Any]]) -> set[str]:
@@ -57,6 +58,32 @@ class GrowingServerTest(ClientCase):
         self.assertEqual(kinds, ["tools"])
         self.assertEqual(names(client.list_tools()), {"grow", "fresh"})
         self.assertIn("fresh", [d["function"]["name"] for d in client.tools_for_llm()])
+
+
+class GrowingHTTPServerTest(ClientCase):
+    def test_modern_and_legacy_over_http(self) -> None:
+        live = LiveServer("--growing")
+        self.addCleanup(live.stop)
+        for era, watch in (("auto", True), ("legacy", False)):
+            with self.subTest(era=era):
+                changed = threading.Event()
+                client = self.connect_http(live.url, era=era, watch=watch,
+                                           on_list_changed=lambda kind: changed.set())
+                before = names(client.list_tools())
+                self.assertNotIn(f"fresh_{era}", before)
+                client.call_tool("grow", {"name": f"fresh_{era}"})
+                self.assertTrue(changed.wait(10), self.warnings)
+                self.assertIn(f"fresh_{era}", names(client.list_tools()))
+                self.assertIn(f"fresh_{era}",
+                              [d["function"]["name"] for d in client.tools_for_llm()])
+                client.close()
+                self.assertEqual(self.warnings, [])
+
+    def connect_http(self, url: str, **options: Any) -> Client:
+        self.warnings = []
+        client = Client.connect_http(url, on_warn=self.warnings.append, **options)
+        self.addCleanup(client.close)
+        return client
 
 
 DISCOVER = {"supportedVersions": ["2026-07-28"],

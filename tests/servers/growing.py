@@ -3,7 +3,8 @@
 ``grow {"name"}`` registers a tool ``name`` (answering ``"I am <name>"``) and announces the
 change: on a 2026-07-28 connection through ``subscriptions/listen`` (``ctx.notify_tools_changed``,
 delivered only to a listen that opted in), on a 2025-11-25 session with an unsolicited
-``notifications/tools/list_changed``.  Exits on stdin EOF.
+``notifications/tools/list_changed``.  ``http_server.py --growing`` adds the same tool to the
+demo server.  Exits on stdin EOF.
 
 Usage: ``python tests/servers/growing.py``
 """
@@ -12,25 +13,29 @@ from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import LATEST_PROTOCOL_VERSION
 
-# a minute of ttlMs on tools/list: without a notification the cached list would stand
-server = MCPServer(name="growing", version="1",
-                   cache_hints={"tools/list": CacheHint(ttl_ms=60_000, scope="public")})
 
+def add_grow(server: MCPServer) -> None:
+    """Give ``server`` the ``grow`` tool."""
 
-@server.tool()
-async def grow(name: str, ctx: Context) -> str:
-    """Add a tool called ``name``."""
-    def added() -> str:
-        return f"I am {name}"
+    async def grow(name: str, ctx: Context) -> str:
+        """Add a tool called ``name``."""
+        def added() -> str:
+            return f"I am {name}"
 
-    server.add_tool(added, name=name, description=f"A tool added at run time: {name}.")
-    request = ctx.request_context
-    if request.protocol_version >= LATEST_PROTOCOL_VERSION:
-        await ctx.notify_tools_changed()
-    else:
-        await request.session.send_tool_list_changed()
-    return f"added {name}"
+        server.add_tool(added, name=name, description=f"A tool added at run time: {name}.")
+        request = ctx.request_context
+        if request.protocol_version >= LATEST_PROTOCOL_VERSION:
+            await ctx.notify_tools_changed()
+        else:
+            await request.session.send_tool_list_changed()
+        return f"added {name}"
+
+    server.add_tool(grow)
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    # a minute of ttlMs on tools/list: without a notification the cached list would stand
+    growing = MCPServer(name="growing", version="1",
+                        cache_hints={"tools/list": CacheHint(ttl_ms=60_000, scope="public")})
+    add_grow(growing)
+    growing.run("stdio")
