@@ -32,7 +32,7 @@ class GrowingServerTest(ClientCase):
 
         client = self.connect(args=server("growing.py"), on_list_changed=on_list_changed,
                               **options)
-        self.assertEqual(names(client.list_tools()), {"grow"})
+        self.assertEqual(names(client.list_tools()), {"grow", "bump"})
         self.assertEqual(client.call_tool("grow", {"name": "fresh"})["content"][0]["text"],
                          "added fresh")
         return client, kinds, changed
@@ -42,21 +42,47 @@ class GrowingServerTest(ClientCase):
         self.assertEqual(client.era, "modern")
         self.assertTrue(changed.wait(10), self.warnings)
         self.assertEqual(kinds, ["tools"])
-        self.assertEqual(names(client.list_tools()), {"grow", "fresh"})
+        self.assertEqual(names(client.list_tools()), {"grow", "bump", "fresh"})
         self.assertIn("fresh", [d["function"]["name"] for d in client.tools_for_llm()])
         self.assertEqual(client.call_tool("fresh")["content"][0]["text"], "I am fresh")
 
     def test_modern_without_watch_keeps_the_cached_list(self) -> None:
         client, kinds, _ = self.grow()
-        self.assertEqual(names(client.list_tools()), {"grow"})   # ttlMs has not run out
-        self.assertEqual(names(client.list_tools(refresh=True)), {"grow", "fresh"})
+        self.assertEqual(names(client.list_tools()), {"grow", "bump"})   # ttlMs has not run out
+        self.assertEqual(names(client.list_tools(refresh=True)), {"grow", "bump", "fresh"})
         self.assertEqual(kinds, [])
+
+    def test_a_subscribed_resource_that_changes(self) -> None:
+        client, _, _ = self.grow()   # no watch=True: a subscription alone opens a listen
+        self.assertEqual(client.read_resource("res://counter")["contents"][0]["text"], "0")
+        acknowledged, updated = threading.Event(), threading.Event()
+
+        def seen(message: dict[str, Any]) -> None:
+            params = message.get("params") or {}
+            if message["method"] == "notifications/subscriptions/acknowledged" and \
+                    params.get("notifications", {}).get("resourceSubscriptions"):
+                acknowledged.set()
+            if message["method"] == "notifications/resources/updated" and \
+                    params.get("uri") == "res://counter":
+                updated.set()
+
+        client.notifications.subscribe(seen)
+        client.subscribe_resource("res://counter")
+        self.assertTrue(acknowledged.wait(10), self.warnings)
+        self.assertEqual(client.call_tool("bump")["content"][0]["text"], "1")
+        self.assertTrue(updated.wait(10))
+        self.assertEqual(client.read_resource("res://counter")["contents"][0]["text"], "1")
+        listen = client._connection.watch
+        self.assertEqual(listen.subscriptions, ["res://counter"])
+        self.assertEqual(listen.honoured, {"resourceSubscriptions": ["res://counter"]})
+        client.unsubscribe_resource("res://counter")
+        self.assertEqual(listen.subscriptions, [])
 
     def test_legacy_session(self) -> None:
         client, kinds, changed = self.grow(era="legacy", watch=True)
         self.assertTrue(changed.wait(10))
         self.assertEqual(kinds, ["tools"])
-        self.assertEqual(names(client.list_tools()), {"grow", "fresh"})
+        self.assertEqual(names(client.list_tools()), {"grow", "bump", "fresh"})
         self.assertIn("fresh", [d["function"]["name"] for d in client.tools_for_llm()])
 
 
@@ -140,8 +166,10 @@ class ListenProtocolTest(ClientCase):
         self.assertEqual(len(fake.requests("tools/list")), 2)   # what it missed is unknown
 
     def test_a_listen_refused_with_method_not_found_is_not_reopened(self) -> None:
-        client, fake = self.watched(Error(-32601, "no listen"))
-        fake.wait_for("subscriptions/listen")
+        warned = threading.Event()
+        client, fake = self.watched(Error(-32601, "no listen"),
+                                    on_warn=lambda w: (self.warnings.append(w), warned.set()))
+        self.assertTrue(warned.wait(5))
         client.close()
         self.assertEqual(len(fake.requests("subscriptions/listen")), 1)
         self.assertTrue(any("does not serve subscriptions/listen" in w for w in self.warnings),
@@ -155,6 +183,41 @@ class ListenProtocolTest(ClientCase):
         client.list_tools()
         client.close()
         self.assertEqual(fake.requests("subscriptions/listen"), [])
+
+    def test_legacy_subscribe_and_unsubscribe(self) -> None:
+        fake = FakeTransport()
+        fake.on("initialize", {"protocolVersion": "2025-11-25",
+                               "capabilities": {"resources": {"subscribe": True}}})
+        fake.on("resources/subscribe", {})
+        fake.on("resources/unsubscribe", {})
+        client = self.connect(fake, era="legacy")
+        client.subscribe_resource("res://a")
+        client.unsubscribe_resource("res://a")
+        self.assertEqual([m["params"]["uri"] for m in fake.requests("resources/subscribe")],
+                         ["res://a"])
+        self.assertEqual(len(fake.requests("resources/unsubscribe")), 1)
+
+    def test_refused_without_the_capability(self) -> None:
+        fake = FakeTransport()
+        fake.on("server/discover", {"supportedVersions": ["2026-07-28"],
+                                    "capabilities": {"resources": {}}})
+        client = self.connect(fake)
+        with self.assertRaises(MCPClientError) as caught:
+            client.subscribe_resource("res://a")
+        self.assertIn("does not declare resources.subscribe", str(caught.exception))
+        with self.assertRaises(MCPClientError):
+            client.subscribe_resource("")
+        self.assertEqual(fake.requests("subscriptions/listen"), [])
+
+    def test_modern_subscriptions_reissue_the_listen(self) -> None:
+        client, fake = self.watched()
+        first = fake.wait_for("subscriptions/listen")
+        client.subscribe_resource("res://a")
+        second = fake.wait_for("subscriptions/listen", count=2)
+        self.assertEqual(second["params"]["notifications"]["resourceSubscriptions"], ["res://a"])
+        self.assertEqual([m["params"]["requestId"]
+                          for m in fake.notifications("notifications/cancelled")], [first["id"]])
+        self.assertEqual(self.warnings, [])
 
     def test_bad_watch_option(self) -> None:
         with self.assertRaises(MCPClientError):

@@ -481,6 +481,24 @@ class Client(AsyncTwins):
         return self._connection.request("resources/read", {"uri": uri}, timeout=timeout,
                                         cancelled=cancelled, refresh=refresh)
 
+    def subscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
+        """Be told of changes to one resource (``notifications/resources/updated``).
+
+        Legacy: ``resources/subscribe``.  Modern: the URI joins the
+        ``subscriptions/listen`` request's ``resourceSubscriptions`` (reissued
+        now).  Each update evicts the URI's cached read and reaches
+        :attr:`notifications`.
+
+        Raises:
+            MCPClientError: a bad URI, or the server does not declare
+                ``resources.subscribe``.  ProtocolError, Timeout, ServerGone.
+        """
+        self._connection.watch.subscribe(uri, True, timeout)
+
+    def unsubscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
+        """End :meth:`subscribe_resource` for ``uri`` (legacy ``resources/unsubscribe``)."""
+        self._connection.watch.subscribe(uri, False, timeout)
+
     def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None, *,
                    timeout: float | None = None, cancelled: Any = None) -> dict[str, Any]:
         """Render a prompt: ``{"description"?, "messages": [...]}``."""

@@ -146,6 +146,11 @@ class Connection:
         return self._notifications
 
     @property
+    def watch(self) -> Watch:
+        """The listen request and the resource subscriptions (:mod:`._watch`)."""
+        return self._watch
+
+    @property
     def pending(self) -> int:
         """How many requests await their answer."""
         return len(self._correlator)

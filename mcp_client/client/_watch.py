@@ -43,6 +43,7 @@ LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/li
 #: capability -> the listen filter's key for its ``listChanged``.
 _FILTER = {"tools": "toolsListChanged", "prompts": "promptsListChanged",
            "resources": "resourcesListChanged"}
+_REISSUE = "reissued with new filters"
 _KINDS = {"notifications/tools/list_changed": "tools",
           "notifications/prompts/list_changed": "prompts",
           "notifications/resources/list_changed": "resources"}
@@ -72,13 +73,15 @@ class Watch:
         self._pending: Pending | None = None
         self._ended: threading.Event | None = None
         self.honoured: dict[str, Any] | None = None   # the last acknowledgment's filter
+        self._uris: list[str] = []         # resource subscriptions, in the order made
+        self._reissue = threading.Event()  # the listen ends to be sent again with new filters
 
     def __repr__(self) -> str:
         return f"<Watch {'on' if self._enabled else 'off'} honoured={self.honoured}>"
 
     def ensure(self, info: EraInfo) -> None:
         """Start watching once the era is known to be modern; wake a watch waiting for it."""
-        if not self._enabled or info.era != "modern" or self._stop.is_set():
+        if not (self._enabled or self._uris) or info.era != "modern" or self._stop.is_set():
             return
         with self._lock:
             if self._thread is None:
@@ -87,6 +90,45 @@ class Watch:
                 self._thread.start()
                 return
         self._wake.set()
+
+    def subscribe(self, uri: str, on: bool, timeout: float | None) -> None:
+        """Subscribe to ``uri``'s updates (``on``), or end that subscription.
+
+        Legacy: ``resources/subscribe`` / ``resources/unsubscribe`` on the
+        session.  Modern: the listen's ``resourceSubscriptions``, reissued now.
+
+        Raises:
+            MCPClientError: a bad URI, or a server that does not declare
+                ``resources.subscribe``; the errors of a request.
+        """
+        if not isinstance(uri, str) or not uri:
+            raise MCPClientError(f"a resource URI must be a non-empty string, not {uri!r}")
+        connection = self._connection
+        info = connection.ensure_era(connection.budget(timeout))
+        resources = connection.discovered().capabilities.get("resources")
+        if not isinstance(resources, dict) or resources.get("subscribe") is not True:
+            raise MCPClientError("the server does not declare resources.subscribe: "
+                                 f"cannot {'subscribe to' if on else 'unsubscribe from'} {uri}")
+        if info.era != "modern":
+            method = "resources/subscribe" if on else "resources/unsubscribe"
+            connection.request(method, {"uri": uri}, timeout=timeout, cancelled=None)
+        with self._lock:
+            known = uri in self._uris
+            if on and not known:
+                self._uris.append(uri)
+            elif not on and known:
+                self._uris.remove(uri)
+            else:
+                return
+        if info.era == "modern":
+            self._reissue.set()
+            self._end_listen()
+            self.ensure(info)
+
+    @property
+    def subscriptions(self) -> list[str]:
+        """The resource URIs subscribed to."""
+        return list(self._uris)
 
     def seen(self, method: str, params: Any) -> None:
         """An inbound notification (reader thread): the acknowledgment, or a list change."""
@@ -107,6 +149,10 @@ class Watch:
         """Cancel the open listen and reopen none (the connection is closing)."""
         self._stop.set()
         self._wake.set()
+        self._end_listen()
+
+    def _end_listen(self) -> None:
+        """Give up the open listen: the server is told, and the thread moves on."""
         pending, ended = self._pending, self._ended
         if ended is not None:
             ended.set()
@@ -133,14 +179,19 @@ class Watch:
                 self._wake.wait()   # the next call (after a restart) negotiates, then wakes us
                 self._wake.clear()
                 continue
+            self._reissue.clear()   # the filter is read now: a reissue asked before is done
             wanted = self._filter(connection.discovered())
-            if not wanted:
-                log.debug("the server offers no notifications to listen for")
-                return
+            if not wanted:   # nothing offered, or nothing subscribed yet
+                self._wake.wait()
+                self._wake.clear()
+                continue
             started = time.monotonic()
             why = self._listen(info, wanted)
             if why is None or self._stop.is_set():
                 return
+            if why is _REISSUE:
+                self._reissue.clear()
+                continue
             self._evict()   # a change may have come and gone while nobody listened
             if time.monotonic() - started > 60:
                 delay, failures = LISTEN_BACKOFF[0], 0
@@ -175,7 +226,11 @@ class Watch:
             return str(exc)
         ended.wait()
         self._pending = self._ended = None
-        if self._stop.is_set() or not pending.done():
+        if self._stop.is_set():
+            return None
+        if self._reissue.is_set():
+            return _REISSUE
+        if not pending.done():
             return None
         try:
             answer = pending.result()
@@ -190,11 +245,14 @@ class Watch:
         return "the server ended it"
 
     def _filter(self, info: EraInfo) -> dict[str, Any]:
-        """What to listen for: the ``listChanged`` the server's capabilities offer."""
+        """What to listen for: the ``listChanged`` the capabilities offer (``watch``), and
+        the resource subscriptions."""
         caps = info.capabilities
         wanted: dict[str, Any] = {}
         for capability, key in _FILTER.items():
             offered = caps.get(capability)
-            if isinstance(offered, dict) and offered.get("listChanged") is True:
+            if self._enabled and isinstance(offered, dict) and offered.get("listChanged") is True:
                 wanted[key] = True
+        if self._uris:
+            wanted["resourceSubscriptions"] = list(self._uris)
         return wanted

@@ -3,8 +3,9 @@
 ``grow {"name"}`` registers a tool ``name`` (answering ``"I am <name>"``) and announces the
 change: on a 2026-07-28 connection through ``subscriptions/listen`` (``ctx.notify_tools_changed``,
 delivered only to a listen that opted in), on a 2025-11-25 session with an unsolicited
-``notifications/tools/list_changed``.  ``http_server.py --growing`` adds the same tool to the
-demo server.  Exits on stdin EOF.
+``notifications/tools/list_changed``.  ``bump`` adds one to the resource ``res://counter``
+and (modern) announces ``resources/updated`` to the listens subscribed to it.
+``http_server.py --growing`` adds both tools to the demo server.  Exits on stdin EOF.
 
 Usage: ``python tests/servers/growing.py``
 """
@@ -32,10 +33,27 @@ def add_grow(server: MCPServer) -> None:
 
     server.add_tool(grow)
 
+    count = [0]
+
+    @server.resource("res://counter", name="counter")
+    def counter() -> str:
+        return str(count[0])
+
+    @server.tool()
+    async def bump(ctx: Context) -> str:
+        """Add one to ``res://counter`` and announce it (modern: to listens subscribed to it)."""
+        count[0] += 1
+        request = ctx.request_context
+        if request.protocol_version >= LATEST_PROTOCOL_VERSION:
+            await ctx.notify_resource_updated("res://counter")
+        return str(count[0])
+
 
 if __name__ == "__main__":
-    # a minute of ttlMs on tools/list: without a notification the cached list would stand
+    # a minute of ttlMs on tools/list and reads: without a notification the cache would stand
     growing = MCPServer(name="growing", version="1",
-                        cache_hints={"tools/list": CacheHint(ttl_ms=60_000, scope="public")})
+                        cache_hints={"tools/list": CacheHint(ttl_ms=60_000, scope="public"),
+                                     "resources/read": CacheHint(ttl_ms=60_000,
+                                                                 scope="private")})
     add_grow(growing)
     growing.run("stdio")
