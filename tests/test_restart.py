@@ -87,9 +87,11 @@ class RestartTest(ChaosCase):
         client = self.connect_plain("legacy_stdio.py", restart="on-failure")
         self.assertEqual(client.era, "legacy")
         first = pid(client)
+        flight = client.call_tool_async("slow", {"seconds": 30})
+        client.list_tools(refresh=True)   # a round trip after the send: the server has it
         os.kill(first, signal.SIGKILL)
         with self.assertRaises(ServerGone):
-            client.call_tool("slow", {"seconds": 30}, timeout=30)
+            flight.result(timeout=30)
         added = client.call_tool("add", {"a": 2, "b": 3})
         self.assertFalse(added.get("isError"), added)
         self.assertEqual(client.era, "legacy")

@@ -7,10 +7,13 @@ FakeTransport.
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from typing import Any
 
 from mcp_client import Client, MCPClientError
+from mcp_client.stdio import StdioTransport
 from mcp_client.testing import NO_ANSWER, Error, FakeTransport
 
 from .base import ClientCase, server
@@ -77,6 +80,27 @@ class GrowingServerTest(ClientCase):
         self.assertEqual(listen.honoured, {"resourceSubscriptions": ["res://counter"]})
         client.unsubscribe_resource("res://counter")
         self.assertEqual(listen.subscriptions, [])
+
+    def test_the_listen_is_reopened_after_a_restart(self) -> None:
+        ended = threading.Event()
+
+        def warned(text: str) -> None:
+            self.warnings.append(text)
+            if "subscriptions/listen ended" in text:
+                ended.set()
+
+        client, kinds, changed = self.grow(watch=True, restart="on-failure", on_warn=warned)
+        self.assertTrue(changed.wait(10), self.warnings)
+        transport = client.transport
+        assert isinstance(transport, StdioTransport) and transport.pid is not None
+        os.kill(transport.pid, signal.SIGKILL)
+        self.assertTrue(ended.wait(10))   # the death ended the listen: the client knows
+        self.assertIn("-9", " ".join(self.warnings))
+        changed.clear()
+        self.assertEqual(names(client.list_tools()), {"grow", "bump"})   # a new child
+        client.call_tool("grow", {"name": "again"})
+        self.assertTrue(changed.wait(10), self.warnings)
+        self.assertEqual(names(client.list_tools()), {"grow", "bump", "again"})
 
     def test_legacy_session(self) -> None:
         client, kinds, changed = self.grow(era="legacy", watch=True)
