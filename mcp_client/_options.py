@@ -42,6 +42,11 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "max_total_timeout": None,
     "parallel_tools": (),
     "serial_tools": (),
+    "restart": "never",
+    "max_restarts": 3,
+    "on_restart": None,
+    "watch": False,
+    "on_list_changed": None,
 }
 #: Options that configure a stdio transport (seed "Options").
 STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines",
@@ -50,7 +55,8 @@ STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines"
 HTTP_OPTIONS = ("headers", "persistent", "connect_timeout", "auth", "max_event_bytes",
                 "max_redirects")
 
-_CALLABLES = ("on_warn", "on_log", "on_progress", "on_elicit", "on_sample", "on_list_roots")
+_CALLABLES = ("on_warn", "on_log", "on_progress", "on_elicit", "on_sample", "on_list_roots",
+              "on_restart", "on_list_changed")
 
 
 def unknown_option(name: str, known: Iterable[str]) -> MCPClientError:
@@ -167,4 +173,10 @@ def check_client_options(options: Mapping[str, Any]) -> dict[str, Any]:
     merged["reset_timeout_on_progress"] = bool(merged["reset_timeout_on_progress"])
     merged["parallel_tools"] = _names("parallel_tools", merged["parallel_tools"])
     merged["serial_tools"] = _names("serial_tools", merged["serial_tools"])
+    if merged["restart"] not in ("never", "on-failure"):
+        raise MCPClientError(f"option restart must be 'never' or 'on-failure', "
+                             f"not {merged['restart']!r}")
+    if not isinstance(merged["watch"], bool):
+        raise MCPClientError(f"option watch must be True or False, not {merged['watch']!r}")
+    merged["max_restarts"] = _integer("max_restarts", merged["max_restarts"], 0)
     return merged

@@ -69,6 +69,11 @@ Decisions (the issue leaves these open):
   token file, so a ``mcp-client login`` beforehand means nobody is asked.
   Any other key (``autoApprove``, ``timeout``, ``description``...) is kept in
   :attr:`ServerConfig.extra` for the host to read, and otherwise ignored.
+* **Restarts.**  A stdio server is connected with ``restart="on-failure"``
+  (a server that crashes is started again by the next call, see
+  :class:`~mcp_client.Client`) unless the entry says ``"restart": "never"``;
+  a ``restart=`` option given to :func:`connect_config` is the default the
+  entry's own key overrides.
 * **Prefixes.**  Each server is added under its name, made acceptable to a
   model API by :class:`mcp_client.names.NameMap` (characters outside
   ``[a-zA-Z0-9_-]`` become ``_``; a name too long, or two names that clean to
@@ -194,6 +199,14 @@ class ServerConfig:
     disabled: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
+    def _restart(self, default: Any) -> Any:
+        """A stdio entry's ``restart``: the entry's own, else ``default`` ("on-failure")."""
+        given = self.extra.get("restart", default)
+        if "restart" in self.extra and given not in ("never", "on-failure"):
+            raise ConfigError(f"must be \"never\" or \"on-failure\", not {given!r}",
+                              server=self.name, key="restart")
+        return given
+
     def __repr__(self) -> str:   # values of env, headers and args may be secrets: keys only
         from ._redact import redact_url
 
@@ -236,6 +249,7 @@ class ServerConfig:
             options["era"] = self.era
         if self.kind == "stdio":
             assert self.command is not None
+            options["restart"] = self._restart(options.get("restart", "on-failure"))
             return Client.connect_stdio(self.command, args=list(self.args), cwd=self.cwd,
                                         env=dict(self.env) or None,
                                         inherit_env=self.inherit_env, **options)

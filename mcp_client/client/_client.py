@@ -21,7 +21,7 @@ connection's :class:`~concurrent.futures.ThreadPoolExecutor`, except a
 Decisions beyond the seed:
 
 * cancellation and timeouts send ``notifications/cancelled`` on stdio
-  (PROTOCOL S3/S4) -- never for the probe or ``initialize``;
+  (2025-11-25 and 2026-07-28 cancellation) -- never for the probe or ``initialize``;
 * an error response whose id is ``null`` (a parse error) is given to the one
   outstanding request when exactly one is outstanding, else reported;
 * with a pinned modern ``era`` (or when the probe was answered ``-32021``)
@@ -108,7 +108,11 @@ class Client(AsyncTwins):
             command: the program (no shell is involved).
             **options: client options, plus the stdio options ``args``, ``env``,
                 ``cwd``, ``inherit_env``, ``on_stderr``, ``kill_grace``,
-                ``stderr_lines`` and ``max_line_bytes``.
+                ``stderr_lines`` and ``max_line_bytes``.  ``restart="on-failure"``
+                (default ``"never"``) starts a server that died again on the next
+                call, after a backoff, at most ``max_restarts`` (3) times a minute;
+                the calls in flight when it died fail with :class:`ServerGone` and
+                are never retried; ``on_restart(info)`` is told of each restart.
 
         Raises:
             SpawnFailed: the command could not be started (or has a NUL byte).
@@ -461,6 +465,24 @@ class Client(AsyncTwins):
             raise MCPClientError(f"a resource URI must be a non-empty string, not {uri!r}")
         return self._connection.request("resources/read", {"uri": uri}, timeout=timeout,
                                         cancelled=cancelled, refresh=refresh)
+
+    def subscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
+        """Be told of changes to one resource (``notifications/resources/updated``).
+
+        Legacy: ``resources/subscribe``.  Modern: the URI joins the
+        ``subscriptions/listen`` request's ``resourceSubscriptions`` (reissued
+        now).  Each update evicts the URI's cached read and reaches
+        :attr:`notifications`.
+
+        Raises:
+            MCPClientError: a bad URI, or the server does not declare
+                ``resources.subscribe``.  ProtocolError, Timeout, ServerGone.
+        """
+        self._connection.watch.subscribe(uri, True, timeout)
+
+    def unsubscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
+        """End :meth:`subscribe_resource` for ``uri`` (legacy ``resources/unsubscribe``)."""
+        self._connection.watch.subscribe(uri, False, timeout)
 
     def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None, *,
                    timeout: float | None = None, cancelled: Any = None) -> dict[str, Any]:

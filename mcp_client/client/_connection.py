@@ -13,7 +13,8 @@ Rule: everything that changes the connection's state lives here, in this
 file (as h11's ``_state.py`` does).  The states and their moves:
 
 * ``open`` -> ``dead``: the wire died (:meth:`Connection.on_close`);
-* ``dead`` -> ``open``: the era probe restarted a stdio child that exited under it;
+* ``dead`` -> ``open``: the era probe restarted a stdio child that exited under it,
+  or (``restart="on-failure"``, :mod:`._restart`) the next call after it died did;
 * ``open`` or ``dead`` -> ``closed``: :meth:`Connection.close`; ``closed`` is final.
 
 A request made while ``dead`` raises why the wire died
@@ -41,8 +42,11 @@ from ._cancel import CANCEL_POLL, check_cancel_signal, fired, pause
 from ._flights import Flight, answer_class
 from ._inputs import ELICIT, ROOTS, SAMPLE, Inputs
 from ._negotiation import Negotiation
+from ._paging import MAX_LIST_ITEMS, MAX_PAGES, pages
 from ._pools import Pools
 from ._progress import ProgressBook
+from ._restart import Revival
+from ._watch import LISTS, Watch
 from ._stream import Stream
 
 TYPE_CHECKING = False
@@ -61,11 +65,6 @@ __all__ = ["Connection", "MAX_LIST_ITEMS", "MAX_PAGES", "MAX_SERVER_REQUESTS"]
 
 log = get_logger(__name__)
 
-#: A bound on pages per list call, against servers whose cursors never end.
-MAX_PAGES = 1000
-#: A bound on the entries of one list call, all its pages together: each page is bounded
-#: by the wire (stdio: ``max_line_bytes``), their sum only by this.
-MAX_LIST_ITEMS = 100_000
 #: Server requests waiting for a hook worker or in one; beyond, each is refused at once
 #: (-32603), so that a flood cannot queue without end.
 MAX_SERVER_REQUESTS = 64
@@ -115,6 +114,8 @@ class Connection:
         self._inputs = Inputs({k: v for k, v in hooks.items() if v is not None}, warn)
         self._progress = ProgressBook(opts["on_progress"], warn)
         self._cache = Cache()
+        self._revival = Revival(opts, warn)
+        self._watch = Watch(self, opts, lambda: [self._cache.evict(m) for m in LISTS], warn)
         transport.start(self.on_message, self.on_close, warn, self.on_request_error)
 
     # -- state -------------------------------------------------------------------------
@@ -145,6 +146,11 @@ class Connection:
         return self._notifications
 
     @property
+    def watch(self) -> Watch:
+        """The listen request and the resource subscriptions (:mod:`._watch`)."""
+        return self._watch
+
+    @property
     def pending(self) -> int:
         """How many requests await their answer."""
         return len(self._correlator)
@@ -169,6 +175,7 @@ class Connection:
     def ensure_era(self, budget: float | None = None, cancelled: Any = None,
                    method: str = "server/discover") -> EraInfo:
         """The era, negotiating it first if nobody has (see :mod:`._negotiation`)."""
+        self.revive()
         return self._negotiation.info or self._negotiation.ensure(budget, cancelled, method)
 
     def discovered(self) -> EraInfo:
@@ -194,6 +201,25 @@ class Connection:
             if self._state == "dead":
                 self._state = "open"
         return True
+
+    def revive(self) -> None:
+        """dead -> open, under ``restart="on-failure"``: the stdio child is started again.
+
+        Called as a request begins, never for the requests the death failed;
+        :mod:`._restart` decides whether and when, and stays ``dead`` with the
+        last reason once the restarts ran out.
+        """
+        if self._state == "dead":
+            self._revival.revive(self._transport, lambda: self.dead, self._reopened)
+
+    def _reopened(self) -> None:
+        """A restarted child: nothing cached from the old one, and the era asked anew."""
+        self._cache.clear()
+        self._negotiation.reset()
+        with self._state_lock:
+            if self._state == "dead":
+                self._state = "open"
+                self._dead = None
 
     def _fall_back_to_sse(self) -> bool:
         """Swap the wire for the HTTP+SSE one the transport offers (negotiation only)."""
@@ -227,8 +253,10 @@ class Connection:
         if cancelled is not None:
             check_cancel_signal(cancelled)
         budget = self._default_budget if timeout is None else _checked_budget(timeout)
+        self.revive()
         negotiation = self._negotiation
         info = negotiation.info or negotiation.ensure(budget, cancelled, method)
+        self._watch.ensure(info)
         key = None
         if info.era == "modern" and method in protocol.CACHEABLE_METHODS:
             key = Cache.key(method, dict(params))
@@ -310,39 +338,13 @@ class Connection:
                  cancelled: Any) -> list[dict[str, Any]]:
         """Every entry of a paginated list, following ``nextCursor`` to the end."""
         try:
-            return self._pages(method, key, refresh, timeout, cancelled)
+            return pages(self.request, method, key, refresh, timeout, cancelled)
         except ProtocolError as exc:
             if refresh or exc.code != protocol.INVALID_PARAMS or not self._cache.evict(method):
                 raise
             # A cursor that was valid when cached went stale: drop every page and
             # start again from the top (2026-07-28 caching).
-            return self._pages(method, key, True, timeout, cancelled)
-
-    def _pages(self, method: str, key: str, refresh: bool, timeout: float | None,
-               cancelled: Any) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        cursor: str | None = None
-        for _ in range(MAX_PAGES):
-            params = {} if cursor is None else {"cursor": cursor}
-            page = self.request(method, params, timeout=timeout, cancelled=cancelled,
-                                refresh=refresh)
-            entries = page.get(key, [])
-            if not isinstance(entries, list):
-                raise ProtocolError(None, f"{method}: {key} is not a list", page)
-            if len(items) + len(entries) > MAX_LIST_ITEMS:
-                raise ProtocolError(None, f"{method}: more than {MAX_LIST_ITEMS} entries across "
-                                    "its pages; giving up", {"limit": MAX_LIST_ITEMS})
-            items.extend(entries)
-            cursor = page.get("nextCursor")
-            if cursor is None:
-                return items
-            if not isinstance(cursor, str):
-                raise ProtocolError(None, f"{method}: nextCursor is not a string", cursor)
-            if cursor in seen:
-                raise ProtocolError(None, f"{method}: the server repeated cursor {cursor!r}")
-            seen.add(cursor)
-        raise ProtocolError(None, f"{method}: more than {MAX_PAGES} pages; giving up")
+            return pages(self.request, method, key, True, timeout, cancelled)
 
     def exchange(self, method: str, params: Mapping[str, Any], meta: dict[str, Any] | None,
                  timeout: float | None, *, cancelled: Any = None,
@@ -471,6 +473,7 @@ class Connection:
         Every failure, a bad argument included, is the Future's exception --
         or, with ``outcome`` (the bridge's batches), its result.
         """
+        self.revive()
         future: Future[Any] = answer_class()(self._pools.run_callback)
         future.set_running_or_notify_cancel()   # sent at once: there is nothing to cancel
         flight = Flight(self, self._pools, future, params, progress_token, tool_call_id, outcome)
@@ -524,6 +527,7 @@ class Connection:
                 self._cache.evict(evicted)
         elif method == "notifications/resources/updated" and isinstance(params, dict):
             self._cache.evict("resources/read", params.get("uri"))
+        self._watch.seen(method, params)
         self._notifications.publish(message)
 
     def _on_log_message(self, params: Any) -> None:
@@ -600,6 +604,10 @@ class Connection:
             self._state = "closed"
             self._pools.refuse()
             self._negotiation.refuse()
+        self._revival.stop()
+        with self._revival.lock:   # a restart under way finishes first: its child is closed below
+            pass
+        self._watch.stop()
         closed = TransportClosed()
         self._correlator.fail_all(closed)
         try:
@@ -609,6 +617,7 @@ class Connection:
             self._notifications.finish()
             self._cache.clear()
             self._negotiation.join()
+            self._watch.join()
             self._pools.shutdown()
 
 

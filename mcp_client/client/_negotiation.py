@@ -184,6 +184,14 @@ class Negotiation:
                                  capabilities=self._capabilities,
                                  log_level=self._opts["log_level"], progress_token=token)
 
+    def reset(self) -> None:
+        """Forget the era: the server was started again, and the next call probes anew."""
+        with self._lock:
+            self.info = None
+            self._attempt = None
+            self._discover_tried = False
+            self._envelope = None
+
     def refuse(self) -> None:
         """Start no negotiation from now on (the connection is closing)."""
         with self._lock:

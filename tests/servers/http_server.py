@@ -19,7 +19,7 @@ what a client reaches; ``--sse`` serves the 2024-11-05 HTTP+SSE transport instea
 in place).
 
 Usage: ``python tests/servers/http_server.py [--json] [--stateless] [--handshake-only]
-[--sse] [--port N]``
+[--sse] [--port N] [--growing]``
 """
 
 import argparse
@@ -111,11 +111,16 @@ def main(argv: "list[str] | None" = None) -> None:
                         help="refuse 2026-07-28 requests as an mcp 1.x server does")
     parser.add_argument("--sse", action="store_true", help="the HTTP+SSE transport at /sse")
     parser.add_argument("--port", type=int, default=0, help="the port (0: any free one)")
+    parser.add_argument("--growing", action="store_true", help="add growing.py's grow tool")
     args = parser.parse_args(argv)
     server = build_server()
     server.add_tool(watched)
     server.add_tool(wait_started)
     server.add_tool(outcome)
+    if args.growing:
+        from growing import add_grow
+
+        add_grow(server)
     app: Any = server.streamable_http_app(json_response=args.json, host="127.0.0.1",
                                           stateless_http=args.stateless)
     if args.handshake_only:
