@@ -243,6 +243,27 @@ class ListenProtocolTest(ClientCase):
                           for m in fake.notifications("notifications/cancelled")], [first["id"]])
         self.assertEqual(self.warnings, [])
 
+    def test_a_tool_that_disappeared_is_an_error_entry(self) -> None:
+        """Issue 17 item 4: after a list change the bridge offers the current catalogue, and
+        a call to the tool that went away is answered as an unknown tool, not sent."""
+        changed = threading.Event()
+        fake = FakeTransport()
+        fake.on("server/discover", DISCOVER)
+        gone = {"name": "gone", "inputSchema": {"type": "object"}}
+        both = {**TOOLS, "tools": TOOLS["tools"] + [gone]}
+        fake.on("tools/list", both, TOOLS)
+        fake.on("subscriptions/listen", NO_ANSWER)
+        client = self.connect(fake, watch=True, on_list_changed=lambda kind: changed.set())
+        self.assertEqual(names(client.list_tools()), {"a", "gone"})
+        fake.wait_for("subscriptions/listen")
+        fake.notify("notifications/tools/list_changed")
+        self.assertTrue(changed.wait(10))
+        self.assertEqual([d["function"]["name"] for d in client.tools_for_llm()], ["a"])
+        [entry] = client.execute_tool_calls(
+            [{"id": "1", "function": {"name": "gone", "arguments": "{}"}}])
+        self.assertEqual((entry["is_error"], entry["content"]), (True, "unknown tool: gone"))
+        self.assertEqual(fake.requests("tools/call"), [])
+
     def test_bad_watch_option(self) -> None:
         with self.assertRaises(MCPClientError):
             Client(transport=FakeTransport(), watch="yes")
