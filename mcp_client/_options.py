@@ -42,6 +42,7 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "max_total_timeout": None,
     "parallel_tools": (),
     "serial_tools": (),
+    "validate_output": True,
 }
 #: Options that configure a stdio transport (seed "Options").
 STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines",
@@ -165,6 +166,8 @@ def check_client_options(options: Mapping[str, Any]) -> dict[str, Any]:
         raise MCPClientError(f"option era must be 'auto', 'legacy' or a modern protocol "
                              f"version, not {era!r}")
     merged["reset_timeout_on_progress"] = bool(merged["reset_timeout_on_progress"])
+    if not isinstance(merged["validate_output"], bool):
+        raise MCPClientError("option validate_output must be True or False")
     merged["parallel_tools"] = _names("parallel_tools", merged["parallel_tools"])
     merged["serial_tools"] = _names("serial_tools", merged["serial_tools"])
     return merged

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
         def call_tool(self, name: str, arguments: Mapping[str, Any] | None = ..., *,
                       timeout: float | None = ..., cancelled: Any = ...,
-                      progress_token: str | int | None = ...) -> dict[str, Any]: ...
+                      progress_token: str | int | None = ...,
+                      validate: bool = ...) -> dict[str, Any]: ...
 
         def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
                          progress_token: Any = ...) -> dict[str, Any]: ...
@@ -53,6 +54,15 @@ if TYPE_CHECKING:
                        timeout: float | None = ..., cancelled: Any = ...) -> dict[str, Any]: ...
 
         def ping(self, *, timeout: float | None = ...) -> bool: ...
+
+        def request(self, method: str, params: Mapping[str, Any] | None = ..., *,
+                    timeout: float | None = ..., cancelled: Any = ...) -> dict[str, Any]: ...
+
+        def set_logging_level(self, level: str, *, timeout: float | None = ...) -> None: ...
+
+        def complete(self, ref: Mapping[str, Any], argument: Mapping[str, Any], *,
+                     context: Mapping[str, Any] | None = ..., timeout: float | None = ...,
+                     cancelled: Any = ...) -> dict[str, Any]: ...
 
 
 __all__ = ["AsyncTwins"]
@@ -109,6 +119,20 @@ class AsyncTwins:
     def ping_async(self: _Blocking, **kwargs: Any) -> Future[bool]:
         """:meth:`ping` on the client's thread pool."""
         return self._connection.submit(self.ping, **kwargs)
+
+    def request_async(self: _Blocking, method: str, params: Mapping[str, Any] | None = None,
+                      **kwargs: Any) -> Future[dict[str, Any]]:
+        """:meth:`request` on the client's thread pool."""
+        return self._connection.submit(self.request, method, params, **kwargs)
+
+    def set_logging_level_async(self: _Blocking, level: str, **kwargs: Any) -> Future[None]:
+        """:meth:`set_logging_level` on the client's thread pool."""
+        return self._connection.submit(self.set_logging_level, level, **kwargs)
+
+    def complete_async(self: _Blocking, ref: Mapping[str, Any], argument: Mapping[str, Any],
+                       **kwargs: Any) -> Future[dict[str, Any]]:
+        """:meth:`complete` on the client's thread pool."""
+        return self._connection.submit(self.complete, ref, argument, **kwargs)
 
 
 def _failed(exc: BaseException) -> Future[Any]:

@@ -44,6 +44,8 @@ from ..exceptions import MCPClientError, ProtocolError
 from ..transport import Transport
 from ._async import AsyncTwins
 from ._connection import Connection
+from ._extras import Extras
+from ._outputs import OutputChecks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,7 +60,7 @@ __all__ = ["Client"]
 log = get_logger(__name__)
 
 
-class Client(AsyncTwins):
+class Client(AsyncTwins, Extras):
     """A connection to one MCP server.
 
     Build one with :meth:`connect_stdio` (a child process), or
@@ -93,6 +95,7 @@ class Client(AsyncTwins):
         self._declared = self._derive_capabilities()
         self._header_tools: dict[str, dict[str, Any]] | None = None   # x-mcp-header
         self._header_warned: set[Any] = set()
+        self._outputs = OutputChecks()
         client_info = {"name": self._opts["client_name"],
                        "version": self._opts["client_version"] or __version__}
         self._connection = Connection(transport, self._opts, client_info=client_info,
@@ -325,11 +328,15 @@ class Client(AsyncTwins):
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
                   timeout: float | None = None, cancelled: Any = None,
-                  progress_token: str | int | None = None) -> dict[str, Any]:
+                  progress_token: str | int | None = None,
+                  validate: bool = False) -> dict[str, Any]:
         """Call a tool and return its result.
 
         A tool that fails reports ``isError`` in a perfectly good result; that
-        is returned, not raised.
+        is returned, not raised.  With ``validate``, ``structuredContent`` is
+        checked against the tool's ``outputSchema`` (the catalogue is fetched,
+        or taken from the cache, first); the LLM bridge always checks unless
+        the ``validate_output`` option is False.
 
         Args:
             name: the tool's name.
@@ -338,16 +345,30 @@ class Client(AsyncTwins):
             cancelled: a ``threading.Event`` or ``Future`` that abandons the call.
             progress_token: ask the server for progress under this token; the
                 reports arrive on :attr:`notifications`.
+            validate: check the result against the tool's ``outputSchema``.
 
         Returns:
             ``{"content": [...], "isError"?: True, "structuredContent"?: ...}``.
 
         Raises:
-            ProtocolError: the server answered with a JSON-RPC error.
+            ProtocolError: the server answered with a JSON-RPC error; or, with
+                ``validate``, the structured content does not match (``code``
+                None, ``data`` ``{"tool", "path", "reason"}``).
             Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError.
         """
-        return self._call(self._tool_params(name, arguments, progress_token), timeout=timeout,
-                          cancelled=cancelled, progress_token=progress_token)
+        result = self._call(self._tool_params(name, arguments, progress_token),
+                            timeout=timeout, cancelled=cancelled, progress_token=progress_token)
+        if validate:
+            problem = self._outputs.problem(self._tool_named(name, timeout), result)
+            if problem is not None:
+                raise problem
+        return result
+
+    def _tool_named(self, name: str, timeout: float | None) -> dict[str, Any] | None:
+        for tool in self.list_tools(timeout=timeout):
+            if tool.get("name") == name:
+                return tool
+        return None
 
     def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
                      progress_token: Any = None) -> dict[str, Any]:
@@ -402,11 +423,21 @@ class Client(AsyncTwins):
             return self._start_call(self._tool_params(name, arguments),
                                     tool_call_id=tool_call_id, outcome=True)
 
-        return Bridge(list_tools=self.list_tools, call=call, start=start,
+        check = self._outputs.problem if self._opts["validate_output"] else None
+        return Bridge(list_tools=self._runnable_tools, call=call, start=start, check=check,
                       can_pipeline=self._pipelining, executor=self._batch_executor,
                       concurrency=self._opts["tool_concurrency"],
                       parallel_tools=self._opts["parallel_tools"],
                       serial_tools=self._opts["serial_tools"])
+
+    def _runnable_tools(self, *, refresh: bool = False) -> list[dict[str, Any]]:
+        """The tools a model may be offered: none this client cannot run.
+
+        A tool whose ``execution.taskSupport`` is ``"required"`` (2025-11-25
+        tasks) can only be called as a task, which this client does not do.
+        """
+        return [tool for tool in self.list_tools(refresh=refresh)
+                if not _needs_task(tool)]
 
     # -- x-mcp-header (2026-07-28 Streamable HTTP; PROTOCOL §7.4, S17) ------------------
 
@@ -536,3 +567,8 @@ class Client(AsyncTwins):
 
     def _warn(self, text: str) -> None:
         warn_through(self._on_warn_hook, text, log)
+
+
+def _needs_task(tool: Mapping[str, Any]) -> bool:
+    execution = tool.get("execution")
+    return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
