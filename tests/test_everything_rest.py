@@ -1,0 +1,57 @@
+"""The rest of the protocol against ``@modelcontextprotocol/server-everything`` over stdio.
+
+Skipped unless ``MCP_SERVER_EVERYTHING`` names its entry script (``.ci/run`` sets it,
+and ``MCP_NODE``, the node binary).
+"""
+
+from __future__ import annotations
+
+import os
+import unittest
+from typing import Any
+
+from mcp_client import Client
+
+from .base import ClientCase
+
+EVERYTHING = os.environ.get("MCP_SERVER_EVERYTHING")
+NODE = os.environ.get("MCP_NODE", "node")
+TASK_TOOL = "simulate-research-query"
+
+
+@unittest.skipUnless(EVERYTHING and os.path.exists(EVERYTHING),
+                     "MCP_SERVER_EVERYTHING does not name server-everything's entry script "
+                     "(and MCP_NODE the node binary); .ci/run sets both")
+class EverythingRestTest(ClientCase):
+    def everything(self, **options: Any) -> Client:
+        self.warnings = []
+        options.setdefault("on_warn", self.warnings.append)
+        client = Client.connect_stdio(NODE, args=[str(EVERYTHING), "stdio"],
+                                      request_timeout=30, **options)
+        self.addCleanup(client.close)
+        return client
+
+    def test_a_task_only_tool_is_not_offered_to_a_model(self) -> None:
+        client = self.everything()
+        tools = {tool["name"]: tool for tool in client.list_tools()}
+        self.assertEqual(tools[TASK_TOOL]["execution"], {"taskSupport": "required"})
+        offered = [d["function"]["name"] for d in client.tools_for_llm()]
+        self.assertNotIn(TASK_TOOL, offered)
+        self.assertIn("echo", offered)
+        [entry] = client.execute_tool_calls([{"id": "1", "function": {
+            "name": TASK_TOOL, "arguments": {"topic": "x"}}}])
+        self.assertTrue(entry["is_error"])
+
+    def test_completion_logging_structured_output_and_a_raw_request(self) -> None:
+        logged: list[dict[str, Any]] = []
+        client = self.everything(on_log=logged.append)
+        self.assertEqual(client.complete({"type": "ref/prompt", "name": "completable-prompt"},
+                                         {"name": "department", "value": "E"}),
+                         {"values": ["Engineering"], "total": 1, "hasMore": False})
+        client.set_logging_level("error")   # a legacy server: logging/setLevel, accepted
+        result = client.call_tool("get-structured-content", {"location": "New York"},
+                                  validate=True)
+        self.assertIn("temperature", result["structuredContent"])
+        raw = client.request("prompts/list")
+        self.assertIn("completable-prompt", [p["name"] for p in raw["prompts"]])
+        self.assertEqual(self.warnings, [])
