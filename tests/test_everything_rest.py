@@ -10,7 +10,7 @@ import os
 import unittest
 from typing import Any
 
-from mcp_client import Client
+from mcp_client import Client, Timeout
 
 from .base import ClientCase
 
@@ -31,16 +31,24 @@ class EverythingRestTest(ClientCase):
         self.addCleanup(client.close)
         return client
 
-    def test_a_task_only_tool_is_not_offered_to_a_model(self) -> None:
+    def test_a_task_only_tool_runs_as_a_task(self) -> None:
         client = self.everything()
         tools = {tool["name"]: tool for tool in client.list_tools()}
         self.assertEqual(tools[TASK_TOOL]["execution"], {"taskSupport": "required"})
-        offered = [d["function"]["name"] for d in client.tools_for_llm()]
-        self.assertNotIn(TASK_TOOL, offered)
-        self.assertIn("echo", offered)
+        self.assertIn(TASK_TOOL, [d["function"]["name"] for d in client.tools_for_llm()])
+        result = client.call_tool(TASK_TOOL, {"topic": "tides"})
+        self.assertIn("# Research Report: tides", result["content"][0]["text"])
         [entry] = client.execute_tool_calls([{"id": "1", "function": {
-            "name": TASK_TOOL, "arguments": {"topic": "x"}}}])
-        self.assertTrue(entry["is_error"])
+            "name": TASK_TOOL, "arguments": {"topic": "moons"}}}])
+        self.assertFalse(entry["is_error"])
+        self.assertIn("# Research Report: moons", entry["content"])
+
+    def test_a_task_that_outlives_its_budget_is_cancelled_on_the_server(self) -> None:
+        client = self.everything()
+        with self.assertRaises(Timeout):
+            client.call_tool(TASK_TOOL, {"topic": "x"}, timeout=0.5)
+        [task] = client.request("tasks/list")["tasks"]
+        self.assertEqual(task["status"], "cancelled")
 
     def test_completion_logging_structured_output_and_a_raw_request(self) -> None:
         logged: list[dict[str, Any]] = []

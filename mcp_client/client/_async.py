@@ -55,6 +55,8 @@ if TYPE_CHECKING:
 
         def ping(self, *, timeout: float | None = ...) -> bool: ...
 
+        def _task_tool(self, name: str) -> bool: ...
+
         def request(self, method: str, params: Mapping[str, Any] | None = ..., *,
                     timeout: float | None = ..., cancelled: Any = ...) -> dict[str, Any]: ...
 
@@ -98,7 +100,8 @@ class AsyncTwins:
         """
         connection = self._connection
         connection.check_usable()   # a closed or dead client raises here, whichever path
-        if connection.can_pipeline() and kwargs.keys() <= {"timeout", "progress_token"}:
+        if connection.can_pipeline() and kwargs.keys() <= {"timeout", "progress_token"} and \
+                not self._task_tool(name):
             try:
                 params = self._tool_params(name, arguments, kwargs.get("progress_token"))
             except Exception as exc:

@@ -46,6 +46,7 @@ from ._async import AsyncTwins
 from ._connection import Connection
 from ._extras import Extras
 from ._outputs import OutputChecks
+from ._tasks import TaskCalls, needs_task
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ __all__ = ["Client"]
 log = get_logger(__name__)
 
 
-class Client(AsyncTwins, Extras):
+class Client(AsyncTwins, Extras, TaskCalls):
     """A connection to one MCP server.
 
     Build one with :meth:`connect_stdio` (a child process), or
@@ -96,6 +97,7 @@ class Client(AsyncTwins, Extras):
         self._header_tools: dict[str, dict[str, Any]] | None = None   # x-mcp-header
         self._header_warned: set[Any] = set()
         self._outputs = OutputChecks()
+        self._task_tools: frozenset[str] | None = None   # ._tasks
         client_info = {"name": self._opts["client_name"],
                        "version": self._opts["client_version"] or __version__}
         self._connection = Connection(transport, self._opts, client_info=client_info,
@@ -306,6 +308,7 @@ class Client(AsyncTwins, Extras):
         connection = self._connection
         tools = connection.list_all("tools/list", "tools", refresh=refresh, timeout=timeout,
                                     cancelled=cancelled)
+        self._note_tools(tools)
         return self._valid_for_headers(tools) if connection.transport.wants_tool_headers else tools
 
     def list_resources(self, *, refresh: bool = False, timeout: float | None = None,
@@ -356,8 +359,12 @@ class Client(AsyncTwins, Extras):
                 None, ``data`` ``{"tool", "path", "reason"}``).
             Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError.
         """
-        result = self._call(self._tool_params(name, arguments, progress_token),
-                            timeout=timeout, cancelled=cancelled, progress_token=progress_token)
+        params = self._tool_params(name, arguments, progress_token)
+        if self._task_tool(name, timeout, cancelled):
+            result = self._run_task(params, timeout=timeout, cancelled=cancelled)
+        else:
+            result = self._call(params, timeout=timeout, cancelled=cancelled,
+                                progress_token=progress_token)
         if validate:
             problem = self._outputs.problem(self._tool_named(name, timeout), result)
             if problem is not None:
@@ -416,10 +423,16 @@ class Client(AsyncTwins, Extras):
         def call(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
             # progress is reported under the model's tool_call_id, the join key
             # back to the model's tool card
+            if self._task_tool(name):
+                return self._run_task(self._tool_params(name, arguments), timeout=None,
+                                      cancelled=None)
             return self._call(self._tool_params(name, arguments), timeout=None, cancelled=None,
                               tool_call_id=tool_call_id)
 
         def start(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
+            if self._task_tool(name):   # polled on a worker: a task is no single answer
+                return self._connection.submit(self._task_outcome,
+                                               self._tool_params(name, arguments))
             return self._start_call(self._tool_params(name, arguments),
                                     tool_call_id=tool_call_id, outcome=True)
 
@@ -434,10 +447,13 @@ class Client(AsyncTwins, Extras):
         """The tools a model may be offered: none this client cannot run.
 
         A tool whose ``execution.taskSupport`` is ``"required"`` (2025-11-25
-        tasks) can only be called as a task, which this client does not do.
+        tasks) can only be called as a task: it is offered only where this
+        client runs tasks (:mod:`._tasks`: a legacy server that declares them).
         """
-        return [tool for tool in self.list_tools(refresh=refresh)
-                if not _needs_task(tool)]
+        tools = self.list_tools(refresh=refresh)
+        if self._tasks_possible():
+            return tools
+        return [tool for tool in tools if not needs_task(tool)]
 
     # -- x-mcp-header (2026-07-28 Streamable HTTP; PROTOCOL §7.4, S17) ------------------
 
@@ -567,8 +583,3 @@ class Client(AsyncTwins, Extras):
 
     def _warn(self, text: str) -> None:
         warn_through(self._on_warn_hook, text, log)
-
-
-def _needs_task(tool: Mapping[str, Any]) -> bool:
-    execution = tool.get("execution")
-    return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
