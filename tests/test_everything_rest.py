@@ -43,6 +43,13 @@ class EverythingRestTest(ClientCase):
         self.assertFalse(entry["is_error"])
         self.assertIn("# Research Report: moons", entry["content"])
 
+    def test_call_tool_task_hands_back_the_task(self) -> None:
+        client = self.everything()
+        handle = client.call_tool_task(TASK_TOOL, {"topic": "reefs"})
+        self.assertTrue(handle.task_id)
+        self.assertIn("# Research Report: reefs", handle.result(30)["content"][0]["text"])
+        self.assertEqual(handle.status, "completed")
+
     def test_a_task_that_outlives_its_budget_is_cancelled_on_the_server(self) -> None:
         client = self.everything()
         with self.assertRaises(Timeout):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
 from typing import Any
 
-from mcp_client import Cancelled, Client, ProtocolError, Timeout
+from mcp_client import Cancelled, Client, MCPClientError, ProtocolError, Timeout
 from mcp_client.testing import Error, FakeTransport
 
 from .base import ClientCase
@@ -130,3 +131,30 @@ class WhereTasksRunTest(TaskCase):
         self.assertEqual([d["function"]["name"] for d in client.tools_for_llm()], ["plain"])
         client.call_tool("long")   # sent as asked; the server decides
         self.assertNotIn("task", self.fake.requests("tools/call")[0]["params"])
+
+
+class TaskHandleTest(TaskCase):
+    def test_the_handle_knows_its_task_and_gives_the_result(self) -> None:
+        client = self.legacy(task("working", statusMessage="half"), task("completed"))
+        handle = client.call_tool_task("long", {"a": 1})
+        self.assertIsInstance(handle, Future)
+        self.assertEqual(handle.task_id, "t1")
+        self.assertEqual(handle.result(10), DONE)
+        self.assertEqual(handle.status, "completed")
+        self.assertIn("TaskHandle t1 completed", repr(handle))
+
+    def test_cancel_cancels_the_task_on_the_server(self) -> None:
+        client = self.legacy(task("working"))
+        handle = client.call_tool_task("long", timeout=0)
+        self.fake.wait_for("tasks/get", 1)
+        self.assertTrue(handle.cancel())
+        self.assertTrue(handle.cancelled())
+        self.fake.wait_for("tasks/cancel", 1)
+        self.assertEqual(self.fake.requests("tasks/cancel")[0]["params"], {"taskId": "t1"})
+        self.assertFalse(handle.cancel() and not handle.cancelled())
+
+    def test_a_server_without_tasks_is_refused(self) -> None:
+        client = self.legacy(capabilities={})
+        with self.assertRaises(MCPClientError):
+            client.call_tool_task("long")
+        self.assertEqual(self.fake.requests("tools/call"), [])

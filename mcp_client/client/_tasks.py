@@ -18,7 +18,9 @@ edges are tested with a scripted transport.  The 2026-07-28
 
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import Future
 
 from .._log import get_logger
 from ..exceptions import Cancelled, MCPClientError, ProtocolError, Timeout
@@ -33,8 +35,8 @@ if TYPE_CHECKING:
     #: ``send(method, params, timeout, cancelled)`` -> the result (it may raise).
     Send = Callable[[str, dict[str, Any], "float | None", Any], dict[str, Any]]
 
-__all__ = ["TaskCalls", "run_task", "create_task", "wait_task", "needs_task", "server_runs_tasks",
-           "DEFAULT_POLL", "POLL_BOUNDS", "TASK_TTL_MS"]
+__all__ = ["TaskCalls", "TaskHandle", "run_task", "create_task", "wait_task", "needs_task",
+           "server_runs_tasks", "DEFAULT_POLL", "POLL_BOUNDS", "TASK_TTL_MS"]
 
 log = get_logger(__name__)
 
@@ -194,6 +196,51 @@ def _tell(on_status: Callable[[dict[str, Any]], None] | None, task: dict[str, An
         log.warning("a task status callback raised %r", exc)
 
 
+class TaskHandle(Future):  # type: ignore[type-arg]
+    """A tool running as a task on the server: a :class:`~concurrent.futures.Future`
+    of its final result (what :meth:`Client.call_tool` would return).
+
+    Attributes:
+        task_id: the server's id for the task.
+        status: the latest status seen (``working``, ``input_required``,
+            ``completed``, ``failed``, ``cancelled``).
+        task: the latest task object the server sent (a copy).
+
+    :meth:`cancel` cancels the task on the server too (``tasks/cancel``), even
+    while it runs; a task the server finishes first is not cancelled.
+    """
+
+    def __init__(self, task: dict[str, Any]) -> None:
+        super().__init__()
+        self.task_id: str = task["taskId"]
+        self.status: str = task["status"]
+        self.task = dict(task)
+        self.stop = threading.Event()   # what the polling loop watches
+
+    def __repr__(self) -> str:
+        return f"<TaskHandle {self.task_id} {self.status} done={self.done()}>"
+
+    def cancel(self) -> bool:
+        """Cancel the task here and on the server; False once it has finished."""
+        cancelled = super().cancel()
+        if cancelled:
+            self.stop.set()
+        return cancelled
+
+    def seen(self, task: dict[str, Any]) -> None:
+        """A status from the server (the polling loop's callback)."""
+        self.task, self.status = dict(task), str(task["status"])
+
+    def settle(self, result: Any, exc: BaseException | None) -> None:
+        """The loop's end; dropped when the handle was cancelled meanwhile."""
+        if self.cancelled():
+            return
+        if exc is not None:
+            self.set_exception(exc)
+        else:
+            self.set_result(result)
+
+
 class TaskCalls:
     """Mixin of :class:`~mcp_client.Client`: which calls run as tasks, and running them.
 
@@ -205,6 +252,7 @@ class TaskCalls:
     _task_tools: frozenset[str] | None
 
     list_tools: Callable[..., list[dict[str, Any]]]   # the client's own
+    _tool_params: Callable[..., dict[str, Any]]
 
     def _tasks_possible(self, timeout: float | None = None, cancelled: Any = None) -> bool:
         """Whether this client can run a task here: a legacy server that declares them.
@@ -231,14 +279,59 @@ class TaskCalls:
 
     def _run_task(self, params: dict[str, Any], *, timeout: float | None,
                   cancelled: Any) -> dict[str, Any]:
+        return run_task(self._task_send(), params, timeout=self._connection.budget(timeout),
+                        cancelled=cancelled, on_status=self._on_task_status)
+
+    def call_tool_task(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+                       timeout: float | None = None) -> TaskHandle:
+        """Start a tool as a task and return its handle at once.
+
+        The task is created before this returns (its ``task_id`` is known);
+        it is then polled on the client's thread pool, and the handle's result
+        is the tool's final result.  ``timeout`` bounds the whole task (None:
+        ``request_timeout``; 0: none); when it runs out, or the handle is
+        cancelled, ``tasks/cancel`` is sent.
+
+        Raises:
+            MCPClientError: the server does not run tasks (a 2025-11-25
+                server declaring ``tasks.requests.tools.call``), or bad arguments.
+            ProtocolError: the server refused to create the task.
+        """
+        params = self._tool_params(name, arguments)
+        if not self._tasks_possible(timeout):
+            raise MCPClientError("this server does not run tools as tasks (it declares no "
+                                 "tasks.requests.tools.call capability in the 2025-11-25 era)")
+        connection = self._connection
+        send = self._task_send()
+        budget = connection.budget(timeout)
+        deadline = None if budget is None else time.monotonic() + budget
+        created = create_task(send, params, timeout=budget, cancelled=None)
+        if "result" in created:
+            handle = TaskHandle({"taskId": "", "status": "completed"})
+            handle.settle(dict(created["result"]), None)
+            return handle
+        handle = TaskHandle(created)
+
+        def poll() -> None:
+            try:
+                result = wait_task(send, created, timeout=budget, deadline=deadline,
+                                   cancelled=handle.stop, on_status=handle.seen)
+            except BaseException as exc:
+                handle.settle(None, exc)
+                return
+            handle.settle(result, None)
+
+        connection.submit(poll)
+        return handle
+
+    def _task_send(self) -> Send:
         connection = self._connection
 
         def send(method: str, body: dict[str, Any], budget: float | None,
                  signal: Any) -> dict[str, Any]:
             return connection.request(method, body, timeout=budget, cancelled=signal)
 
-        return run_task(send, params, timeout=connection.budget(timeout), cancelled=cancelled,
-                        on_status=self._on_task_status)
+        return send
 
     def _on_task_status(self, task: dict[str, Any]) -> None:
         log.debug("task %s: %s%s", task.get("taskId"), task.get("status"), _said(task))
