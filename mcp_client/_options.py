@@ -43,6 +43,7 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "parallel_tools": (),
     "serial_tools": (),
     "validate_output": True,
+    "on_task_status": None,
 }
 #: Options that configure a stdio transport (seed "Options").
 STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines",
@@ -51,7 +52,8 @@ STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines"
 HTTP_OPTIONS = ("headers", "persistent", "connect_timeout", "auth", "max_event_bytes",
                 "max_redirects")
 
-_CALLABLES = ("on_warn", "on_log", "on_progress", "on_elicit", "on_sample", "on_list_roots")
+_CALLABLES = ("on_warn", "on_log", "on_progress", "on_elicit", "on_sample", "on_list_roots",
+              "on_task_status")
 
 
 def unknown_option(name: str, known: Iterable[str]) -> MCPClientError:

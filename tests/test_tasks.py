@@ -158,3 +158,29 @@ class TaskHandleTest(TaskCase):
         with self.assertRaises(MCPClientError):
             client.call_tool_task("long")
         self.assertEqual(self.fake.requests("tools/call"), [])
+
+
+class TaskStatusTest(TaskCase):
+    def test_on_task_status_is_told_each_status(self) -> None:
+        seen: list[str] = []
+        client = self.legacy(task("working", statusMessage="half"), task("completed"),
+                             on_task_status=lambda t: seen.append(t["status"]))
+        client.call_tool("long")
+        self.assertEqual(seen, ["working", "working", "completed"])
+
+    def test_a_status_hook_that_raises_does_not_end_the_task(self) -> None:
+        def boom(task: dict[str, Any]) -> None:
+            raise RuntimeError("display broke")
+
+        client = self.legacy(task("completed"), on_task_status=boom)
+        self.assertEqual(client.call_tool("long"), DONE)
+
+    def test_the_cli_status_line(self) -> None:
+        from io import StringIO
+
+        from mcp_client.cli._terminal import ProgressBar
+
+        stream = StringIO()
+        bar = ProgressBar(stream)
+        bar.task({"taskId": "t1", "status": "working", "statusMessage": "Analyzing"})
+        self.assertEqual(stream.getvalue(), "\r\x1b[K[task working] Analyzing")

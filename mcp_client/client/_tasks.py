@@ -249,6 +249,7 @@ class TaskCalls:
     """
 
     _connection: Connection
+    _opts: dict[str, Any]
     _task_tools: frozenset[str] | None
 
     list_tools: Callable[..., list[dict[str, Any]]]   # the client's own
@@ -335,6 +336,9 @@ class TaskCalls:
 
     def _on_task_status(self, task: dict[str, Any]) -> None:
         log.debug("task %s: %s%s", task.get("taskId"), task.get("status"), _said(task))
+        hook = self._opts["on_task_status"]
+        if hook is not None:
+            hook(task)   # run_task's _tell reports a hook that raises
 
     def _task_outcome(self, params: dict[str, Any]) -> Any:
         """:meth:`_run_task` for the bridge's batches: an exception is returned."""
