@@ -50,6 +50,7 @@ class RawRequestTest(ExtrasCase):
         with self.assertRaises(MCPClientError):
             client.notify("tools/list")   # not a notification's name
         client.notify("notifications/roots/list_changed")
+        self.assertIsNone(client.notify_async("notifications/roots/list_changed").result(30))
         self.assertEqual(client.call_tool("weather", {"city": "Oslo"})["structuredContent"],
                          {"temperature": 21.5, "conditions": "sunny in Oslo"})
 

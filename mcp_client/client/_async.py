@@ -62,6 +62,8 @@ if TYPE_CHECKING:
 
         def set_logging_level(self, level: str, *, timeout: float | None = ...) -> None: ...
 
+        def notify(self, method: str, params: Mapping[str, Any] | None = ...) -> None: ...
+
         def complete(self, ref: Mapping[str, Any], argument: Mapping[str, Any], *,
                      context: Mapping[str, Any] | None = ..., timeout: float | None = ...,
                      cancelled: Any = ...) -> dict[str, Any]: ...
@@ -127,6 +129,11 @@ class AsyncTwins:
                       **kwargs: Any) -> Future[dict[str, Any]]:
         """:meth:`request` on the client's thread pool."""
         return self._connection.submit(self.request, method, params, **kwargs)
+
+    def notify_async(self: _Blocking, method: str,
+                     params: Mapping[str, Any] | None = None) -> Future[None]:
+        """:meth:`notify` on the client's thread pool."""
+        return self._connection.submit(self.notify, method, params)
 
     def set_logging_level_async(self: _Blocking, level: str, **kwargs: Any) -> Future[None]:
         """:meth:`set_logging_level` on the client's thread pool."""

@@ -341,6 +341,12 @@ class Client(AsyncTwins, Extras, TaskCalls):
         or taken from the cache, first); the LLM bridge always checks unless
         the ``validate_output`` option is False.
 
+        A tool whose ``execution.taskSupport`` is ``"required"``, on a legacy
+        server that declares task-augmented ``tools/call``, is run as a task
+        (:mod:`._tasks`): ``timeout`` then bounds the whole task.  To know
+        which tools those are, such a server's catalogue is fetched once
+        before the first call (and kept from every ``list_tools``).
+
         Args:
             name: the tool's name.
             arguments: a JSON object (dict); None means none.
