@@ -70,3 +70,25 @@ class EverythingRestTest(ClientCase):
         raw = client.request("prompts/list")
         self.assertIn("completable-prompt", [p["name"] for p in raw["prompts"]])
         self.assertEqual(self.warnings, [])
+
+
+@unittest.skipUnless(EVERYTHING and os.path.exists(EVERYTHING),
+                     "MCP_SERVER_EVERYTHING does not name server-everything's entry script "
+                     "(and MCP_NODE the node binary); .ci/run sets both")
+class EverythingHTTPRestTest(ClientCase):
+    def test_tasks_and_completion_over_streamable_http(self) -> None:
+        from .test_http_peers import ChildServer, free_port
+
+        port = free_port()
+        child = ChildServer([NODE, str(EVERYTHING), "streamableHttp"], port, {"PORT": str(port)})
+        self.addCleanup(child.stop)
+        child.wait_listening()
+        client = Client.connect_http(f"http://127.0.0.1:{port}/mcp", request_timeout=30,
+                                     on_warn=self.warnings.append)
+        self.addCleanup(client.close)
+        result = client.call_tool(TASK_TOOL, {"topic": "tides"})
+        self.assertIn("# Research Report: tides", result["content"][0]["text"])
+        self.assertIn(TASK_TOOL, [d["function"]["name"] for d in client.tools_for_llm()])
+        self.assertEqual(client.complete({"type": "ref/prompt", "name": "completable-prompt"},
+                                         {"name": "department", "value": "M"})["values"],
+                         ["Marketing"])
