@@ -43,6 +43,17 @@ class EverythingRestTest(ClientCase):
         self.assertFalse(entry["is_error"])
         self.assertIn("# Research Report: moons", entry["content"])
 
+    def test_the_cli_calls_a_task_only_tool(self) -> None:
+        import io
+
+        from mcp_client.cli import main
+
+        stdout, stderr = io.StringIO(), io.StringIO()
+        code = main(["--stdio", f"{NODE} {EVERYTHING} stdio", "call", TASK_TOOL,
+                     '{"topic": "tides"}'], stdin=io.StringIO(), stdout=stdout, stderr=stderr)
+        self.assertEqual((code, stderr.getvalue()), (0, ""))
+        self.assertIn("# Research Report: tides", stdout.getvalue())
+
     def test_call_tool_task_hands_back_the_task(self) -> None:
         client = self.everything()
         handle = client.call_tool_task(TASK_TOOL, {"topic": "reefs"})
