@@ -47,6 +47,8 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "on_restart": None,
     "watch": False,
     "on_list_changed": None,
+    "validate_output": True,
+    "on_task_status": None,
 }
 #: Options that configure a stdio transport (seed "Options").
 STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines",
@@ -56,7 +58,8 @@ HTTP_OPTIONS = ("headers", "persistent", "connect_timeout", "auth", "max_event_b
                 "max_redirects")
 
 _CALLABLES = ("on_warn", "on_log", "on_progress", "on_elicit", "on_sample", "on_list_roots",
-              "on_restart", "on_list_changed")
+              "on_restart", "on_list_changed",
+              "on_task_status")
 
 
 def unknown_option(name: str, known: Iterable[str]) -> MCPClientError:
@@ -171,6 +174,8 @@ def check_client_options(options: Mapping[str, Any]) -> dict[str, Any]:
         raise MCPClientError(f"option era must be 'auto', 'legacy' or a modern protocol "
                              f"version, not {era!r}")
     merged["reset_timeout_on_progress"] = bool(merged["reset_timeout_on_progress"])
+    if not isinstance(merged["validate_output"], bool):
+        raise MCPClientError("option validate_output must be True or False")
     merged["parallel_tools"] = _names("parallel_tools", merged["parallel_tools"])
     merged["serial_tools"] = _names("serial_tools", merged["serial_tools"])
     if merged["restart"] not in ("never", "on-failure"):

@@ -125,7 +125,8 @@ R = TypeVar("R", bound="ConfigRegistry")
 _STDIO_KEYS = ("command", "args", "env", "cwd", "inherit_env")
 _HTTP_KEYS = ("url", "serverUrl", "headers", "oauth")
 _OAUTH_KEYS = ("client_id", "client_secret", "scopes", "callback_port")
-_COMMON_KEYS = ("type", "era", "disabled")
+_COMMON_KEYS = ("type", "era", "disabled", "tools")
+_TOOLS_KEYS = ("include", "exclude")
 #: ``type`` values, normalised (lower case, ``-``/``_`` removed), and the kind they mean.
 _TYPES = {"stdio": "stdio", "http": "http", "streamablehttp": "http", "sse": "sse"}
 Kind = Literal["stdio", "http", "sse"]
@@ -181,6 +182,8 @@ class ServerConfig:
         oauth: the OAuth settings of an HTTP server (``{}`` for ``true``), or None.
         era: ``"auto"``, ``"legacy"``, a modern version, or None (the client's default).
         disabled: True if the entry says ``"disabled": true``.
+        include, exclude: the entry's ``"tools": {"include": [...], "exclude": [...]}``
+            globs (see :mod:`mcp_client._toolfilter`); None and ``()`` when absent.
         extra: every key this module does not read, verbatim.
     """
 
@@ -198,6 +201,8 @@ class ServerConfig:
     era: str | None = None
     disabled: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
+    include: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] = ()
 
     def _restart(self, default: Any) -> Any:
         """A stdio entry's ``restart``: the entry's own, else ``default`` ("on-failure")."""
@@ -301,7 +306,8 @@ class ConfigRegistry(Protocol):
     @property
     def failures(self) -> list[ConfigFailure]: ...
 
-    def add(self, provider: Any, *, prefix: str, owned: bool = ...) -> Any: ...
+    def add(self, provider: Any, *, prefix: str, owned: bool = ...,
+            include: Any = ..., exclude: Any = ...) -> Any: ...
 
     def close(self) -> None: ...
 
@@ -415,14 +421,16 @@ def _read_entry(reader: _Reader, name: str, raw: Mapping[str, Any], prefix: str,
                           "\"env\" instead", server=name, key="envFile")
     known = _STDIO_KEYS + _HTTP_KEYS + _COMMON_KEYS
     extra = {k: v for k, v in raw.items() if k not in known}
+    include, exclude = reader.tools()
     if kind == "stdio":
         return ServerConfig(name=name, kind=kind, prefix=prefix, command=reader.command(),
                             args=reader.strings("args"), env=reader.mapping("env"),
                             cwd=reader.cwd(base), inherit_env=reader.inherit_env(),
-                            era=reader.era(), disabled=reader.disabled, extra=extra)
+                            era=reader.era(), disabled=reader.disabled, extra=extra,
+                            include=include, exclude=exclude)
     return ServerConfig(name=name, kind=kind, prefix=prefix, url=reader.url(),
                         headers=reader.mapping("headers"), oauth=reader.oauth(), era=reader.era(),
-                        disabled=reader.disabled, extra=extra)
+                        disabled=reader.disabled, extra=extra, include=include, exclude=exclude)
 
 
 class _Reader:
@@ -540,6 +548,28 @@ class _Reader:
                 raise self.error("oauth", "callback_port must be a port number (1-65535)")
             out["callback_port"] = port
         return out
+
+    def tools(self) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
+        """The ``tools`` key: (include globs or None, exclude globs)."""
+        from ._toolfilter import patterns
+
+        value = self.raw.get("tools")
+        if value is None:
+            return None, ()
+        if not isinstance(value, dict):
+            raise self.error("tools", "must be an object with \"include\" and/or "
+                             f"\"exclude\" lists, not {json_kind(value)}")
+        unknown = sorted(set(value) - set(_TOOLS_KEYS))
+        if unknown:
+            raise self.error("tools", f"unknown key {unknown[0]!r} (known: include, exclude)")
+        try:
+            include = None if value.get("include") is None else \
+                patterns(value["include"], "include")
+            exclude = () if value.get("exclude") is None else \
+                patterns(value["exclude"], "exclude")
+        except MCPClientError as exc:
+            raise self.error("tools", str(exc)) from None
+        return include, exclude
 
     def era(self) -> str | None:
         era = self.raw.get("era")
@@ -675,7 +705,11 @@ def connect_config(source: Source, *, registry_factory: Callable[[], R],
     connected, failures = connect_entries(entries, **options)
     for index, (entry, client) in enumerate(connected):
         try:
-            registry.add(client, prefix=entry.prefix, owned=True)
+            if entry.include is None and not entry.exclude:
+                registry.add(client, prefix=entry.prefix, owned=True)
+            else:
+                registry.add(client, prefix=entry.prefix, owned=True, include=entry.include,
+                             exclude=entry.exclude)
         except Exception as exc:
             client.close()
             failures.append(ConfigFailure(entry.name, exc))

@@ -24,6 +24,7 @@ __all__ = [
     "TransportClosed",
     "TransportError",
     "ProtocolError",
+    "OutputMismatch",
     "UnsupportedVersion",
     "InputLoopExceeded",
     "SpawnFailed",
@@ -173,6 +174,30 @@ class ProtocolError(MCPClientError):
 def _rebuild_protocol_error(cls: type[ProtocolError], code: int | None, message: str,
                             data: Any, method: str | None) -> ProtocolError:
     return cls(code, message, data, method=method)
+
+
+class OutputMismatch(ProtocolError):
+    """A tool's ``structuredContent`` does not satisfy its ``outputSchema``.
+
+    Detected by the client (2025-11-25 server/tools: clients SHOULD validate),
+    so ``code`` is None; ``data`` is ``{"tool", "path", "reason"}``.
+
+    Attributes:
+        tool: the tool's name.
+        path: where the content breaks the schema, as a JSON path (``$.temperature``).
+        reason: the validator's message.
+    """
+
+    def __init__(self, tool: str, path: str, reason: str) -> None:
+        self.tool = tool
+        self.path = path
+        self.reason = reason
+        super().__init__(None, f"{tool}: structuredContent does not match the tool's "
+                         f"outputSchema at {path}: {reason}",
+                         {"tool": tool, "path": path, "reason": reason}, method="tools/call")
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.tool, self.path, self.reason))
 
 
 class UnsupportedVersion(MCPClientError):

@@ -44,8 +44,8 @@ import logging
 from typing import Any, Hashable, Iterable, Mapping, NamedTuple, Protocol, runtime_checkable
 
 from . import protocol
-from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, ProtocolError,
-                         ServerGone, Timeout, TransportClosed, TransportError)
+from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, OutputMismatch,
+                         ProtocolError, ServerGone, Timeout, TransportClosed, TransportError)
 
 __all__ = ["Provider", "Layer", "is_provider", "declared_name", "CallParts", "read_call",
            "parse_arguments", "as_call_list", "arguments_key", "declaration", "tool_message",
@@ -463,6 +463,9 @@ def describe_failure(name: str, exc: BaseException) -> str:
         return f"the server is gone{code}; {name} could not run"
     if isinstance(exc, TransportClosed):
         return f"the connection to the server is closed; {name} could not run"
+    if isinstance(exc, OutputMismatch):
+        return (f"{name} returned structuredContent that does not match its outputSchema "
+                f"at {exc.path}: {exc.reason}")
     if isinstance(exc, ProtocolError):
         return _protocol_failure(name, exc)
     if isinstance(exc, TransportError):

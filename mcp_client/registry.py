@@ -49,6 +49,7 @@ import threading
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .exceptions import MCPClientError
+from ._toolfilter import ToolFilter
 from .local import LocalServer, is_sdk_server
 from .names import NameMap
 from .provider import (CallParts, as_call_list, declared_name, error_message, is_provider,
@@ -67,6 +68,7 @@ class _Entry(NamedTuple):
     prefix: str
     provider: Any
     owned: bool
+    tools: ToolFilter | None = None   # None: every tool the provider declares
 
 
 class Registry:
@@ -126,8 +128,16 @@ class Registry:
 
     # -- providers -----------------------------------------------------------------
 
-    def add(self, provider: Any, *, prefix: str, owned: bool = False, **options: Any) -> Any:
+    def add(self, provider: Any, *, prefix: str, owned: bool = False,
+            include: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
+            **options: Any) -> Any:
         """Publish a provider's tools under ``prefix``.
+
+        With ``include`` and ``exclude`` (glob patterns on the names the
+        provider declares, see :mod:`mcp_client._toolfilter`), only the tools
+        matching an ``include`` pattern (every tool, when None) and no
+        ``exclude`` pattern are published; a call to any other is an
+        ``unknown tool`` entry and never reaches the provider.
 
         Args:
             provider: an object with ``tools_for_llm()`` and
@@ -137,6 +147,8 @@ class Registry:
             prefix: letters, digits, ``_`` and ``-``.
             owned: this registry takes the provider over and closes it in
                 :meth:`close` (an SDK object's ``LocalServer`` always is).
+            include: the tools to publish (globs; None: all of them).
+            exclude: the tools never to publish (globs), applied after ``include``.
             **options: client options for the ``LocalServer`` an SDK object
                 is wrapped in (``on_progress``, ``tool_concurrency``, ...);
                 refused for any other provider.
@@ -146,10 +158,12 @@ class Registry:
 
         Raises:
             MCPClientError: not a provider, a bad prefix, a prefix that is
-                already taken, or options for a provider that is not wrapped.
+                already taken, a pattern list that is not a list of strings,
+                or options for a provider that is not wrapped.
         """
         if not isinstance(prefix, str) or not _PREFIX.match(prefix):
             raise MCPClientError(f"a prefix must be letters, digits, _ and -, not {prefix!r}")
+        tools = None if include is None and exclude is None else ToolFilter(include, exclude)
         with self._lock:
             if prefix in self._entries:
                 raise MCPClientError(f"prefix {prefix!r} is already registered")
@@ -165,7 +179,7 @@ class Registry:
         with self._lock:
             taken = prefix in self._entries
             if not taken:
-                self._entries[prefix] = _Entry(prefix, provider, owned)
+                self._entries[prefix] = _Entry(prefix, provider, owned, tools)
         if taken:
             if created:
                 provider.close()
@@ -253,6 +267,9 @@ class Registry:
             self._warn(f"provider {entry.prefix!r} listed its tools as "
                        f"{type(declarations).__name__}, not a list")
             return []
+        if entry.tools is not None:
+            return [d for d in declarations
+                    if (name := declared_name(d)) is None or entry.tools.allows(name)]
         return declarations
 
     def route(self, name: str) -> tuple[str, str] | None:

@@ -305,6 +305,7 @@ class _Run:
             options["on_log"] = self._on_log
         if self.progress is not None:
             options["on_progress"] = self.progress
+            options["on_task_status"] = self.progress.task
         return options
 
     def note(self, text: str) -> None:

@@ -87,6 +87,16 @@ class ProgressBar:
             self._stream.flush()
             self._drawn = True
 
+    def task(self, task: Mapping[str, Any]) -> None:
+        """Draw a task's status line, fed by ``on_task_status``."""
+        line = f"[task {task.get('status')}] {task.get('statusMessage') or ''}".rstrip()
+        with self._lock:
+            if self._paused:
+                return
+            self._stream.write("\r\x1b[K" + line[:200])
+            self._stream.flush()
+            self._drawn = True
+
     def clear(self) -> None:
         """Erase the bar (before anything else is written)."""
         with self._lock:

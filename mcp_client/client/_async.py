@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
         def call_tool(self, name: str, arguments: Mapping[str, Any] | None = ..., *,
                       timeout: float | None = ..., cancelled: Any = ...,
-                      progress_token: str | int | None = ...) -> dict[str, Any]: ...
+                      progress_token: str | int | None = ...,
+                      validate: bool = ...) -> dict[str, Any]: ...
 
         def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
                          progress_token: Any = ...) -> dict[str, Any]: ...
@@ -53,6 +54,19 @@ if TYPE_CHECKING:
                        timeout: float | None = ..., cancelled: Any = ...) -> dict[str, Any]: ...
 
         def ping(self, *, timeout: float | None = ...) -> bool: ...
+
+        def _task_tool(self, name: str) -> bool: ...
+
+        def request(self, method: str, params: Mapping[str, Any] | None = ..., *,
+                    timeout: float | None = ..., cancelled: Any = ...) -> dict[str, Any]: ...
+
+        def set_logging_level(self, level: str, *, timeout: float | None = ...) -> None: ...
+
+        def notify(self, method: str, params: Mapping[str, Any] | None = ...) -> None: ...
+
+        def complete(self, ref: Mapping[str, Any], argument: Mapping[str, Any], *,
+                     context: Mapping[str, Any] | None = ..., timeout: float | None = ...,
+                     cancelled: Any = ...) -> dict[str, Any]: ...
 
 
 __all__ = ["AsyncTwins"]
@@ -88,7 +102,8 @@ class AsyncTwins:
         """
         connection = self._connection
         connection.check_usable()   # a closed or dead client raises here, whichever path
-        if connection.can_pipeline() and kwargs.keys() <= {"timeout", "progress_token"}:
+        if connection.can_pipeline() and kwargs.keys() <= {"timeout", "progress_token"} and \
+                not self._task_tool(name):
             try:
                 params = self._tool_params(name, arguments, kwargs.get("progress_token"))
             except Exception as exc:
@@ -109,6 +124,25 @@ class AsyncTwins:
     def ping_async(self: _Blocking, **kwargs: Any) -> Future[bool]:
         """:meth:`ping` on the client's thread pool."""
         return self._connection.submit(self.ping, **kwargs)
+
+    def request_async(self: _Blocking, method: str, params: Mapping[str, Any] | None = None,
+                      **kwargs: Any) -> Future[dict[str, Any]]:
+        """:meth:`request` on the client's thread pool."""
+        return self._connection.submit(self.request, method, params, **kwargs)
+
+    def notify_async(self: _Blocking, method: str,
+                     params: Mapping[str, Any] | None = None) -> Future[None]:
+        """:meth:`notify` on the client's thread pool."""
+        return self._connection.submit(self.notify, method, params)
+
+    def set_logging_level_async(self: _Blocking, level: str, **kwargs: Any) -> Future[None]:
+        """:meth:`set_logging_level` on the client's thread pool."""
+        return self._connection.submit(self.set_logging_level, level, **kwargs)
+
+    def complete_async(self: _Blocking, ref: Mapping[str, Any], argument: Mapping[str, Any],
+                       **kwargs: Any) -> Future[dict[str, Any]]:
+        """:meth:`complete` on the client's thread pool."""
+        return self._connection.submit(self.complete, ref, argument, **kwargs)
 
 
 def _failed(exc: BaseException) -> Future[Any]:

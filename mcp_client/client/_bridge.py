@@ -70,6 +70,9 @@ CallFunction = Callable[[str, dict[str, Any], Union[str, None]], Any]
 #: ``start(name, arguments, tool_call_id)``: a pipelined ``tools/call``; the Future's
 #: *result* is the :data:`Outcome` (it may also raise :class:`MCPClientError` at once).
 StartFunction = Callable[[str, dict[str, Any], Union[str, None]], "Future[Outcome]"]
+#: ``check(tool, result)``: why a result breaks its tool's declaration, or None.
+CheckFunction = Callable[[Union[Mapping[str, Any], None], Mapping[str, Any]],
+                         Union[BaseException, None]]
 
 
 # -- declarations ---------------------------------------------------------------
@@ -122,6 +125,9 @@ class Bridge:
         concurrency: at most this many calls of a batch in flight.
         parallel_tools, serial_tools: the overlap overrides of
             :func:`mcp_client.batch.may_overlap`.
+        check: ``check(tool, result)`` -> why a result breaks its catalogue
+            entry (structured output against ``outputSchema``), or None; a
+            result it objects to becomes an ``is_error`` entry naming why.
     """
 
     def __init__(self, *, list_tools: Callable[..., Any], call: CallFunction,
@@ -129,8 +135,10 @@ class Bridge:
                  can_pipeline: Callable[[], bool] | None = None,
                  executor: Callable[[], Executor | None] | None = None,
                  concurrency: int = 4, parallel_tools: Iterable[str] = (),
-                 serial_tools: Iterable[str] = ()) -> None:
+                 serial_tools: Iterable[str] = (),
+                 check: CheckFunction | None = None) -> None:
         self._list_tools = list_tools
+        self._check = check
         self._call_tool = call
         self._start_tool = start
         self._can_pipeline = can_pipeline
@@ -210,9 +218,12 @@ class Bridge:
         catalogue = self._catalogue_for(parts)
         entries, planned = _plan(parts, catalogue)
         outcomes = self._run(planned, parts, catalogue)
-        for (index, _, _), outcome in zip(planned, outcomes):
+        for (index, target, _), outcome in zip(planned, outcomes):
             part = parts[index]
             assert part.name is not None
+            if self._check is not None and catalogue is not None and \
+                    not isinstance(outcome, BaseException):
+                outcome = self._check(catalogue.tools.get(target), outcome) or outcome
             entries[index] = error_message(part.ident, describe_failure(part.name, outcome)) \
                 if isinstance(outcome, BaseException) else result_message(part.ident, outcome)
         return [entry for entry in entries if entry is not None]

@@ -44,6 +44,9 @@ from ..exceptions import MCPClientError, ProtocolError
 from ..transport import Transport
 from ._async import AsyncTwins
 from ._connection import Connection
+from ._extras import Extras
+from ._outputs import OutputChecks
+from ._tasks import TaskCalls, needs_task
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,7 +61,7 @@ __all__ = ["Client"]
 log = get_logger(__name__)
 
 
-class Client(AsyncTwins):
+class Client(AsyncTwins, Extras, TaskCalls):
     """A connection to one MCP server.
 
     Build one with :meth:`connect_stdio` (a child process), or
@@ -93,6 +96,8 @@ class Client(AsyncTwins):
         self._declared = self._derive_capabilities()
         self._header_tools: dict[str, dict[str, Any]] | None = None   # x-mcp-header
         self._header_warned: set[Any] = set()
+        self._outputs = OutputChecks()
+        self._task_tools: frozenset[str] | None = None   # ._tasks
         client_info = {"name": self._opts["client_name"],
                        "version": self._opts["client_version"] or __version__}
         self._connection = Connection(transport, self._opts, client_info=client_info,
@@ -292,6 +297,7 @@ class Client(AsyncTwins):
         connection = self._connection
         tools = connection.list_all("tools/list", "tools", refresh=refresh, timeout=timeout,
                                     cancelled=cancelled)
+        self._note_tools(tools)
         return self._valid_for_headers(tools) if connection.transport.wants_tool_headers else tools
 
     def list_resources(self, *, refresh: bool = False, timeout: float | None = None,
@@ -314,11 +320,21 @@ class Client(AsyncTwins):
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
                   timeout: float | None = None, cancelled: Any = None,
-                  progress_token: str | int | None = None) -> dict[str, Any]:
+                  progress_token: str | int | None = None,
+                  validate: bool = False) -> dict[str, Any]:
         """Call a tool and return its result.
 
         A tool that fails reports ``isError`` in a perfectly good result; that
-        is returned, not raised.
+        is returned, not raised.  With ``validate``, ``structuredContent`` is
+        checked against the tool's ``outputSchema`` (the catalogue is fetched,
+        or taken from the cache, first); the LLM bridge always checks unless
+        the ``validate_output`` option is False.
+
+        A tool whose ``execution.taskSupport`` is ``"required"``, on a legacy
+        server that declares task-augmented ``tools/call``, is run as a task
+        (:mod:`._tasks`): ``timeout`` then bounds the whole task.  To know
+        which tools those are, such a server's catalogue is fetched once
+        before the first call (and kept from every ``list_tools``).
 
         Args:
             name: the tool's name.
@@ -327,16 +343,34 @@ class Client(AsyncTwins):
             cancelled: a ``threading.Event`` or ``Future`` that abandons the call.
             progress_token: ask the server for progress under this token; the
                 reports arrive on :attr:`notifications`.
+            validate: check the result against the tool's ``outputSchema``.
 
         Returns:
             ``{"content": [...], "isError"?: True, "structuredContent"?: ...}``.
 
         Raises:
-            ProtocolError: the server answered with a JSON-RPC error.
+            ProtocolError: the server answered with a JSON-RPC error; or, with
+                ``validate``, the structured content does not match (``code``
+                None, ``data`` ``{"tool", "path", "reason"}``).
             Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError.
         """
-        return self._call(self._tool_params(name, arguments, progress_token), timeout=timeout,
-                          cancelled=cancelled, progress_token=progress_token)
+        params = self._tool_params(name, arguments, progress_token)
+        if self._task_tool(name, timeout, cancelled):
+            result = self._run_task(params, timeout=timeout, cancelled=cancelled)
+        else:
+            result = self._call(params, timeout=timeout, cancelled=cancelled,
+                                progress_token=progress_token)
+        if validate:
+            problem = self._outputs.problem(self._tool_named(name, timeout), result)
+            if problem is not None:
+                raise problem
+        return result
+
+    def _tool_named(self, name: str, timeout: float | None) -> dict[str, Any] | None:
+        for tool in self.list_tools(timeout=timeout):
+            if tool.get("name") == name:
+                return tool
+        return None
 
     def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
                      progress_token: Any = None) -> dict[str, Any]:
@@ -384,18 +418,37 @@ class Client(AsyncTwins):
         def call(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
             # progress is reported under the model's tool_call_id, the join key
             # back to the model's tool card
+            if self._task_tool(name):
+                return self._run_task(self._tool_params(name, arguments), timeout=None,
+                                      cancelled=None)
             return self._call(self._tool_params(name, arguments), timeout=None, cancelled=None,
                               tool_call_id=tool_call_id)
 
         def start(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
+            if self._task_tool(name):   # polled on a worker: a task is no single answer
+                return self._connection.submit(self._task_outcome,
+                                               self._tool_params(name, arguments))
             return self._start_call(self._tool_params(name, arguments),
                                     tool_call_id=tool_call_id, outcome=True)
 
-        return Bridge(list_tools=self.list_tools, call=call, start=start,
+        check = self._outputs.problem if self._opts["validate_output"] else None
+        return Bridge(list_tools=self._runnable_tools, call=call, start=start, check=check,
                       can_pipeline=self._pipelining, executor=self._batch_executor,
                       concurrency=self._opts["tool_concurrency"],
                       parallel_tools=self._opts["parallel_tools"],
                       serial_tools=self._opts["serial_tools"])
+
+    def _runnable_tools(self, *, refresh: bool = False) -> list[dict[str, Any]]:
+        """The tools a model may be offered: none this client cannot run.
+
+        A tool whose ``execution.taskSupport`` is ``"required"`` (2025-11-25
+        tasks) can only be called as a task: it is offered only where this
+        client runs tasks (:mod:`._tasks`: a legacy server that declares them).
+        """
+        tools = self.list_tools(refresh=refresh)
+        if self._tasks_possible():
+            return tools
+        return [tool for tool in tools if not needs_task(tool)]
 
     # -- x-mcp-header (2026-07-28 Streamable HTTP) ----------------------------
 

@@ -186,6 +186,11 @@ class Connection:
         """A request's ``_meta``: the modern envelope, or a legacy progress token."""
         return self._negotiation.meta(info, progress_token)
 
+    def set_log_level(self, level: str) -> None:
+        """``level`` is the ``log_level`` option from now on (the envelope, the S7 filter)."""
+        self._opts["log_level"] = level   # type: ignore[index]  # the client's own dict
+        self._negotiation.forget_envelope()
+
     def _exchange_for_era(self, method: str, params: Mapping[str, Any],
                           meta: dict[str, Any] | None, timeout: float | None,
                           notify_cancel: bool) -> dict[str, Any]:

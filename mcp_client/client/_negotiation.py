@@ -179,6 +179,10 @@ class Negotiation:
             return cached[2]   # shared and never mutated: it is only ever serialised
         return self._build_envelope(info.version, progress_token)
 
+    def forget_envelope(self) -> None:
+        """Build the envelope afresh: an option it carries (``log_level``) changed."""
+        self._envelope = None
+
     def _build_envelope(self, version: str, token: str | int | None) -> dict[str, Any]:
         return protocol.envelope(version, client_info=self._client_info,
                                  capabilities=self._capabilities,

@@ -1,0 +1,348 @@
+"""Tools run as tasks (2025-11-25 basic/utilities/tasks, experimental).
+
+A tool whose ``execution.taskSupport`` is ``"required"`` can only be called
+with a ``task`` field on ``tools/call``; the server answers at once with a
+``CreateTaskResult`` (``{"task": {"taskId", "status", "pollInterval"?, ...}}``)
+and runs the tool on its own.  :func:`run_task` drives one such task to its
+end: it polls ``tasks/get`` at the server's ``pollInterval``, fetches the
+outcome with ``tasks/result`` once the task is terminal or asks for input
+(the server then sends its ``elicitation/create`` or ``sampling`` requests,
+answered by the client's hooks as any other), and sends ``tasks/cancel`` when
+the caller's budget runs out or ``cancelled`` fires.
+
+It owns no thread and no state: everything goes through the ``send``
+callable it is given (the connection's request), so the state machine's
+edges are tested with a scripted transport.  The 2026-07-28
+``io.modelcontextprotocol/tasks`` extension is not spoken here.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future
+
+from .._log import get_logger
+from ..exceptions import Cancelled, MCPClientError, ProtocolError, Timeout
+from ._cancel import pause
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
+
+    from ._connection import Connection
+
+    #: ``send(method, params, timeout, cancelled)`` -> the result (it may raise).
+    Send = Callable[[str, dict[str, Any], "float | None", Any], dict[str, Any]]
+
+__all__ = ["TaskCalls", "TaskHandle", "run_task", "create_task", "wait_task", "needs_task",
+           "server_runs_tasks", "DEFAULT_POLL", "POLL_BOUNDS", "TASK_TTL_MS"]
+
+log = get_logger(__name__)
+
+#: Seconds between polls when the server suggests no ``pollInterval``.
+DEFAULT_POLL = 1.0
+#: The poll interval is kept within these seconds, whatever the server says.
+POLL_BOUNDS = (0.05, 10.0)
+#: The ``ttl`` asked for (milliseconds): how long the server keeps the task's result.
+TASK_TTL_MS = 300_000
+_TERMINAL = ("completed", "failed", "cancelled")
+_STATUSES = ("working", "input_required") + _TERMINAL
+
+
+def needs_task(tool: Mapping[str, Any] | None) -> bool:
+    """Whether a tool can only be run as a task (``execution.taskSupport: "required"``)."""
+    execution = tool.get("execution") if tool is not None else None
+    return isinstance(execution, dict) and execution.get("taskSupport") == "required"
+
+
+def server_runs_tasks(capabilities: Mapping[str, Any]) -> bool:
+    """Whether the server declares task-augmented ``tools/call`` (``tasks.requests.tools.call``)."""
+    tasks = capabilities.get("tasks")
+    requests = tasks.get("requests") if isinstance(tasks, dict) else None
+    tools = requests.get("tools") if isinstance(requests, dict) else None
+    return isinstance(tools, dict) and isinstance(tools.get("call"), dict)
+
+
+def create_task(send: Send, params: Mapping[str, Any], *, timeout: float | None,
+                cancelled: Any) -> dict[str, Any]:
+    """Send a task-augmented ``tools/call``; the task, or ``{"result": ...}`` if it ran at once."""
+    answer = send("tools/call", {**params, "task": {"ttl": TASK_TTL_MS}}, timeout, cancelled)
+    task = answer.get("task")
+    if task is None and "content" in answer:   # the server ran it as a plain call
+        return {"result": answer}
+    return _checked(task, "tools/call")
+
+
+def run_task(send: Send, params: Mapping[str, Any], *, timeout: float | None, cancelled: Any,
+             on_status: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Run one ``tools/call`` as a task and return the tool's final result.
+
+    Args:
+        send: the connection's request.
+        params: the ``tools/call`` params (``name``, ``arguments``).
+        timeout: seconds for the whole task (None: no budget of its own).
+        cancelled: an Event or Future; when it fires the task is cancelled.
+        on_status: told every task status seen (``{"taskId", "status", ...}``).
+
+    Raises:
+        Timeout: the budget ran out (``tasks/cancel`` was sent).
+        Cancelled: ``cancelled`` fired (``tasks/cancel`` was sent).
+        ProtocolError: the server cancelled the task, answered with an error,
+            or sent a task that cannot be read.
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
+    task = create_task(send, params, timeout=timeout, cancelled=cancelled)
+    if "result" in task:
+        return dict(task["result"])
+    return wait_task(send, task, timeout=timeout, deadline=deadline, cancelled=cancelled,
+                     on_status=on_status)
+
+
+def wait_task(send: Send, task: dict[str, Any], *, timeout: float | None,
+              deadline: float | None, cancelled: Any,
+              on_status: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Poll ``task`` to its end (``deadline``, from a budget of ``timeout`` seconds) and
+    return its result; see :func:`run_task`."""
+    task_id = task["taskId"]
+    while True:
+        _tell(on_status, task)
+        status = task["status"]
+        if status == "cancelled":
+            raise ProtocolError(None, f"the server cancelled task {task_id}"
+                                + _said(task), method="tools/call")
+        if status in ("completed", "failed", "input_required"):
+            # tasks/result waits for the end; meanwhile the server's own requests
+            # (input_required) reach the hooks
+            return _result(send, task_id, deadline, cancelled)
+        wait = _poll_interval(task)
+        left = _left(deadline)
+        if left is not None and left <= wait:
+            if left > 0:
+                _pause(send, task_id, left, cancelled)
+            _give_up(send, task_id)
+            raise Timeout("tools/call", timeout or 0.0)
+        _pause(send, task_id, wait, cancelled)
+        task = _checked(_guarded(send, "tasks/get", task_id, deadline, cancelled), "tasks/get")
+
+
+def _result(send: Send, task_id: str, deadline: float | None, cancelled: Any) -> dict[str, Any]:
+    return dict(_guarded(send, "tasks/result", task_id, deadline, cancelled))
+
+
+def _guarded(send: Send, method: str, task_id: str, deadline: float | None,
+             cancelled: Any) -> dict[str, Any]:
+    """One request about the task; the task is cancelled if it times out or is cancelled."""
+    left = _left(deadline)
+    if left is None:   # no budget: tasks/result waits for the end, tasks/get is short
+        budget = 0.0 if method == "tasks/result" else None
+    else:
+        budget = max(left, 0.001)
+    try:
+        return send(method, {"taskId": task_id}, budget, cancelled)
+    except (Timeout, Cancelled):
+        _give_up(send, task_id)
+        raise
+
+
+def _pause(send: Send, task_id: str, seconds: float, cancelled: Any) -> None:
+    try:
+        pause(seconds, cancelled, "tools/call")
+    except Cancelled:
+        _give_up(send, task_id)
+        raise
+
+
+def _give_up(send: Send, task_id: str) -> None:
+    """Best effort ``tasks/cancel``: the caller is told why it stopped whatever the answer."""
+    try:
+        send("tasks/cancel", {"taskId": task_id}, 5.0, None)
+    except MCPClientError as exc:
+        log.debug("tasks/cancel for %s failed: %s", task_id, exc)
+
+
+def _checked(task: Any, method: str) -> dict[str, Any]:
+    if not isinstance(task, dict) or not isinstance(task.get("taskId"), str) or \
+            not task["taskId"]:
+        raise ProtocolError(None, "the answer is not a task (no taskId)", task, method=method)
+    if task.get("status") not in _STATUSES:
+        raise ProtocolError(None, f"task {task['taskId']} has an unknown status "
+                            f"{task.get('status')!r}", method=method)
+    return task
+
+
+def _poll_interval(task: Mapping[str, Any]) -> float:
+    interval = task.get("pollInterval")
+    if isinstance(interval, bool) or not isinstance(interval, (int, float)) or interval <= 0:
+        return DEFAULT_POLL
+    return min(max(interval / 1000, POLL_BOUNDS[0]), POLL_BOUNDS[1])
+
+
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else deadline - time.monotonic()
+
+
+def _said(task: Mapping[str, Any]) -> str:
+    message = task.get("statusMessage")
+    return f": {message}" if isinstance(message, str) and message else ""
+
+
+def _tell(on_status: Callable[[dict[str, Any]], None] | None, task: dict[str, Any]) -> None:
+    if on_status is None:
+        return
+    try:
+        on_status(dict(task))
+    except Exception as exc:   # a display callback must not end the task
+        log.warning("a task status callback raised %r", exc)
+
+
+class TaskHandle(Future):  # type: ignore[type-arg]
+    """A tool running as a task on the server: a :class:`~concurrent.futures.Future`
+    of its final result (what :meth:`Client.call_tool` would return).
+
+    Attributes:
+        task_id: the server's id for the task.
+        status: the latest status seen (``working``, ``input_required``,
+            ``completed``, ``failed``, ``cancelled``).
+        task: the latest task object the server sent (a copy).
+
+    :meth:`cancel` cancels the task on the server too (``tasks/cancel``), even
+    while it runs; a task the server finishes first is not cancelled.
+    """
+
+    def __init__(self, task: dict[str, Any]) -> None:
+        super().__init__()
+        self.task_id: str = task["taskId"]
+        self.status: str = task["status"]
+        self.task = dict(task)
+        self.stop = threading.Event()   # what the polling loop watches
+
+    def __repr__(self) -> str:
+        return f"<TaskHandle {self.task_id} {self.status} done={self.done()}>"
+
+    def cancel(self) -> bool:
+        """Cancel the task here and on the server; False once it has finished."""
+        cancelled = super().cancel()
+        if cancelled:
+            self.stop.set()
+        return cancelled
+
+    def seen(self, task: dict[str, Any]) -> None:
+        """A status from the server (the polling loop's callback)."""
+        self.task, self.status = dict(task), str(task["status"])
+
+    def settle(self, result: Any, exc: BaseException | None) -> None:
+        """The loop's end; dropped when the handle was cancelled meanwhile."""
+        if self.cancelled():
+            return
+        if exc is not None:
+            self.set_exception(exc)
+        else:
+            self.set_result(result)
+
+
+class TaskCalls:
+    """Mixin of :class:`~mcp_client.Client`: which calls run as tasks, and running them.
+
+    ``_task_tools`` is the set of task-only tool names of the latest
+    ``list_tools()`` (None before one); the client's ``list_tools`` keeps it.
+    """
+
+    _connection: Connection
+    _opts: dict[str, Any]
+    _task_tools: frozenset[str] | None
+
+    list_tools: Callable[..., list[dict[str, Any]]]   # the client's own
+    _tool_params: Callable[..., dict[str, Any]]
+
+    def _tasks_possible(self, timeout: float | None = None, cancelled: Any = None) -> bool:
+        """Whether this client can run a task here: a legacy server that declares them.
+
+        The era is negotiated first if it is not known, within the call's budget.
+        """
+        connection = self._connection
+        info = connection.era_info or connection.ensure_era(connection.budget(timeout),
+                                                            cancelled, "tools/call")
+        return info.era == "legacy" and server_runs_tasks(connection.discovered().capabilities)
+
+    def _task_tool(self, name: str, timeout: float | None = None,
+                   cancelled: Any = None) -> bool:
+        """Whether ``name`` must run as a task (the catalogue is fetched once to know)."""
+        if not self._tasks_possible(timeout, cancelled):
+            return False
+        if self._task_tools is None:
+            self.list_tools(timeout=timeout, cancelled=cancelled)
+        return name in (self._task_tools or ())
+
+    def _note_tools(self, tools: list[dict[str, Any]]) -> None:
+        self._task_tools = frozenset(t["name"] for t in tools
+                                     if needs_task(t) and isinstance(t.get("name"), str))
+
+    def _run_task(self, params: dict[str, Any], *, timeout: float | None,
+                  cancelled: Any) -> dict[str, Any]:
+        return run_task(self._task_send(), params, timeout=self._connection.budget(timeout),
+                        cancelled=cancelled, on_status=self._on_task_status)
+
+    def call_tool_task(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+                       timeout: float | None = None) -> TaskHandle:
+        """Start a tool as a task and return its handle at once.
+
+        The task is created before this returns (its ``task_id`` is known);
+        it is then polled on the client's thread pool, and the handle's result
+        is the tool's final result.  ``timeout`` bounds the whole task (None:
+        ``request_timeout``; 0: none); when it runs out, or the handle is
+        cancelled, ``tasks/cancel`` is sent.
+
+        Raises:
+            MCPClientError: the server does not run tasks (a 2025-11-25
+                server declaring ``tasks.requests.tools.call``), or bad arguments.
+            ProtocolError: the server refused to create the task.
+        """
+        params = self._tool_params(name, arguments)
+        if not self._tasks_possible(timeout):
+            raise MCPClientError("this server does not run tools as tasks (it declares no "
+                                 "tasks.requests.tools.call capability in the 2025-11-25 era)")
+        connection = self._connection
+        send = self._task_send()
+        budget = connection.budget(timeout)
+        deadline = None if budget is None else time.monotonic() + budget
+        created = create_task(send, params, timeout=budget, cancelled=None)
+        if "result" in created:
+            handle = TaskHandle({"taskId": "", "status": "completed"})
+            handle.settle(dict(created["result"]), None)
+            return handle
+        handle = TaskHandle(created)
+
+        def poll() -> None:
+            try:
+                result = wait_task(send, created, timeout=budget, deadline=deadline,
+                                   cancelled=handle.stop, on_status=handle.seen)
+            except BaseException as exc:
+                handle.settle(None, exc)
+                return
+            handle.settle(result, None)
+
+        connection.submit(poll)
+        return handle
+
+    def _task_send(self) -> Send:
+        connection = self._connection
+
+        def send(method: str, body: dict[str, Any], budget: float | None,
+                 signal: Any) -> dict[str, Any]:
+            return connection.request(method, body, timeout=budget, cancelled=signal)
+
+        return send
+
+    def _on_task_status(self, task: dict[str, Any]) -> None:
+        log.debug("task %s: %s%s", task.get("taskId"), task.get("status"), _said(task))
+        hook = self._opts["on_task_status"]
+        if hook is not None:
+            hook(task)   # run_task's _tell reports a hook that raises
+
+    def _task_outcome(self, params: dict[str, Any]) -> Any:
+        """:meth:`_run_task` for the bridge's batches: an exception is returned."""
+        try:
+            return self._run_task(params, timeout=None, cancelled=None)
+        except Exception as exc:
+            return exc
