@@ -70,7 +70,6 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import urljoin
 
 from ._redact import redact_text, redact_url
-from ._version import __version__
 from .exceptions import MCPClientError, TransportClosed, TransportError
 from .protocol import META_PROTOCOL_VERSION
 from .sse import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEParser
@@ -219,10 +218,7 @@ class HTTPTransport(Transport):
     def _new_session(self) -> requests.Session:
         from ._http import wire as _http_wire
 
-        import requests.utils
-
-        agent = f"mcp-client/{__version__} {requests.utils.default_user_agent()}"
-        return _http_wire.new_session(self.url, pool_size=32, user_agent=agent)
+        return _http_wire.new_session(self.url, pool_size=32)
 
     @staticmethod
     def _close_session(session: requests.Session) -> None:

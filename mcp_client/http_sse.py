@@ -38,7 +38,6 @@ from urllib.parse import urljoin
 from ._http.checks import check_settings, media_type, origin
 from ._redact import redact_text, redact_url
 from ._log import warn_through
-from ._version import __version__
 from .exceptions import MCPClientError, ServerGone, TransportClosed, TransportError
 from .sse import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEParser
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
@@ -114,14 +113,11 @@ class SSETransport(Transport):
               on_warn: WarnCallback, on_error: ErrorCallback | None = None) -> None:
         from ._http import wire as _http_wire
 
-        import requests.utils
-
         with self._lock:
             if self._state != "new":
                 raise MCPClientError(f"cannot start a transport that is {self._state}")
             self._on_message, self._on_close, self._on_warn = on_message, on_close, on_warn
-            agent = f"mcp-client/{__version__} {requests.utils.default_user_agent()}"
-            self._session = _http_wire.new_session(self.url, pool_size=8, user_agent=agent)
+            self._session = _http_wire.new_session(self.url, pool_size=8)
             self._handle = _http_wire.Handle()
             self._state = "open"
             self._reader = threading.Thread(target=self._read, daemon=True,

@@ -52,6 +52,7 @@ from urllib3.poolmanager import PoolManager
 from urllib3.poolmanager import pool_classes_by_scheme as _DEFAULT_POOLS
 
 from .._redact import redact_text, redact_url
+from .._version import __version__
 
 __all__ = ["Handle", "active", "new_session", "close_session", "explicit_auth", "WIRE_ERRORS"]
 
@@ -233,7 +234,7 @@ class _Adapter(HTTPAdapter):
         return manager
 
 
-def new_session(url: str, *, pool_size: int, user_agent: str) -> requests.Session:
+def new_session(url: str, *, pool_size: int) -> requests.Session:
     """A session for ``url`` whose exchanges can be aborted through :class:`Handle`.
 
     What requests would read from the environment on every request -- the
@@ -248,13 +249,13 @@ def new_session(url: str, *, pool_size: int, user_agent: str) -> requests.Sessio
             it the proxy decision).
         pool_size: connections kept per host (more may be opened, and are
             then closed after use instead of pooled).
-        user_agent: the ``User-Agent`` header.
     """
     session = requests.Session()
     adapter = _Adapter(pool_connections=4, pool_maxsize=pool_size, max_retries=0)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
-    session.headers["User-Agent"] = user_agent
+    session.headers["User-Agent"] = \
+        f"mcp-client/{__version__} {requests.utils.default_user_agent()}"
     settings = session.merge_environment_settings(url, {}, None, None, None)
     session.proxies = dict(settings["proxies"] or {})
     session.verify = settings["verify"]
