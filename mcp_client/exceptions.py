@@ -28,6 +28,7 @@ __all__ = [
     "UnsupportedVersion",
     "InputLoopExceeded",
     "SpawnFailed",
+    "SkillError",
 ]
 
 
@@ -254,3 +255,42 @@ class SpawnFailed(MCPClientError):
 
     def __reduce__(self) -> Any:
         return (type(self), (self.command, self.reason))
+
+
+class SkillError(MCPClientError):
+    """A skill that could not be had, or was refused (the ``io.modelcontextprotocol/skills``
+    extension, SEP-2640).
+
+    A refused skill is never half-used: nothing of it is returned.
+
+    Attributes:
+        name: the skill asked for (its name, its ``SKILL.md`` URI, or the
+            name in the entry given); None for a listing.
+        reason: one word, for code to branch on: ``"not_declared"`` (the
+            server does not declare the extension), ``"not_found"``,
+            ``"ambiguous"`` (a name several skills share), ``"invalid"`` (an
+            entry out of shape), ``"too_large"`` (past 512 files or 16 MiB),
+            ``"dynamic"`` (no digests to verify against), ``"unlisted"`` (a file
+            the entry does not list), ``"unreadable"`` (a read that failed or
+            returned no content), or a verification failure: ``"size"``,
+            ``"digest"`` or ``"frontmatter"``.
+        uri: the file concerned, when one is (None otherwise).
+        detail: what was wrong, in words.
+    """
+
+    def __init__(self, name: str | None, reason: str, detail: str, *,
+                 uri: str | None = None) -> None:
+        self.name = name
+        self.reason = reason
+        self.uri = uri
+        self.detail = detail
+        subject = f"skill {name!r}" if name else "skills"
+        super().__init__(f"{subject}: {detail} ({reason})")
+
+    def __reduce__(self) -> Any:
+        return (_rebuild_skill_error, (self.name, self.reason, self.detail, self.uri))
+
+
+def _rebuild_skill_error(name: str | None, reason: str, detail: str,
+                         uri: str | None) -> SkillError:
+    return SkillError(name, reason, detail, uri=uri)

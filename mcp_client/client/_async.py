@@ -17,7 +17,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from concurrent.futures import Future
-    from typing import Any, Mapping, Protocol
+    from typing import Any, Iterable, Mapping, Protocol
 
     from ._connection import Connection
 
@@ -67,6 +67,13 @@ if TYPE_CHECKING:
         def complete(self, ref: Mapping[str, Any], argument: Mapping[str, Any], *,
                      context: Mapping[str, Any] | None = ..., timeout: float | None = ...,
                      cancelled: Any = ...) -> dict[str, Any]: ...
+
+        def list_skills(self, *, timeout: float | None = ...,
+                        cancelled: Any = ...) -> list[dict[str, Any]]: ...
+
+        def read_skill(self, skill: str | Mapping[str, Any], *,
+                       files: bool | Iterable[str] = ..., allow_dynamic: bool = ...,
+                       timeout: float | None = ..., cancelled: Any = ...) -> dict[str, Any]: ...
 
 
 __all__ = ["AsyncTwins"]
@@ -143,6 +150,15 @@ class AsyncTwins:
                        **kwargs: Any) -> Future[dict[str, Any]]:
         """:meth:`complete` on the client's thread pool."""
         return self._connection.submit(self.complete, ref, argument, **kwargs)
+
+    def list_skills_async(self: _Blocking, **kwargs: Any) -> Future[list[dict[str, Any]]]:
+        """:meth:`list_skills` on the client's thread pool."""
+        return self._connection.submit(self.list_skills, **kwargs)
+
+    def read_skill_async(self: _Blocking, skill: str | Mapping[str, Any],
+                         **kwargs: Any) -> Future[dict[str, Any]]:
+        """:meth:`read_skill` on the client's thread pool."""
+        return self._connection.submit(self.read_skill, skill, **kwargs)
 
 
 def _failed(exc: BaseException) -> Future[Any]:

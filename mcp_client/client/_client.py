@@ -46,6 +46,8 @@ from ._async import AsyncTwins
 from ._connection import Connection
 from ._extras import Extras
 from ._outputs import OutputChecks
+from ._skills import EXTENSION as SKILLS_EXTENSION
+from ._skills import Skills
 from ._tasks import TaskCalls, needs_task
 
 TYPE_CHECKING = False
@@ -61,7 +63,7 @@ __all__ = ["Client"]
 log = get_logger(__name__)
 
 
-class Client(AsyncTwins, Extras, TaskCalls):
+class Client(AsyncTwins, Extras, Skills, TaskCalls):
     """A connection to one MCP server.
 
     Build one with :meth:`connect_stdio` (a child process), or
@@ -198,6 +200,9 @@ class Client(AsyncTwins, Extras, TaskCalls):
             caps["sampling"] = {}
         if self._opts["on_list_roots"] is not None:
             caps["roots"] = {}
+        # This client loads skills (._skills); the declaration tells a server so
+        # (SEP-2133 negotiation; SEP-2640 defines no client-side settings).
+        caps["extensions"] = {SKILLS_EXTENSION: {}}
         return caps
 
     # -- state ---------------------------------------------------------------------

@@ -70,10 +70,11 @@ class OptionsTest(ClientTestCase):
         def hook(request: dict[str, Any]) -> dict[str, Any]:
             return {}
 
-        self.assertEqual(self.connect().declared_capabilities, {})
+        skills = {"extensions": {"io.modelcontextprotocol/skills": {}}}
+        self.assertEqual(self.connect().declared_capabilities, skills)
         client = self.connect(on_elicit=hook, on_sample=hook, on_list_roots=hook)
         self.assertEqual(client.declared_capabilities,
-                         {"elicitation": {"form": {}}, "sampling": {}, "roots": {}})
+                         {"elicitation": {"form": {}}, "sampling": {}, "roots": {}, **skills})
         client = self.connect(on_elicit=hook,
                               client_capabilities={"elicitation": {"form": {}, "url": {}}})
         self.assertEqual(client.declared_capabilities, {"elicitation": {"form": {}, "url": {}}})

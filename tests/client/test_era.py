@@ -59,7 +59,9 @@ class EraTest(ClientCase):
         self.assertEqual(first["params"], {"_meta": {
             "io.modelcontextprotocol/protocolVersion": V,
             "io.modelcontextprotocol/clientInfo": {"name": "agent", "version": "2.0"},
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}})
+            "io.modelcontextprotocol/clientCapabilities": {
+                "elicitation": {"form": {}},
+                "extensions": {"io.modelcontextprotocol/skills": {}}}}})
 
     def test_32022_with_a_mutual_modern_version_reprobes(self) -> None:
         fake = FakeTransport()
@@ -131,7 +133,8 @@ class EraTest(ClientCase):
                                  ["server/discover", "initialize", "notifications/initialized"])
                 init = fake.requests("initialize")[0]
                 self.assertEqual(init["params"], {
-                    "protocolVersion": "2025-11-25", "capabilities": {},
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"extensions": {"io.modelcontextprotocol/skills": {}}},
                     "clientInfo": {"name": "mcp_client", "version": client_version()}})
                 client.close()
 

@@ -216,7 +216,8 @@ class LegacyServerRequestTest(InputTestCase):
                               on_list_roots=lambda r: {"roots": [{"uri": "file:///a"}]})
         client.era
         self.assertEqual(fake.requests("initialize")[0]["params"]["capabilities"],
-                         {"elicitation": {"form": {}}, "roots": {}})
+                         {"elicitation": {"form": {}}, "roots": {},
+                          "extensions": {"io.modelcontextprotocol/skills": {}}})
         answer = fake.request("elicitation/create", elicit()["params"], ident=1).result(5)
         self.assertEqual(answer, {"jsonrpc": "2.0", "id": 1,
                                   "result": {"action": "accept", "content": {"ok": True}}})
