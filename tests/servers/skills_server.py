@@ -1,6 +1,8 @@
-"""A skills server over stdio: the official SDK (mcp 2.3.0) with an ``io.modelcontextprotocol/skills``
-extension (SEP-2640) built on its ``Extension`` API.  Dual-era, like ``dual_stdio.py``: the
-client's first request decides whether it speaks 2026-07-28 or 2025-11-25.
+"""A skills server over stdio: the official SDK (mcp 2.3.0) with an
+``io.modelcontextprotocol/skills`` extension (SEP-2640) built on its ``Extension`` API.
+Dual-era, like ``dual_stdio.py``: the client's first request decides whether it speaks
+2026-07-28 or 2025-11-25 -- but the SDK declares extensions to 2026-07-28 clients only, so a
+2025-11-25 client is told of no skills.
 
 Skills (each file a resource under ``skill://``; ``skills/list`` answers only a client that
 declares the extension, as the SDK's ``require_client_extension`` checks):
