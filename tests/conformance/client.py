@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from mcp_client import Client  # noqa: E402
+from mcp_client import Client, SkillError  # noqa: E402
 
 Scenario = Callable[[Client, dict[str, Any]], None]
 SCENARIOS: dict[str, Scenario] = {}
@@ -138,6 +138,33 @@ def request_state(client: Client, context: dict[str, Any]) -> None:
     client.call_tool("test_mrtr_no_result_type", {})
 
 
+@scenario("sep-2640-client-no-prefetch")
+def skills_listed(client: Client, context: dict[str, Any]) -> None:
+    """Listing skills fetches entries only: no skill file is read before one is loaded."""
+    if not client.list_skills():
+        raise SystemExit("skills/list returned no skill")
+    print(f"listed skills at {client.protocol_version}", file=sys.stderr)
+
+
+@scenario("sep-2640-client-verify-digest", "sep-2640-client-verify-size",
+          "sep-2640-client-verify-frontmatter")
+def skills_refused(client: Client, context: dict[str, Any]) -> None:
+    """Loading a tampered skill: SKILL.md is read, fails verification, and nothing else is read."""
+    skills = client.list_skills()
+    try:
+        client.read_skill(skills[0])
+    except SkillError as exc:
+        print(f"refused at {client.protocol_version}: {exc}", file=sys.stderr)
+        return
+    raise SystemExit("the tampered skill was loaded")
+
+
+#: Scenarios whose server speaks both eras: MCP_CONFORMANCE_PROTOCOL_VERSION says which to use.
+BOTH_ERAS = {"sep-2640-client-no-prefetch", "sep-2640-client-verify-digest",
+             "sep-2640-client-verify-size", "sep-2640-client-verify-frontmatter"}
+#: The handshake versions: a run at one of them talks 2025-11-25 (initialize) to such a server.
+LEGACY_VERSIONS = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+
 #: Client options a scenario needs.
 OPTIONS: dict[str, dict[str, Any]] = {
     "sep-2322-client-request-state": {"on_elicit": accept_everything},
@@ -156,8 +183,11 @@ def main(argv: list[str]) -> int:
               f"{argv[0]} <server-url>", file=sys.stderr)
         return 2
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    options = dict(OPTIONS.get(name, {}))
+    if name in BOTH_ERAS and os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") in LEGACY_VERSIONS:
+        options["era"] = "legacy"
     try:
-        with connect(argv[-1], **OPTIONS.get(name, {})) as client:
+        with connect(argv[-1], **options) as client:
             SCENARIOS[name](client, context)
     except Exception as exc:
         print(f"{name}: {type(exc).__name__}: {exc}", file=sys.stderr)
