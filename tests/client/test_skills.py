@@ -217,6 +217,46 @@ class LegacyServerTest(ClientCase):
         self.assertEqual(len(fake.requests("resources/read")), 1)
 
 
+class ScriptedModernTest(ClientCase):
+    def fake(self, *entries: Any) -> FakeTransport:
+        fake = FakeTransport()
+        fake.on("server/discover", {"supportedVersions": ["2026-07-28"], "capabilities": {
+            "resources": {}, "extensions": {EXTENSION: {}}}})
+        fake.on("skills/list", {"skills": list(entries)})
+        return fake
+
+    def test_an_entry_out_of_shape_is_left_out_of_the_listing_and_refused_by_name(self) -> None:
+        good = _entry(_md())
+        bad = {**_entry(_md()), "uri": "skill://other/SKILL.md"}
+        fake = self.fake(good, bad, "not an entry")
+        client = self.connect(fake)
+        self.assertEqual(client.list_skills(), [good])
+        self.assertEqual(len(self.warnings), 2, self.warnings)
+        self.assertIn("skills/list: left out an entry", self.warnings[0])
+        with self.assertRaises(SkillError) as caught:
+            client.read_skill("other")
+        self.assertEqual(caught.exception.reason, "invalid")
+        self.assertEqual(fake.requests("resources/read"), [])
+
+    def test_a_skill_past_the_limits_is_declined_before_any_read(self) -> None:
+        entry = _entry(_md())
+        entry["resources"].append({"uri": "skill://demo/big.bin", "size": 17 * 2**20,
+                                   "digest": "sha256:" + "0" * 64})
+        fake = self.fake(entry)
+        client = self.connect(fake)
+        with self.assertRaises(SkillError) as caught:
+            client.read_skill("demo")
+        self.assertEqual(caught.exception.reason, "too_large")
+        self.assertEqual(fake.requests("resources/read"), [])
+
+    def test_bad_arguments_are_the_clients_error(self) -> None:
+        client = self.connect(self.fake())
+        for skill in (None, "", 42):
+            with self.subTest(skill=skill), self.assertRaises(MCPClientError) as caught:
+                client.read_skill(skill)   # type: ignore[arg-type]
+            self.assertNotIsInstance(caught.exception, SkillError)
+
+
 class ChecksTest(unittest.TestCase):
     def test_entries_out_of_shape(self) -> None:
         good = _entry(_md())
