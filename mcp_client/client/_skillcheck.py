@@ -18,9 +18,6 @@ than PyYAML's YAML 1.1 defaults, under which ``no`` is False and
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
 import re
 
 from ..exceptions import SkillError
@@ -38,10 +35,11 @@ EXTENSION = "io.modelcontextprotocol/skills"
 MAX_RESOURCES = 512
 #: Bytes per skill, summed over its files, every host accepts (SEP-2640 "Limits": 16 MiB).
 MAX_TOTAL_BYTES = 16 * 1024 * 1024
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+# Patterns as strings, compiled (and kept by ``re``) on first use, not at import.
+_DIGEST = r"sha256:[0-9a-f]{64}"
 _SKILL_MD = "/SKILL.md"
 #: A leading ``---`` block (a BOM before it tolerated), as the Agent Skills format has it.
-_FRONTMATTER = re.compile(r"---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", re.DOTALL)
+_FRONTMATTER = r"---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)"
 
 
 def skill_path(uri: Any) -> str | None:
@@ -101,7 +99,7 @@ def _manifest_problem(resources: list[Any], uri: str, asked: str | None) -> Skil
         if file_uri in seen or (file_uri != uri and relative_path(uri, file_uri) is None):
             return SkillError(asked, "invalid", f"{file_uri} is listed twice or lies outside "
                               "the skill's directory", uri=file_uri)
-        if not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
+        if not isinstance(digest, str) or not re.fullmatch(_DIGEST, digest):
             return SkillError(asked, "invalid", f"{file_uri} has no sha256:<hex> digest",
                               uri=file_uri)
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:
@@ -134,6 +132,9 @@ def content_bytes(result: Mapping[str, Any], uri: str) -> tuple[bytes, dict[str,
     ``text`` is taken as UTF-8, its ``blob`` decoded from base64.  None: no
     such item, or one that holds neither.
     """
+    import base64
+    import binascii
+
     contents = result.get("contents")
     if not isinstance(contents, list):
         return None
@@ -158,6 +159,8 @@ def file_problem(data: bytes, listed: Mapping[str, Any], name: str | None) -> Sk
     The size first: a read of another length fails whether or not its digest
     would have.
     """
+    import hashlib   # here, not at import: hashlib is a sixth of ``import mcp_client``
+
     uri = listed["uri"]
     if len(data) != listed["size"]:
         return SkillError(name, "size", f"{uri} is {len(data)} bytes, the entry says "
@@ -181,7 +184,7 @@ def frontmatter_problem(data: bytes, entry: Mapping[str, Any],
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return refused(f"{uri} is not UTF-8 text")
-    found = _FRONTMATTER.match(text[1:] if text.startswith("\ufeff") else text)
+    found = re.match(_FRONTMATTER, text[1:] if text.startswith("\ufeff") else text, re.DOTALL)
     if found is None:
         return refused(f"{uri} does not begin with a --- frontmatter block")
     parsed = _parse_yaml(found.group(1))
