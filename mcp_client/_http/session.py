@@ -295,6 +295,8 @@ class LegacySession:
 
     def _deliver(self, event: SSEEvent) -> None:
         """A GET stream's event: any JSON-RPC message, delivered as it is."""
+        if self._transport._trace is not None:
+            self._transport._trace.event(event.event, event.data, event.id)
         if event.event != "message":
             return
         message = parse_event_data(event.data)
