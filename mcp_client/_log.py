@@ -218,8 +218,17 @@ def _shown(payload: bytes | str) -> str:
     start = head.rfind("://")
     if start >= 0 and not any(c in head[start:] for c in " \t\n'\"<>"):
         head = head[:start + 3] + "***"
-    size = len(payload) if isinstance(payload, bytes) else len(payload.encode("utf-8", "replace"))
-    return f"{head}\u2026 ({size:,} bytes)"
+    return f"{head}\u2026 ({_size(payload):,} bytes)"
+
+
+def _size(payload: bytes | str) -> int:
+    """The payload's size in bytes, its line ending not counted."""
+    if isinstance(payload, str):
+        payload = payload.encode("utf-8", "replace")
+    size = len(payload)
+    while size and payload[size - 1] in b"\r\n":
+        size -= 1
+    return size
 
 
 def _headers(headers: Any) -> str:

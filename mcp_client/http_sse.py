@@ -99,7 +99,8 @@ class SSETransport(Transport):
         self._trace: WireTrace | None = None   # set by start(): see mcp_client._log
 
     def __repr__(self) -> str:
-        return f"<SSETransport {self._shown} {self._state} endpoint={self._endpoint}>"
+        endpoint = redact_url(self._endpoint) if self._endpoint else None
+        return f"<SSETransport {self._shown} {self._state} endpoint={endpoint}>"
 
     @property
     def closed(self) -> bool:
@@ -223,7 +224,7 @@ class SSETransport(Transport):
             return
         if self._endpoint is None:
             self._endpoint = target
-            log.debug("HTTP+SSE endpoint %s", target)
+            log.debug("HTTP+SSE endpoint %s", redact_url(target))
         self._ready.set()
 
     def _fail_ready(self, error: TransportError) -> None:
@@ -268,7 +269,7 @@ class SSETransport(Transport):
     def _post(self, endpoint: str, body: bytes, method: Any) -> None:
         import requests
 
-        from ._http.wire import explicit_auth
+        from ._http.wire import Handle, active, explicit_auth
 
         assert self._session is not None
         what = method if isinstance(method, str) else "(response)"
@@ -276,10 +277,10 @@ class SSETransport(Transport):
         if not self._persistent:
             headers["Connection"] = "close"
         try:
-            response = self._session.post(endpoint, data=body, headers=headers,
-                                          auth=explicit_auth(self._auth, headers),
-                                          timeout=(self._connect_timeout, self._connect_timeout),
-                                          allow_redirects=False)
+            with active(Handle()):   # so that urllib3's records of it are redacted too
+                response = self._session.post(
+                    endpoint, data=body, headers=headers, auth=explicit_auth(self._auth, headers),
+                    timeout=(self._connect_timeout, self._connect_timeout), allow_redirects=False)
         except requests.exceptions.RequestException as exc:
             raise TransportError(f"{what}: the POST to {redact_url(endpoint)} failed: "
                                  f"{redact_text(str(exc), endpoint, self.url)}") from None

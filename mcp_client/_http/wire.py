@@ -162,12 +162,12 @@ class Handle:
 
 @contextlib.contextmanager
 def active(handle: Handle) -> Iterator[Handle]:
-    """Make ``handle`` the one the current thread's requests attach to."""
-    _local.handle = handle
+    """Make ``handle`` the one the current thread's requests attach to (nestable)."""
+    outer, _local.handle = getattr(_local, "handle", None), handle
     try:
         yield handle
     finally:
-        _local.handle = None
+        _local.handle = outer
 
 
 def _track(conn: Any) -> None:
