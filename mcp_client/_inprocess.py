@@ -31,7 +31,7 @@ import queue
 import threading
 from typing import Any, Mapping
 
-from ._log import warn_through
+from ._log import WireTrace, warn_through, wire_trace
 from .exceptions import MCPClientError, ServerGone, TransportClosed
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 
@@ -97,6 +97,7 @@ class InProcessTransport(Transport):
         self._on_message: MessageCallback | None = None
         self._on_close: CloseCallback | None = None
         self._on_warn: WarnCallback | None = None
+        self._trace: WireTrace | None = None   # set by start(): see mcp_client._log
 
     def __repr__(self) -> str:
         return f"<InProcessTransport server={self._name!r} {self._state}>"
@@ -112,6 +113,7 @@ class InProcessTransport(Transport):
         if self._state != "new":
             raise MCPClientError("an InProcessTransport is started once")
         self._on_message, self._on_close, self._on_warn = on_message, on_close, on_warn
+        self._trace = wire_trace(f"in-process {self._name}")
         loop = threading.Thread(target=self._run_loop, name=f"mcp-inprocess-loop-{self._name}",
                                 daemon=True)
         reader = threading.Thread(target=self._read, name=f"mcp-inprocess-reader-{self._name}",
@@ -136,6 +138,8 @@ class InProcessTransport(Transport):
             line = json.dumps(message, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
+        if self._trace is not None:
+            self._trace.sent(line)
         item = self._decode(line)
         if threading.current_thread() is self._threads[0]:
             raise MCPClientError("send() was called on the in-process server's own loop")
@@ -221,6 +225,8 @@ class InProcessTransport(Transport):
         async with from_server:
             async for item in from_server:
                 text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+                if self._trace is not None:
+                    self._trace.received(text)
                 self._inbox.put(json.loads(text))
 
     def _stopped(self, failure: BaseException | None) -> None:

@@ -13,8 +13,15 @@ What is hidden: the userinfo (``user:password@`` becomes ``***@``), every
 query value (``?token=abc&x=1`` becomes ``?token=***&x=***``; a parameter
 without ``=`` is hidden whole, since it may be the token itself; an empty value
 stays empty) and the fragment.  Scheme, host, port and path are kept: they are
-what a reader needs to tell which server failed.  Strings in, strings out: no
-I/O, no logging.
+what a reader needs to tell which server failed.
+
+The wire trace (logger ``mcp_client.wire``) shows more than URLs, so two more
+rules serve it: :func:`redact_header` hides the value of a header that carries
+credentials (``Authorization: Bearer ***``, ``Cookie: ***``), and
+:func:`redact_payload` hides, in a message's text, its URLs' secrets, a
+``Bearer``/``Basic`` credential and the string value of a member whose name
+says it is a secret (``"password"``, ``"api_key"``, ``"access_token"``...).
+Strings in, strings out: no I/O, no logging.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-__all__ = ["redact_url", "redact_text", "MASK"]
+__all__ = ["redact_url", "redact_text", "redact_header", "redact_payload", "MASK"]
 
 #: What a hidden part is replaced with.
 MASK = "***"
@@ -30,6 +37,17 @@ MASK = "***"
 _URL_IN_TEXT = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
 #: Punctuation that ends a sentence rather than a URL ("cannot reach http://h/mcp: ...").
 _TRAILING = ".,:;!?)]}"
+#: Headers whose whole value is a credential (RFC 9110 §11.6, RFC 6265).
+_SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie"}
+#: Words that make any other header (``X-API-Key``, ``X-Auth-Token``) a credential too.
+_SECRET_WORDS = ("token", "secret", "password", "api-key", "apikey", "credential")
+#: A credential after its scheme, in free text.
+_CREDENTIAL = re.compile(r"\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
+#: A JSON member whose name says its string value is a secret.
+_SECRET_MEMBER = re.compile(
+    r'("(?:[A-Za-z0-9_.-]*(?:password|passwd|secret|api[_-]?key|access[_-]?token|'
+    r'refresh[_-]?token|id[_-]?token|auth[_-]?token|authorization|cookie)[A-Za-z0-9_.-]*'
+    r'|token)"\s*:\s*)"(?:[^"\\]|\\.)*"', re.IGNORECASE)
 
 
 def redact_url(url: str) -> str:
@@ -79,6 +97,34 @@ def redact_text(text: str, *urls: str) -> str:
         if userinfo:
             text = text.replace(f"{userinfo}@", f"{MASK}@")
     return text
+
+
+def redact_header(name: str, value: str) -> str:
+    """The value of header ``name`` as it may be shown.
+
+    ``Authorization`` and ``Proxy-Authorization`` keep their scheme
+    (``Bearer ***``); cookies and any header whose name speaks of a token, a
+    secret, a password, an API key or a credential are hidden whole; a ``Location``
+    or ``Link`` is shown through :func:`redact_url`/:func:`redact_text`; any
+    other value is kept.
+    """
+    lowered = name.lower()
+    if lowered in ("authorization", "proxy-authorization"):
+        scheme, space, _ = value.strip().partition(" ")
+        return f"{scheme} {MASK}" if space else MASK
+    if lowered in _SECRET_HEADERS or any(word in lowered for word in _SECRET_WORDS):
+        return MASK
+    if lowered in ("location", "content-location"):
+        return redact_url(value)
+    return redact_text(value) if "://" in value else value
+
+
+def redact_payload(text: str) -> str:
+    """A message's text as the wire trace shows it (see the module docstring)."""
+    if "://" in text:
+        text = redact_text(text)
+    text = _CREDENTIAL.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    return _SECRET_MEMBER.sub(lambda m: f'{m.group(1)}"{MASK}"', text)
 
 
 def _redact_match(match: re.Match[str]) -> str:

@@ -75,7 +75,7 @@ from .protocol import META_PROTOCOL_VERSION
 from .sse import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEParser
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from .xheaders import encode_value
-from ._log import warn_through
+from ._log import WireTrace, warn_through, wire_trace
 from ._http.checks import OWNED_HEADERS, check_header as _check_header, check_settings, \
     media_type as _media_type, origin as _origin
 from ._http.session import MAX_RESUMES, LegacySession
@@ -179,6 +179,7 @@ class HTTPTransport(Transport):
         self._on_message: MessageCallback | None = None
         self._on_warn: WarnCallback | None = None
         self._on_error: ErrorCallback | None = None
+        self._trace: WireTrace | None = None   # set by start(): see mcp_client._log
         self._legacy = LegacySession(self)
 
     # -- state ---------------------------------------------------------------------
@@ -211,6 +212,7 @@ class HTTPTransport(Transport):
             if self._state != "new":
                 raise MCPClientError(f"cannot start a transport that is {self._state}")
             self._on_message, self._on_warn, self._on_error = on_message, on_warn, on_error
+            self._trace = wire_trace(f"http {self._shown}")
             if self._persistent:
                 self._session = self._new_session()
             self._state = "open"
@@ -218,7 +220,7 @@ class HTTPTransport(Transport):
     def _new_session(self) -> requests.Session:
         from ._http import wire as _http_wire
 
-        return _http_wire.new_session(self.url, pool_size=32)
+        return _http_wire.new_session(self.url, pool_size=32, trace=self._trace)
 
     @staticmethod
     def _close_session(session: requests.Session) -> None:
@@ -462,6 +464,8 @@ class HTTPTransport(Transport):
         if len(data) > self._max_event:
             raise TransportError(f"{exchange.method}: the response body is larger than "
                                  f"max_event_bytes={self._max_event}", status=status)
+        if self._trace is not None:
+            self._trace.received(data)
         try:
             message = json.loads(data)
         except (ValueError, RecursionError):   # RecursionError: nested too deeply to parse
@@ -534,6 +538,8 @@ class HTTPTransport(Transport):
 
     def _event(self, exchange: _Exchange, event: SSEEvent) -> bool:
         """Handle one event; True when it was the answer."""
+        if self._trace is not None:
+            self._trace.event(event.event, event.data, event.id)
         if event.event != "message":
             log.debug("skipped an SSE event of type %r", event.event)
             return False

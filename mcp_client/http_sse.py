@@ -37,7 +37,7 @@ from urllib.parse import urljoin
 
 from ._http.checks import check_settings, media_type, origin
 from ._redact import redact_text, redact_url
-from ._log import warn_through
+from ._log import WireTrace, warn_through, wire_trace
 from .exceptions import MCPClientError, ServerGone, TransportClosed, TransportError
 from .sse import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEParser
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
@@ -96,9 +96,11 @@ class SSETransport(Transport):
         self._on_message: MessageCallback | None = None
         self._on_close: CloseCallback | None = None
         self._on_warn: WarnCallback | None = None
+        self._trace: WireTrace | None = None   # set by start(): see mcp_client._log
 
     def __repr__(self) -> str:
-        return f"<SSETransport {self._shown} {self._state} endpoint={self._endpoint}>"
+        endpoint = redact_url(self._endpoint) if self._endpoint else None
+        return f"<SSETransport {self._shown} {self._state} endpoint={endpoint}>"
 
     @property
     def closed(self) -> bool:
@@ -117,7 +119,8 @@ class SSETransport(Transport):
             if self._state != "new":
                 raise MCPClientError(f"cannot start a transport that is {self._state}")
             self._on_message, self._on_close, self._on_warn = on_message, on_close, on_warn
-            self._session = _http_wire.new_session(self.url, pool_size=8)
+            self._trace = wire_trace(f"sse {self._shown}")
+            self._session = _http_wire.new_session(self.url, pool_size=8, trace=self._trace)
             self._handle = _http_wire.Handle()
             self._state = "open"
             self._reader = threading.Thread(target=self._read, daemon=True,
@@ -191,6 +194,8 @@ class SSETransport(Transport):
         return None
 
     def _event(self, event: SSEEvent) -> None:
+        if self._trace is not None:
+            self._trace.event(event.event, event.data, event.id)
         if event.event == "endpoint":
             self._set_endpoint(event.data.strip())
             return
@@ -219,7 +224,7 @@ class SSETransport(Transport):
             return
         if self._endpoint is None:
             self._endpoint = target
-            log.debug("HTTP+SSE endpoint %s", target)
+            log.debug("HTTP+SSE endpoint %s", redact_url(target))
         self._ready.set()
 
     def _fail_ready(self, error: TransportError) -> None:
@@ -264,7 +269,7 @@ class SSETransport(Transport):
     def _post(self, endpoint: str, body: bytes, method: Any) -> None:
         import requests
 
-        from ._http.wire import explicit_auth
+        from ._http.wire import Handle, active, explicit_auth
 
         assert self._session is not None
         what = method if isinstance(method, str) else "(response)"
@@ -272,10 +277,10 @@ class SSETransport(Transport):
         if not self._persistent:
             headers["Connection"] = "close"
         try:
-            response = self._session.post(endpoint, data=body, headers=headers,
-                                          auth=explicit_auth(self._auth, headers),
-                                          timeout=(self._connect_timeout, self._connect_timeout),
-                                          allow_redirects=False)
+            with active(Handle()):   # so that urllib3's records of it are redacted too
+                response = self._session.post(
+                    endpoint, data=body, headers=headers, auth=explicit_auth(self._auth, headers),
+                    timeout=(self._connect_timeout, self._connect_timeout), allow_redirects=False)
         except requests.exceptions.RequestException as exc:
             raise TransportError(f"{what}: the POST to {redact_url(endpoint)} failed: "
                                  f"{redact_text(str(exc), endpoint, self.url)}") from None

@@ -56,7 +56,7 @@ from ._environ import SAFE_ENV_VARS, InheritEnv, base_environment, is_inherit_en
 from ._lines import LineBuffer
 from .exceptions import MCPClientError, ServerGone, SpawnFailed, TransportClosed
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
-from ._log import warn_through
+from ._log import WireTrace, warn_through, wire_trace
 
 __all__ = ["StdioTransport", "DEFAULT_MAX_LINE_BYTES", "SAFE_ENV_VARS", "safe_env_vars"]
 
@@ -192,6 +192,7 @@ class StdioTransport(Transport):
         self._on_message: MessageCallback | None = None
         self._on_close: CloseCallback | None = None
         self._on_warn: WarnCallback | None = None
+        self._trace: WireTrace | None = None   # set per child: see mcp_client._log
 
     # -- validation ------------------------------------------------------------
 
@@ -303,6 +304,7 @@ class StdioTransport(Transport):
         self._outbox = bytearray()
         self._writer = None
         self._waker = waker = _Waker()
+        self._trace = wire_trace(f"stdio pid={proc.pid}")
         with self._state_lock:
             self._state = "open"
         reader = threading.Thread(target=self._read_loop, args=(proc, waker),
@@ -352,6 +354,8 @@ class StdioTransport(Transport):
     def _handle_line(self, line: bytes) -> None:
         if not line.strip():
             return
+        if self._trace is not None:
+            self._trace.received(line)
         try:
             text, mangled = line.decode("utf-8"), False
         except UnicodeDecodeError:   # one bad byte must not cost a whole answer
@@ -479,6 +483,8 @@ class StdioTransport(Transport):
         """
         proc = self._proc
         assert proc is not None and proc.stdin is not None
+        if self._trace is not None:
+            self._trace.sent(data)
         if self._outbox:   # a backlog is draining: keep the order
             self._queue(proc, data)
             return

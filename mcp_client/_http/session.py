@@ -295,6 +295,8 @@ class LegacySession:
 
     def _deliver(self, event: SSEEvent) -> None:
         """A GET stream's event: any JSON-RPC message, delivered as it is."""
+        if self._transport._trace is not None:
+            self._transport._trace.event(event.event, event.data, event.id)
         if event.event != "message":
             return
         message = parse_event_data(event.data)
@@ -353,14 +355,17 @@ class LegacySession:
 
     def end(self, pool: requests.Session) -> None:
         """DELETE the session, if there is one (2025-11-25: 405 is allowed); never raises."""
+        from .wire import Handle, active
+
         sent = self.session_id
         if not sent:
             return
         transport = self._transport
         try:
-            response = transport._http(pool, "DELETE", "ending the session", transport.url,
-                                       None, self._plain(self._get_headers(None)),
-                                       read_timeout=transport._connect_timeout)
+            with active(Handle()):   # so that urllib3's records of it are redacted too
+                response = transport._http(pool, "DELETE", "ending the session", transport.url,
+                                           None, self._plain(self._get_headers(None)),
+                                           read_timeout=transport._connect_timeout)
         except TransportError as exc:
             log.debug("DELETE of session %s failed: %s", sent, exc)
             return

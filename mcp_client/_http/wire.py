@@ -28,6 +28,12 @@ a session's netrc credentials to every request without ``auth=``, replacing
 an ``Authorization`` header the caller set; :func:`explicit_auth` keeps them
 for requests that carry none.
 
+A session made with a :class:`~mcp_client._log.WireTrace` writes every
+request line, status line and their headers (as they cross the socket, the
+ones requests and ``auth=`` add included) and every request body to that
+trace; without one, its connections are the untraced classes and cost nothing
+more.
+
 It imports requests and urllib3 at module level, so
 :mod:`mcp_client.http` imports it on first use only.  It must not know about
 MCP: no JSON-RPC, no headers of the protocol, no threads of its own.
@@ -156,12 +162,12 @@ class Handle:
 
 @contextlib.contextmanager
 def active(handle: Handle) -> Iterator[Handle]:
-    """Make ``handle`` the one the current thread's requests attach to."""
-    _local.handle = handle
+    """Make ``handle`` the one the current thread's requests attach to (nestable)."""
+    outer, _local.handle = getattr(_local, "handle", None), handle
     try:
         yield handle
     finally:
-        _local.handle = None
+        _local.handle = outer
 
 
 def _track(conn: Any) -> None:
@@ -197,6 +203,22 @@ class _TrackedHTTPSConnection(HTTPSConnection):
         super().request(*args, **kwargs)
 
 
+class _Traced:
+    """Writes a connection's request and status lines to its session's wire trace."""
+
+    _mcp_trace: Any = None   # set on the subclasses :func:`_traced_pools` makes
+
+    def request(self, method: str, url: str, body: Any = None, headers: Any = None,
+                **kwargs: Any) -> None:
+        self._mcp_trace.request(method, url, headers, body)
+        super().request(method, url, body, headers, **kwargs)   # type: ignore[misc]
+
+    def getresponse(self) -> Any:
+        response = super().getresponse()   # type: ignore[misc]
+        self._mcp_trace.response(response.status, response.reason, response.headers)
+        return response
+
+
 class _TrackedHTTPPool(HTTPConnectionPool):
     ConnectionCls = _TrackedHTTPConnection
 
@@ -215,26 +237,44 @@ class _TrackedHTTPSPool(HTTPSConnectionPool):
         super()._put_conn(conn)
 
 
-def _install(manager: PoolManager) -> None:
+_POOLS: dict[str, type[HTTPConnectionPool]] = {"http": _TrackedHTTPPool,
+                                               "https": _TrackedHTTPSPool}
+
+
+def _traced_pools(trace: Any) -> dict[str, type[HTTPConnectionPool]]:
+    """Pool classes whose connections write to ``trace`` (one set per traced session)."""
+    pools: dict[str, type[HTTPConnectionPool]] = {}
+    for scheme, pool in _POOLS.items():
+        conn = type(f"_Traced{pool.ConnectionCls.__name__}", (_Traced, pool.ConnectionCls),
+                    {"_mcp_trace": trace})
+        pools[scheme] = type(f"_Traced{pool.__name__}", (pool,), {"ConnectionCls": conn})
+    return pools
+
+
+def _install(manager: PoolManager, trace: Any) -> None:
     # Only over urllib3's own pools: a SOCKS manager has pools of its own,
     # whose exchanges can then be aborted only once their response exists.
     if manager.pool_classes_by_scheme is _DEFAULT_POOLS:
-        manager.pool_classes_by_scheme = {"http": _TrackedHTTPPool, "https": _TrackedHTTPSPool}
+        manager.pool_classes_by_scheme = _POOLS if trace is None else _traced_pools(trace)
 
 
 class _Adapter(HTTPAdapter):
+    def __init__(self, *args: Any, trace: Any = None, **kwargs: Any) -> None:
+        self._mcp_trace = trace   # before super(): it builds the pool manager
+        super().__init__(*args, **kwargs)
+
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
-        _install(self.poolmanager)
+        _install(self.poolmanager, self._mcp_trace)
 
     def proxy_manager_for(self, proxy: str, **kwargs: Any) -> Any:
         manager = super().proxy_manager_for(proxy, **kwargs)
         if isinstance(manager, PoolManager):
-            _install(manager)
+            _install(manager, self._mcp_trace)
         return manager
 
 
-def new_session(url: str, *, pool_size: int) -> requests.Session:
+def new_session(url: str, *, pool_size: int, trace: Any = None) -> requests.Session:
     """A session for ``url`` whose exchanges can be aborted through :class:`Handle`.
 
     What requests would read from the environment on every request -- the
@@ -249,9 +289,10 @@ def new_session(url: str, *, pool_size: int) -> requests.Session:
             it the proxy decision).
         pool_size: connections kept per host (more may be opened, and are
             then closed after use instead of pooled).
+        trace: the connection's :class:`~mcp_client._log.WireTrace`, if it traces.
     """
     session = requests.Session()
-    adapter = _Adapter(pool_connections=4, pool_maxsize=pool_size, max_retries=0)
+    adapter = _Adapter(pool_connections=4, pool_maxsize=pool_size, max_retries=0, trace=trace)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     session.headers["User-Agent"] = \

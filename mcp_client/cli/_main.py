@@ -4,7 +4,7 @@ Usage::
 
     mcp-client VERB [ARGS] (--stdio "COMMAND ARGS..." | --http URL [--header K:V]...
                             | --sse URL [--header K:V]... | --config FILE [--server NAME])
-               [--json] [--timeout S] [--era ERA] [--log-level LEVEL] [-v]
+               [--json] [--timeout S] [--era ERA] [--log-level LEVEL] [-v] [--trace]
 
 Verbs: ``info``, ``tools``, ``call TOOL [JSON]``, ``resources``, ``read URI``,
 ``templates``, ``prompts``, ``prompt NAME [JSON]``, and for OAuth-protected
@@ -71,6 +71,9 @@ Decisions:
   warnings.  ``--log-level``
   asks the server for log messages and prints them to stderr as
   ``[server LEVEL logger] message``.
+* ``--trace`` prints the wire trace on stderr (:mod:`mcp_client.cli._trace`):
+  every JSON-RPC message, ``>>`` out and ``<<`` in, and over HTTP the
+  request and status lines with their headers, credentials hidden.
 * A progress bar is drawn on stderr for ``call`` when stderr is a terminal.
 * Elicitation is answered through a form on the terminal when stdin and
   stderr are both terminals (see :mod:`mcp_client.cli._terminal`: Ctrl-D
@@ -194,6 +197,9 @@ def _common_options() -> _Parser:
                      help=f"ask for the server's logs on stderr ({', '.join(protocol.LOG_LEVELS)})")
     out.add_argument("-v", "--verbose", action="store_true",
                      help="show the server's stderr and the client's warnings as they come")
+    out.add_argument("--trace", action="store_true",
+                     help="print every message sent (>>) and read (<<) on stderr, HTTP "
+                     "request and status lines and headers included (credentials hidden)")
     return common
 
 
@@ -612,6 +618,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
             stderr.write(f"{exc.parser.prog}: error: {exc.message}\n")
         return EXIT_USAGE
     run = _Run(args, stdin, stdout, stderr)
+    tracing = _tracing(run) if _option(args, "trace", False) else None
     client = None
     failure: UsageError | MCPClientError | None = None
     try:
@@ -647,7 +654,17 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
         run.close()   # first: a form waiting for a line must let the client close
         if client is not None:
             client.close()
+        if tracing is not None:
+            tracing.stop()
     return run.fail(failure, client)
+
+
+def _tracing(run: _Run) -> Any:
+    """``--trace``: the wire logger printed on the run's stderr, until :meth:`stop`."""
+    from ._trace import Tracing
+
+    bar = run.progress
+    return Tracing(run.stderr, before=bar.clear if bar is not None else None).start()
 
 
 def _silence(stream: IO[str]) -> None:

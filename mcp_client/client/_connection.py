@@ -234,8 +234,8 @@ class Connection:
         replacement = make()
         replacement.start(self.on_message, self.on_close, self._warn, self.on_request_error)
         old, self._transport = self._transport, replacement
-        log.debug("initialize was refused over Streamable HTTP; trying HTTP+SSE at %s",
-                  getattr(replacement, "url", "?"))
+        # the repr, not the URL: it hides the URL's credentials
+        log.debug("initialize was refused over Streamable HTTP; trying %r", replacement)
         old.close()
         return True
 
