@@ -74,7 +74,11 @@ Decisions:
 * A progress bar is drawn on stderr for ``call`` when stderr is a terminal.
 * Elicitation is answered through a form on the terminal when stdin and
   stderr are both terminals (see :mod:`mcp_client.cli._terminal`: Ctrl-D
-  declines), and declined otherwise, with a note on stderr.  Sampling and
+  declines), and declined otherwise, with a note on stderr.  Both modes are
+  declared: a URL-mode request shows the URL and asks for consent (``y``
+  accepts; the URL is never opened or fetched by the command).  A server's
+  ``-32042`` (URL elicitation required) is a protocol error whose report
+  lists each URL to open before running the command again.  Sampling and
   roots are not offered.
 * OAuth: ``login --http URL`` logs in through the browser and keeps the
   tokens in the user's token file (:func:`mcp_client.auth._storage.user_token_path`,
@@ -297,7 +301,8 @@ class _Run:
     # -- the client's hooks --------------------------------------------------------
 
     def client_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {"on_warn": self._on_warn, "on_elicit": self._on_elicit}
+        options: dict[str, Any] = {"on_warn": self._on_warn, "on_elicit": self._on_elicit,
+                                   "on_elicit_url": self._on_elicit_url}
         if _option(self.args, "era") is not None:
             options["era"] = self.args.era
         if _option(self.args, "log_level") is not None:
@@ -334,6 +339,14 @@ class _Run:
             return self.form(request)
         message = (request.get("params") or {}).get("message", "")
         self.note(f"the server asked {message!r}; declined (stdin is not a terminal)")
+        return {"action": "decline"}
+
+    def _on_elicit_url(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.form is not None:
+            return self.form.url(request, server=self.server)
+        params = request.get("params") or {}
+        self.note(f"the server asked you to open {params.get('url')!s} "
+                  f"({params.get('message', '')!s}); declined (stdin is not a terminal)")
         return {"action": "decline"}
 
     # -- connecting ----------------------------------------------------------------
@@ -513,6 +526,9 @@ class _Run:
         kind = "" if isinstance(exc, UsageError) else f"{type(exc).__name__}: "
         where = self._where(exc, text)
         self.note(f"error: {kind}{where + ': ' if where else ''}{text}")
+        for wanted in getattr(exc, "elicitations", ()):   # URLElicitationRequired
+            self.note(f"the server asks you to open {wanted['url']} "
+                      f"({wanted.get('message', '')!s}), then to run the command again")
         if tail and not self.verbose:
             self.stderr.write("--- server stderr ---\n" + "\n".join(tail) + "\n")
             self.stderr.flush()

@@ -27,7 +27,12 @@ Decisions about the form (the 2025-11-25 / 2026-07-28 elicitation
   (``{"action": "decline"}``).  Ctrl-C is not an answer: it interrupts the
   whole command (exit 130), which abandons the call.  The form never answers
   ``cancel``.
-* A ``url``-mode elicitation is declined: this client declares form mode only.
+* A ``url``-mode elicitation (:meth:`Form.url`) shows the server's message,
+  the full URL and its host (with a warning for a punycode ``xn--`` host),
+  and asks ``[y/n]``: ``y`` accepts -- the person opens the URL in a browser
+  themselves; nothing here opens or fetches it (2025-11-25 client/elicitation,
+  "Safe URL Handling") -- ``n`` or end of input declines.  A url-mode request
+  that reaches the form is declined.
 * Input is read a line at a time with ``select`` between lines, so a form
   left open when the command is interrupted from another thread can be told
   to stop (:meth:`Form.stop`) and never holds the process open.
@@ -38,6 +43,7 @@ from __future__ import annotations
 import json
 import select
 import threading
+import urllib.parse
 from typing import IO, Any, Mapping
 
 __all__ = ["ProgressBar", "Form", "Declined"]
@@ -169,6 +175,40 @@ class Form:
                 self._say("declined")
             return {"action": "decline"}
         return {"action": "accept", "content": content}
+
+    def url(self, request: Mapping[str, Any], *, server: str | None = None) -> dict[str, Any]:
+        """Answer a URL-mode ``elicitation/create``: show the URL, ask for consent."""
+        params = request.get("params") or {}
+        with self._turn:
+            if self._progress is not None:
+                self._progress.pause(True)
+            try:
+                return self._ask_url(params, server)
+            finally:
+                if self._progress is not None:
+                    self._progress.pause(False)
+
+    def _ask_url(self, params: Mapping[str, Any], server: str | None) -> dict[str, Any]:
+        who = f"The server {server}" if server else "The server"
+        url = str(params.get("url", ""))
+        self._say(f"\n{who} asks you to open a URL: {params.get('message', '(no message)')}")
+        self._say(f"  {url}")
+        host = urllib.parse.urlsplit(url).hostname or "(none)"
+        self._say(f"  host: {host}")
+        if "xn--" in host:
+            self._say("  warning: the host name is punycode; it may imitate another one")
+        self._say("  (it is not opened for you: open it in your browser to go on)")
+        while True:
+            try:
+                text = self._line("  Open it and continue? [y/n]: ").lower()
+            except Declined:
+                text = "n"
+            if text in _YES or text in _NO:
+                action = "accept" if text in _YES else "decline"
+                if action == "decline" and not self._stopped.is_set():
+                    self._say("declined")
+                return {"action": action}
+            self._say("    answer y or n")
 
     def _field(self, name: str, prop: Mapping[str, Any], required: bool) -> Any:
         choices = _choices(prop)

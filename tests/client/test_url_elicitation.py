@@ -5,9 +5,11 @@ the hook, ``-32042`` and ``notifications/elicitation/complete``."""
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import queue
 import threading
+import unittest
 from typing import Any, Callable
 
 from mcp_client import Client, ProtocolError
@@ -218,3 +220,40 @@ class InputsTest(ClientCase):
                          -32602)
         self.assertEqual(Inputs({}, _ignore).answer_request(
             {"id": 10, "method": ELICIT, "params": url["params"]})["error"]["code"], -32601)
+
+
+EVERYTHING = os.environ.get("MCP_SERVER_EVERYTHING")
+NODE = os.environ.get("MCP_NODE", "node")
+
+
+@unittest.skipUnless(EVERYTHING and os.path.exists(EVERYTHING),
+                     "MCP_SERVER_EVERYTHING does not name server-everything's entry script "
+                     "(and MCP_NODE the node binary); .ci/run sets both")
+class EverythingURLTest(ClientCase):
+    """server-everything offers trigger-url-elicitation only to a client declaring url mode."""
+
+    def test_both_paths_of_its_url_elicitation_tool(self) -> None:
+        asked: list[dict[str, Any]] = []
+        client = Client.connect_stdio(NODE, args=[str(EVERYTHING), "stdio"], request_timeout=30,
+                                      on_elicit_url=recorder(asked, "accept"))
+        self.addCleanup(client.close)
+        self.assertIn("trigger-url-elicitation", [tool["name"] for tool in client.list_tools()])
+        result = client.call_tool("trigger-url-elicitation", {
+            "url": "https://example.com/connect", "elicitationId": "e-1"})
+        self.assertIn("User completed the URL elicitation flow", result["content"][0]["text"])
+        self.assertEqual(asked[0]["params"], {
+            "mode": "url", "url": "https://example.com/connect", "elicitationId": "e-1",
+            "message": "Please open the link to complete this action."})
+        with self.assertRaises(URLElicitationRequired) as caught:
+            client.call_tool("trigger-url-elicitation", {"url": "https://example.com/2",
+                                                         "errorPath": True})
+        [wanted] = caught.exception.elicitations
+        self.assertEqual(wanted["url"], "https://modelcontextprotocol.io")
+        self.assertTrue(wanted["elicitationId"])
+
+    def test_a_client_without_the_hook_is_not_offered_it(self) -> None:
+        client = Client.connect_stdio(NODE, args=[str(EVERYTHING), "stdio"], request_timeout=30,
+                                      on_elicit=recorder([], "decline"))
+        self.addCleanup(client.close)
+        self.assertNotIn("trigger-url-elicitation",
+                         [tool["name"] for tool in client.list_tools()])

@@ -1,0 +1,76 @@
+"""The command line's interactive paths against a real SDK server: URL-mode elicitation,
+titles in the tables, and suggestions while asking for a prompt's arguments."""
+
+from __future__ import annotations
+
+import io
+import shlex
+
+from mcp_client.cli._terminal import Form
+
+from ..base import PYTHON, SERVERS, LeakCheckingTestCase
+from .test_cli import CLITestCase, Terminal, run_many
+
+SERVER = f"{shlex.quote(PYTHON)} {shlex.quote(str(SERVERS / 'interactive_server.py'))}"
+URL = "https://accounts.example.com/connect?session=42"
+
+
+class URLElicitationTerminalTest(CLITestCase):
+    def test_the_url_is_shown_and_consent_accepts(self) -> None:
+        term = Terminal("call", "connect", '{"service": "git"}', "--stdio", SERVER)
+        term.expect("The server interactive-server asks you to open a URL: "
+                    "Connect your git account")
+        term.expect(URL)
+        term.expect("host: accounts.example.com")
+        term.expect("Open it and continue? [y/n]: ")
+        term.send("perhaps\n")
+        term.expect("answer y or n")
+        term.send("y\n")
+        code, stdout, shown = term.finish()
+        self.assertEqual((code, stdout), (0, "action=accept state=connect:git content=None\n"),
+                         shown)
+        self.assertNotIn("Traceback", shown)
+
+    def test_no_declines_in_the_legacy_era(self) -> None:
+        term = Terminal("call", "connect", '{"service": "git"}', "--stdio", SERVER,
+                        "--era", "legacy")
+        term.expect("Open it and continue? [y/n]: ")
+        term.send("n\n")
+        code, stdout, shown = term.finish()
+        self.assertEqual((code, stdout), (0, "action=decline\n"), shown)
+        self.assertIn("declined", shown)
+
+
+class URLElicitationPipedTest(CLITestCase):
+    def test_without_a_terminal_it_is_declined_and_minus_32042_names_the_url(self) -> None:
+        outcomes = run_many({
+            "declined": ["call", "connect", '{"service": "git"}', "--stdio", SERVER],
+            "required": ["call", "files", '{"service": "git"}', "--stdio", SERVER]})
+        self.check(outcomes["declined"], 0,
+                   out="action=decline state=connect:git content=None\n",
+                   err=(f"the server asked you to open {URL} (Connect your git account); "
+                        "declined (stdin is not a terminal)",))
+        self.check(outcomes["required"], 3, out="", err=(
+            "error: URLElicitationRequired: tools/call on "
+            "interactive-server: This request requires authorization. (code -32042)",
+            f"the server asks you to open {URL} (Authorize access to your git files), then "
+            "to run the command again"))
+
+
+class URLFormTest(LeakCheckingTestCase):
+    def ask(self, url: str, answers: str) -> tuple[dict[str, object], str]:
+        shown = io.StringIO()
+        params = {"mode": "url", "url": url, "message": "Sign in"}
+        result = Form(io.StringIO(answers), shown).url({"method": "elicitation/create",
+                                                        "params": params})
+        return result, shown.getvalue()
+
+    def test_consent_and_its_refusals(self) -> None:
+        self.assertEqual(self.ask(URL, "yes\n")[0], {"action": "accept"})
+        self.assertEqual(self.ask(URL, "no\n")[0], {"action": "decline"})
+        self.assertEqual(self.ask(URL, "")[0], {"action": "decline"})   # Ctrl-D
+        result, shown = self.ask("https://xn--pypl-53dc.com/login", "\nn\n")
+        self.assertEqual(result, {"action": "decline"})
+        self.assertIn("host: xn--pypl-53dc.com", shown)
+        self.assertIn("warning: the host name is punycode", shown)
+        self.assertIn("answer y or n", shown)
