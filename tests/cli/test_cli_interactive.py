@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import shlex
 
+from mcp_client.cli import _output as out
 from mcp_client.cli._terminal import Form
 
 from ..base import PYTHON, SERVERS, LeakCheckingTestCase
@@ -74,3 +75,40 @@ class URLFormTest(LeakCheckingTestCase):
         self.assertIn("host: xn--pypl-53dc.com", shown)
         self.assertIn("warning: the host name is punycode", shown)
         self.assertIn("answer y or n", shown)
+
+
+class TitlesTest(CLITestCase):
+    def test_the_tables_show_titles_from_a_real_server(self) -> None:
+        outcomes = run_many({verb: [verb, "--stdio", SERVER]
+                             for verb in ("tools", "prompts", "resources", "templates")})
+        for outcome in outcomes.values():
+            self.check(outcome, 0)
+        tools = outcomes["tools"].out.splitlines()
+        self.assertEqual(tools[0].split(), ["NAME", "TITLE", "HINTS", "ARGUMENTS",
+                                            "DESCRIPTION"])
+        self.assertRegex(tools[1], r"^connect +Connect an Account +\.\.\.\. +service +Ask ")
+        self.assertRegex(tools[2], r"^files +Remote Files +r\.\.\. +service +List ")  # annotations
+        self.assertRegex(tools[3], r"^declared +\.\.\.\. +The elicitation")
+        self.assertRegex(outcomes["prompts"].out, r"\nlead +Team Management +department, name "
+                         r"+Promote someone")
+        self.assertRegex(outcomes["resources"].out,
+                         r"^URI +NAME +TITLE +MIME TYPE +DESCRIPTION\n"
+                         r"doc://handbook +handbook +The Handbook +text/plain\n$")
+        self.assertRegex(outcomes["templates"].out, r"\nteam://\{department\} +team +A Team ")
+
+
+class TitledTableTest(LeakCheckingTestCase):
+    def test_a_title_column_only_when_there_are_titles(self) -> None:
+        plain = [{"name": "a", "description": "does a"}]
+        self.assertEqual(out.prompts_table(plain).splitlines(),
+                         ["NAME  ARGUMENTS  DESCRIPTION", "a                does a"])
+        titled = [*plain, {"name": "b", "title": "Bee", "description": "does b"},
+                  {"name": "c", "title": "Sea"}]
+        self.assertEqual(out.prompts_table(titled).splitlines(), [
+            "NAME  TITLE  ARGUMENTS  DESCRIPTION", "a" + " " * 23 + "does a",
+            "b     Bee               does b", "c     Sea"])
+        # without the column, a missing description still shows the title
+        self.assertIn("Old Title", out.tools_table([{"name": "t", "annotations": {
+            "title": "Old Title"}}]).splitlines()[1])
+        self.assertEqual(out.tools_table([{"name": "t", "title": "New", "annotations": {
+            "title": "Old"}}]).splitlines()[1].split(), ["t", "New", "...."])
