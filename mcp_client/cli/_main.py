@@ -86,7 +86,12 @@ Decisions:
   there are none, before connecting, so no probe budget cuts a person short);
   ``logout`` forgets them.
 * ``JSON`` arguments may be ``-`` to read them from stdin.  Prompt arguments
-  are passed as given (the protocol wants strings).
+  are passed as given (the protocol wants strings).  On a terminal (stdin
+  and stderr), ``prompt`` first asks for the prompt's required arguments the
+  JSON left out -- and its optional ones when there was no JSON -- with the
+  server's suggestions when it declares ``completions`` (see
+  :mod:`mcp_client.cli._terminal`); a completion that fails only costs the
+  suggestions.  Ctrl-D there is a usage error.  Piped, nothing is asked.
 * ``--timeout`` is the budget of the verb's own requests (seconds, ``0`` for
   none; each page of a list counts as one); connecting keeps the client's
   defaults (``probe_timeout`` 5 s, then the handshake under
@@ -474,11 +479,29 @@ class _Run:
         if verb == "read":
             return client.read_resource(args.uri, **budget), out.contents_text, EXIT_OK
         if verb == "prompt":
+            if self.form is not None:
+                self.arguments = self.prompt_arguments(client, budget)
             return client.get_prompt(args.name, self.arguments, **budget), out.prompt_text, \
                 EXIT_OK
         result = client.call_tool(args.name, self.arguments, **budget)
         code = EXIT_TOOL_ERROR if result.get("isError") is True else EXIT_OK
         return result, out.result_text, code
+
+    def prompt_arguments(self, client: Any, budget: dict[str, Any]) -> dict[str, Any] | None:
+        """The ``prompt`` verb's arguments, the missing ones asked on the terminal."""
+        from ._arguments import ask_prompt_arguments
+        from ._terminal import Declined
+
+        assert self.form is not None
+        self.method = "prompts/list"
+        try:
+            return ask_prompt_arguments(client, self.form, self.args.name, self.arguments,
+                                        budget, warn=self._on_warn)
+        except Declined:
+            raise UsageError(f"the arguments of prompt {self.args.name!r} were not all "
+                             "given") from None
+        finally:
+            self.method = _VERB_METHODS["prompt"]
 
     def show(self, data: Any, render: Callable[[Any], str]) -> None:
         if self.progress is not None:

@@ -20,7 +20,7 @@ class DisplayMetadataTest(ClientCase):
                                  ("Connect an Account", ICONS))
                 self.assertEqual(tools["files"]["annotations"],
                                  {"title": "Remote Files", "readOnlyHint": True})
-                [prompt] = client.list_prompts()
+                [prompt] = [p for p in client.list_prompts() if p["name"] == "lead"]
                 self.assertEqual((prompt["title"], prompt["icons"]), ("Team Management", ICONS))
                 [resource] = client.list_resources()
                 self.assertEqual(pick(resource), ("The Handbook", ICONS))

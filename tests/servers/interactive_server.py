@@ -4,8 +4,9 @@ It offers URL-mode elicitation (an ``InputRequiredResult`` round in 2026-07-28,
 ``elicitation/create`` with ``notifications/elicitation/complete`` in 2025-11-25), a tool
 that answers ``-32042`` (URLElicitationRequiredError) until its elicitation is done, a
 tool that reports the client's declared elicitation capability, display metadata (titles,
-``annotations.title``, icons) on tools, prompts, resources and templates, and a prompt
-whose arguments complete (the second from the first).  Exits on stdin EOF.
+``annotations.title``, icons) on tools, prompts, resources and templates, a prompt
+whose arguments complete (the second from the first), and one whose completion fails.
+Exits on stdin EOF.
 
 Usage: ``python tests/servers/interactive_server.py``
 """
@@ -84,6 +85,11 @@ def build_server() -> MCPServer:
         """Promote someone to lead a department."""
         return f"Please promote {name} to the head of the {department} team."
 
+    @server.prompt()
+    def brainstorm(topic: str, style: str = "short") -> str:
+        """Brainstorm a topic (its completion always fails)."""
+        return f"Brainstorm {topic}, {style}."
+
     @server.resource("doc://handbook", title="The Handbook", icons=[ICON])
     def handbook() -> str:
         return "Be kind."
@@ -96,6 +102,8 @@ def build_server() -> MCPServer:
     async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
         if not isinstance(ref, PromptReference):
             return None
+        if ref.name == "brainstorm":
+            raise ValueError("the idea engine is down")
         if argument.name == "department":
             found = [d for d in TEAMS if d.startswith(argument.value)]
             return Completion(values=found, total=len(found), has_more=False)
