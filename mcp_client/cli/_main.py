@@ -349,9 +349,12 @@ class _Run:
     def _on_elicit_url(self, request: dict[str, Any]) -> dict[str, Any]:
         if self.form is not None:
             return self.form.url(request, server=self.server)
+        from ._terminal import printable
+
         params = request.get("params") or {}
-        self.note(f"the server asked you to open {params.get('url')!s} "
-                  f"({params.get('message', '')!s}); declined (stdin is not a terminal)")
+        self.note(f"the server asked you to open {printable(str(params.get('url')))} "
+                  f"({printable(str(params.get('message', '')))}); declined (stdin is not "
+                  "a terminal)")
         return {"action": "decline"}
 
     # -- connecting ----------------------------------------------------------------
@@ -550,8 +553,11 @@ class _Run:
         where = self._where(exc, text)
         self.note(f"error: {kind}{where + ': ' if where else ''}{text}")
         for wanted in getattr(exc, "elicitations", ()):   # URLElicitationRequired
-            self.note(f"the server asks you to open {wanted['url']} "
-                      f"({wanted.get('message', '')!s}), then to run the command again")
+            from ._terminal import printable
+
+            self.note(f"the server asks you to open {printable(wanted['url'])} "
+                      f"({printable(str(wanted.get('message', '')))}), then to run the "
+                      "command again")
         if tail and not self.verbose:
             self.stderr.write("--- server stderr ---\n" + "\n".join(tail) + "\n")
             self.stderr.flush()

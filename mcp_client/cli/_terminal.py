@@ -5,9 +5,9 @@ on stdout: a progress bar on stderr while a tool call reports progress, an
 elicitation form that asks the server's questions one field at a time, and
 the entry of a prompt's missing arguments.  All of them write to stderr only,
 so stdout stays the command's output (pipe it, and what arrives is the
-answer alone).  Nothing here decides
-*whether* to be interactive: :mod:`mcp_client.cli` checks that stdin and
-stderr are terminals and hands in the streams.
+answer alone).  Nothing here decides *whether* to be interactive:
+:mod:`mcp_client.cli` checks that stdin and stderr are terminals and hands
+in the streams.
 
 Decisions about the form (the 2025-11-25 / 2026-07-28 elicitation
 ``requestedSchema`` is a flat object of primitive fields):
@@ -29,7 +29,8 @@ Decisions about the form (the 2025-11-25 / 2026-07-28 elicitation
   whole command (exit 130), which abandons the call.  The form never answers
   ``cancel``.
 * A ``url``-mode elicitation (:meth:`Form.url`) shows the server's message,
-  the full URL and its host (with a warning for a punycode ``xn--`` host),
+  the full URL and its host (with a warning for a punycode ``xn--`` host;
+  control characters shown escaped, so a URL cannot rewrite the terminal),
   and asks ``[y/n]``: ``y`` accepts -- the person opens the URL in a browser
   themselves; nothing here opens or fetches it (2025-11-25 client/elicitation,
   "Safe URL Handling") -- ``n`` or end of input declines.  A url-mode request
@@ -60,7 +61,7 @@ from typing import IO, Any, Callable, Mapping, Sequence
 #: ``suggest(argument, typed, context) -> {"values", "total"?, "hasMore"?}`` or None.
 Suggest = Callable[[str, str, Mapping[str, str]], "Mapping[str, Any] | None"]
 
-__all__ = ["ProgressBar", "Form", "Declined"]
+__all__ = ["ProgressBar", "Form", "Declined", "printable"]
 
 #: Characters in the progress bar's bar.
 BAR_WIDTH = 24
@@ -207,9 +208,13 @@ class Form:
     def _ask_url(self, params: Mapping[str, Any], server: str | None) -> dict[str, Any]:
         who = f"The server {server}" if server else "The server"
         url = str(params.get("url", ""))
-        self._say(f"\n{who} asks you to open a URL: {params.get('message', '(no message)')}")
-        self._say(f"  {url}")
-        host = urllib.parse.urlsplit(url).hostname or "(none)"
+        message = printable(str(params.get("message", "(no message)")))
+        self._say(f"\n{who} asks you to open a URL: {message}")
+        self._say(f"  {printable(url)}")
+        try:
+            host = printable(urllib.parse.urlsplit(url).hostname or "(none)")
+        except ValueError:   # an invalid IPv6 literal, say
+            host = "(unreadable)"
         self._say(f"  host: {host}")
         if "xn--" in host:
             self._say("  warning: the host name is punycode; it may imitate another one")
@@ -329,6 +334,11 @@ class Form:
                     raise Declined()
                 return line.rstrip("\r\n").strip()
         raise Declined()
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters escaped (``\\x1b``), safe to show on a terminal."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class _Skip:

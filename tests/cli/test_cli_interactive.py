@@ -81,6 +81,10 @@ class URLFormTest(LeakCheckingTestCase):
         self.assertIn("host: xn--pypl-53dc.com", shown)
         self.assertIn("warning: the host name is punycode", shown)
         self.assertIn("answer y or n", shown)
+        result, shown = self.ask("https://ok.example/\x1b[2J\x07", "y\n")
+        self.assertEqual(result, {"action": "accept"})
+        self.assertIn("https://ok.example/\\x1b[2J\\x07", shown)
+        self.assertNotIn("\x1b", shown)
 
 
 class TitlesTest(CLITestCase):
