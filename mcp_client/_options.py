@@ -32,6 +32,7 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "on_log": None,
     "on_progress": None,
     "on_elicit": None,
+    "on_elicit_url": None,
     "on_sample": None,
     "on_list_roots": None,
     "max_input_rounds": 8,
@@ -57,7 +58,8 @@ STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines"
 HTTP_OPTIONS = ("headers", "persistent", "connect_timeout", "auth", "max_event_bytes",
                 "max_redirects")
 
-_CALLABLES = ("on_warn", "on_log", "on_progress", "on_elicit", "on_sample", "on_list_roots",
+_CALLABLES = ("on_warn", "on_log", "on_progress", "on_elicit", "on_elicit_url", "on_sample",
+              "on_list_roots",
               "on_restart", "on_list_changed",
               "on_task_status")
 

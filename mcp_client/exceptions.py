@@ -25,6 +25,7 @@ __all__ = [
     "TransportError",
     "ProtocolError",
     "OutputMismatch",
+    "URLElicitationRequired",
     "UnsupportedVersion",
     "InputLoopExceeded",
     "SpawnFailed",
@@ -199,6 +200,33 @@ class OutputMismatch(ProtocolError):
 
     def __reduce__(self) -> Any:
         return (type(self), (self.tool, self.path, self.reason))
+
+
+class URLElicitationRequired(ProtocolError):
+    """The server refused a request until the user completes URL elicitations.
+
+    The JSON-RPC error ``-32042`` (2025-11-25 client/elicitation, "URL
+    Elicitation Required Error"): ``data.elicitations`` lists URL-mode
+    elicitations (``{"mode": "url", "url", "message", "elicitationId"}``) for
+    the user to open before the request is retried.  Nothing is opened or
+    retried for the caller: show each URL to the user, then retry (the server
+    may send ``notifications/elicitation/complete`` for each, on
+    :attr:`Client.notifications <mcp_client.Client.notifications>`).
+
+    Attributes:
+        elicitations: the URL-mode entries of ``data.elicitations`` (each a dict
+            with a string ``url``; anything else the server put there is left
+            out, and is still in ``data``).
+    """
+
+    def __init__(self, code: int | None, message: str, data: Any = None, *,
+                 method: str | None = None) -> None:
+        super().__init__(code, message, data, method=method)
+        found = data.get("elicitations") if isinstance(data, dict) else None
+        self.elicitations: list[dict[str, Any]] = [
+            dict(entry) for entry in (found if isinstance(found, list) else [])
+            if isinstance(entry, dict) and entry.get("mode") == "url"
+            and isinstance(entry.get("url"), str)]
 
 
 class UnsupportedVersion(MCPClientError):

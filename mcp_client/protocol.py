@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from .exceptions import ProtocolError
+from .exceptions import ProtocolError, URLElicitationRequired
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ __all__ = [
     "META_PROTOCOL_VERSION", "META_CLIENT_INFO", "META_CLIENT_CAPABILITIES",
     "META_LOG_LEVEL", "META_SERVER_INFO", "CACHEABLE_METHODS", "INPUT_METHODS",
     "BOOKKEEPING_KEYS", "HEADER_MISMATCH", "MISSING_CAPABILITY", "UNSUPPORTED_VERSION",
+    "URL_ELICITATION_REQUIRED",
     "METHOD_NOT_FOUND", "PARSE_ERROR", "INVALID_REQUEST", "INVALID_PARAMS", "INTERNAL_ERROR",
     "Kind", "classify", "is_modern_version", "envelope", "request", "notification",
     "response", "error_response", "error_from", "shape_result", "Shaped",
@@ -82,6 +83,8 @@ INTERNAL_ERROR = -32603
 HEADER_MISMATCH = -32020
 MISSING_CAPABILITY = -32021
 UNSUPPORTED_VERSION = -32022
+#: The server needs URL-mode elicitations first (2025-11-25 client/elicitation).
+URL_ELICITATION_REQUIRED = -32042
 
 
 def is_modern_version(version: object) -> bool:
@@ -208,9 +211,10 @@ def error_from(message: Mapping[str, Any], method: str | None = None) -> Protoco
         return ProtocolError(None, "malformed error response", message, method=method)
     code = error.get("code")
     text = error.get("message")
-    return ProtocolError(code if _integer(code) else None,
-                         text if isinstance(text, str) else "error without a message",
-                         error.get("data"), method=method)
+    kind = URLElicitationRequired if code == URL_ELICITATION_REQUIRED else ProtocolError
+    return kind(code if _integer(code) else None,
+                text if isinstance(text, str) else "error without a message",
+                error.get("data"), method=method)
 
 
 class Shaped:

@@ -77,7 +77,11 @@ Decisions:
 * A progress bar is drawn on stderr for ``call`` when stderr is a terminal.
 * Elicitation is answered through a form on the terminal when stdin and
   stderr are both terminals (see :mod:`mcp_client.cli._terminal`: Ctrl-D
-  declines), and declined otherwise, with a note on stderr.  Sampling and
+  declines), and declined otherwise, with a note on stderr.  Both modes are
+  declared: a URL-mode request shows the URL and asks for consent (``y``
+  accepts; the URL is never opened or fetched by the command).  A server's
+  ``-32042`` (URL elicitation required) is a protocol error whose report
+  lists each URL to open before running the command again.  Sampling and
   roots are not offered.
 * OAuth: ``login --http URL`` logs in through the browser and keeps the
   tokens in the user's token file (:func:`mcp_client.auth._storage.user_token_path`,
@@ -85,7 +89,12 @@ Decisions:
   there are none, before connecting, so no probe budget cuts a person short);
   ``logout`` forgets them.
 * ``JSON`` arguments may be ``-`` to read them from stdin.  Prompt arguments
-  are passed as given (the protocol wants strings).
+  are passed as given (the protocol wants strings).  On a terminal (stdin
+  and stderr), ``prompt`` first asks for the prompt's required arguments the
+  JSON left out -- and its optional ones when there was no JSON -- with the
+  server's suggestions when it declares ``completions`` (see
+  :mod:`mcp_client.cli._terminal`); a completion that fails only costs the
+  suggestions.  Ctrl-D there is a usage error.  Piped, nothing is asked.
 * ``--timeout`` is the budget of the verb's own requests (seconds, ``0`` for
   none; each page of a list counts as one); connecting keeps the client's
   defaults (``probe_timeout`` 5 s, then the handshake under
@@ -303,7 +312,8 @@ class _Run:
     # -- the client's hooks --------------------------------------------------------
 
     def client_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {"on_warn": self._on_warn, "on_elicit": self._on_elicit}
+        options: dict[str, Any] = {"on_warn": self._on_warn, "on_elicit": self._on_elicit,
+                                   "on_elicit_url": self._on_elicit_url}
         if _option(self.args, "era") is not None:
             options["era"] = self.args.era
         if _option(self.args, "log_level") is not None:
@@ -340,6 +350,17 @@ class _Run:
             return self.form(request)
         message = (request.get("params") or {}).get("message", "")
         self.note(f"the server asked {message!r}; declined (stdin is not a terminal)")
+        return {"action": "decline"}
+
+    def _on_elicit_url(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.form is not None:
+            return self.form.url(request, server=self.server)
+        from ._terminal import printable
+
+        params = request.get("params") or {}
+        self.note(f"the server asked you to open {printable(str(params.get('url')))} "
+                  f"({printable(str(params.get('message', '')))}); declined (stdin is not "
+                  "a terminal)")
         return {"action": "decline"}
 
     # -- connecting ----------------------------------------------------------------
@@ -467,11 +488,29 @@ class _Run:
         if verb == "read":
             return client.read_resource(args.uri, **budget), out.contents_text, EXIT_OK
         if verb == "prompt":
+            if self.form is not None:
+                self.arguments = self.prompt_arguments(client, budget)
             return client.get_prompt(args.name, self.arguments, **budget), out.prompt_text, \
                 EXIT_OK
         result = client.call_tool(args.name, self.arguments, **budget)
         code = EXIT_TOOL_ERROR if result.get("isError") is True else EXIT_OK
         return result, out.result_text, code
+
+    def prompt_arguments(self, client: Any, budget: dict[str, Any]) -> dict[str, Any] | None:
+        """The ``prompt`` verb's arguments, the missing ones asked on the terminal."""
+        from ._arguments import ask_prompt_arguments
+        from ._terminal import Declined
+
+        assert self.form is not None
+        self.method = "prompts/list"
+        try:
+            return ask_prompt_arguments(client, self.form, self.args.name, self.arguments,
+                                        budget, warn=self._on_warn)
+        except Declined:
+            raise UsageError(f"the arguments of prompt {self.args.name!r} were not all "
+                             "given") from None
+        finally:
+            self.method = _VERB_METHODS["prompt"]
 
     def show(self, data: Any, render: Callable[[Any], str]) -> None:
         if self.progress is not None:
@@ -519,6 +558,12 @@ class _Run:
         kind = "" if isinstance(exc, UsageError) else f"{type(exc).__name__}: "
         where = self._where(exc, text)
         self.note(f"error: {kind}{where + ': ' if where else ''}{text}")
+        for wanted in getattr(exc, "elicitations", ()):   # URLElicitationRequired
+            from ._terminal import printable
+
+            self.note(f"the server asks you to open {printable(wanted['url'])} "
+                      f"({printable(str(wanted.get('message', '')))}), then to run the "
+                      "command again")
         if tail and not self.verbose:
             self.stderr.write("--- server stderr ---\n" + "\n".join(tail) + "\n")
             self.stderr.flush()

@@ -15,6 +15,11 @@ Decisions:
   and ``.`` when it said nothing (the spec's default then applies); a legend
   follows the table.  Arguments are the input schema's properties, an
   optional one marked with a trailing ``?``.
+* Display metadata (2025-11-25 / 2026-07-28 ``BaseMetadata.title``): when any
+  entry of a table has a ``title`` -- for tools, ``annotations.title`` counts
+  too -- the table gets a TITLE column after the name; a server without titles
+  gets the table as before, where a missing description shows the title.
+  Icons are never drawn (a terminal cannot); ``--json`` keeps them.
 * Descriptions show their first line; on a terminal the last column is cut
   to the terminal's width (with ``...``), never when output is piped.
 * Results are text; images, audio and blob resources are named with their
@@ -88,11 +93,30 @@ def _arguments(schema: Any) -> str:
     return ", ".join(name if name in required else f"{name}?" for name in schema["properties"])
 
 
-def _description(item: Mapping[str, Any]) -> str:
+def _title(item: Mapping[str, Any]) -> str:
+    """``title``, else ``annotations.title`` (a tool's older place for it), or ""."""
     annotations = item.get("annotations")
     title = annotations.get("title") if isinstance(annotations, Mapping) else None
-    return _first_line(item.get("description")) or _first_line(item.get("title")) or \
-        _first_line(title)
+    return _first_line(item.get("title")) or _first_line(title)
+
+
+def _description(item: Mapping[str, Any]) -> str:
+    return _first_line(item.get("description")) or _title(item)
+
+
+def _titled(headers: list[str], rows: list[list[str]], items: Sequence[Mapping[str, Any]],
+            after: int) -> tuple[list[str], list[list[str]]]:
+    """Add a TITLE column after column ``after`` when any item has a title.
+
+    With the column, the description column shows descriptions only.
+    """
+    titles = [_title(item) for item in items]
+    if not any(titles):
+        return headers, rows
+    described = [_first_line(item.get("description")) for item in items]
+    rows = [[*row[:after + 1], title, *row[after + 1:-1], text]
+            for row, title, text in zip(rows, titles, described)]
+    return [*headers[:after + 1], "TITLE", *headers[after + 1:]], rows
 
 
 def tools_table(tools: Sequence[Mapping[str, Any]], *, width: int | None = None) -> str:
@@ -101,8 +125,8 @@ def tools_table(tools: Sequence[Mapping[str, Any]], *, width: int | None = None)
         return "no tools"
     rows = [[str(t.get("name", "")), _hints(t), _arguments(t.get("inputSchema")),
              _description(t)] for t in tools]
-    return table(["NAME", "HINTS", "ARGUMENTS", "DESCRIPTION"], rows, width=width) + \
-        "\n\n" + HINTS_LEGEND
+    headers, rows = _titled(["NAME", "HINTS", "ARGUMENTS", "DESCRIPTION"], rows, tools, 0)
+    return table(headers, rows, width=width) + "\n\n" + HINTS_LEGEND
 
 
 def resources_table(resources: Sequence[Mapping[str, Any]], *, width: int | None = None) -> str:
@@ -111,7 +135,8 @@ def resources_table(resources: Sequence[Mapping[str, Any]], *, width: int | None
         return "no resources"
     rows = [[str(r.get("uri", "")), str(r.get("name", "")), str(r.get("mimeType") or ""),
              _description(r)] for r in resources]
-    return table(["URI", "NAME", "MIME TYPE", "DESCRIPTION"], rows, width=width)
+    headers, rows = _titled(["URI", "NAME", "MIME TYPE", "DESCRIPTION"], rows, resources, 1)
+    return table(headers, rows, width=width)
 
 
 def templates_table(templates: Sequence[Mapping[str, Any]], *, width: int | None = None) -> str:
@@ -120,7 +145,9 @@ def templates_table(templates: Sequence[Mapping[str, Any]], *, width: int | None
         return "no resource templates"
     rows = [[str(t.get("uriTemplate", "")), str(t.get("name", "")),
              str(t.get("mimeType") or ""), _description(t)] for t in templates]
-    return table(["URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"], rows, width=width)
+    headers, rows = _titled(["URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"], rows,
+                            templates, 1)
+    return table(headers, rows, width=width)
 
 
 def prompts_table(prompts: Sequence[Mapping[str, Any]], *, width: int | None = None) -> str:
@@ -134,7 +161,8 @@ def prompts_table(prompts: Sequence[Mapping[str, Any]], *, width: int | None = N
                  for a in arguments if isinstance(a, Mapping)] \
             if isinstance(arguments, list) else []
         rows.append([str(prompt.get("name", "")), ", ".join(names), _description(prompt)])
-    return table(["NAME", "ARGUMENTS", "DESCRIPTION"], rows, width=width)
+    headers, rows = _titled(["NAME", "ARGUMENTS", "DESCRIPTION"], rows, prompts, 0)
+    return table(headers, rows, width=width)
 
 
 def info_text(info: Mapping[str, Any]) -> str:

@@ -1,12 +1,13 @@
 """The command line's conversation with a person at a terminal.
 
-This module owns the two things ``python -m mcp_client`` does on a terminal
-rather than on stdout: a progress bar on stderr while a tool call reports
-progress, and an elicitation form that asks the server's questions one field
-at a time.  Both write to stderr only, so stdout stays the command's output
-(pipe it, and what arrives is the answer alone).  Nothing here decides
-*whether* to be interactive: :mod:`mcp_client.cli` checks that stdin and
-stderr are terminals and hands in the streams.
+This module owns what ``python -m mcp_client`` does on a terminal rather than
+on stdout: a progress bar on stderr while a tool call reports progress, an
+elicitation form that asks the server's questions one field at a time, and
+the entry of a prompt's missing arguments.  All of them write to stderr only,
+so stdout stays the command's output (pipe it, and what arrives is the
+answer alone).  Nothing here decides *whether* to be interactive:
+:mod:`mcp_client.cli` checks that stdin and stderr are terminals and hands
+in the streams.
 
 Decisions about the form (the 2025-11-25 / 2026-07-28 elicitation
 ``requestedSchema`` is a flat object of primitive fields):
@@ -27,7 +28,23 @@ Decisions about the form (the 2025-11-25 / 2026-07-28 elicitation
   (``{"action": "decline"}``).  Ctrl-C is not an answer: it interrupts the
   whole command (exit 130), which abandons the call.  The form never answers
   ``cancel``.
-* A ``url``-mode elicitation is declined: this client declares form mode only.
+* A ``url``-mode elicitation (:meth:`Form.url`) shows the server's message,
+  the full URL and its host (with a warning for a punycode ``xn--`` host;
+  control characters shown escaped, so a URL cannot rewrite the terminal),
+  and asks ``[y/n]``: ``y`` accepts -- the person opens the URL in a browser
+  themselves; nothing here opens or fetches it (2025-11-25 client/elicitation,
+  "Safe URL Handling") -- ``n`` or end of input declines.  A url-mode request
+  that reaches the form is declined.
+* A prompt's arguments (:meth:`Form.arguments`) are asked in the prompt's
+  order, required ones until they get a value, optional ones skipped by
+  Enter.  When the command passes a ``suggest`` callable (the server declared
+  ``completions``), a ``suggestions: a, b, c`` line comes before each
+  question (at most :data:`SHOWN_SUGGESTIONS` values, then how many more),
+  asked with the arguments answered so far as context; an answer ending in
+  ``?`` asks again with suggestions for what precedes it.  No suggestions
+  (None, or none found) shows no line.  Plain lines, not readline: stdout
+  belongs to the answer, and a scripted terminal sees exactly what a person
+  does.  End of input stops the entry (:class:`Declined`).
 * Input is read a line at a time with ``select`` between lines, so a form
   left open when the command is interrupted from another thread can be told
   to stop (:meth:`Form.stop`) and never holds the process open.
@@ -38,12 +55,18 @@ from __future__ import annotations
 import json
 import select
 import threading
-from typing import IO, Any, Mapping
+import urllib.parse
+from typing import IO, Any, Callable, Mapping, Sequence
 
-__all__ = ["ProgressBar", "Form", "Declined"]
+#: ``suggest(argument, typed, context) -> {"values", "total"?, "hasMore"?}`` or None.
+Suggest = Callable[[str, str, Mapping[str, str]], "Mapping[str, Any] | None"]
+
+__all__ = ["ProgressBar", "Form", "Declined", "printable"]
 
 #: Characters in the progress bar's bar.
 BAR_WIDTH = 24
+#: Suggestions shown for one prompt argument.
+SHOWN_SUGGESTIONS = 10
 #: Seconds between checks for :meth:`Form.stop` while waiting for a line.
 _POLL = 0.2
 _YES = ("y", "yes", "true", "1")
@@ -170,6 +193,98 @@ class Form:
             return {"action": "decline"}
         return {"action": "accept", "content": content}
 
+    def url(self, request: Mapping[str, Any], *, server: str | None = None) -> dict[str, Any]:
+        """Answer a URL-mode ``elicitation/create``: show the URL, ask for consent."""
+        params = request.get("params") or {}
+        with self._turn:
+            if self._progress is not None:
+                self._progress.pause(True)
+            try:
+                return self._ask_url(params, server)
+            finally:
+                if self._progress is not None:
+                    self._progress.pause(False)
+
+    def _ask_url(self, params: Mapping[str, Any], server: str | None) -> dict[str, Any]:
+        who = f"The server {server}" if server else "The server"
+        url = str(params.get("url", ""))
+        message = printable(str(params.get("message", "(no message)")))
+        self._say(f"\n{who} asks you to open a URL: {message}")
+        self._say(f"  {printable(url)}")
+        try:
+            host = printable(urllib.parse.urlsplit(url).hostname or "(none)")
+        except ValueError:   # an invalid IPv6 literal, say
+            host = "(unreadable)"
+        self._say(f"  host: {host}")
+        if "xn--" in host:
+            self._say("  warning: the host name is punycode; it may imitate another one")
+        self._say("  (it is not opened for you: open it in your browser to go on)")
+        while True:
+            try:
+                text = self._line("  Open it and continue? [y/n]: ").lower()
+            except Declined:
+                text = "n"
+            if text in _YES or text in _NO:
+                action = "accept" if text in _YES else "decline"
+                if action == "decline" and not self._stopped.is_set():
+                    self._say("declined")
+                return {"action": action}
+            self._say("    answer y or n")
+
+    def arguments(self, declared: Sequence[Mapping[str, Any]], given: Mapping[str, Any],
+                  suggest: Suggest | None = None) -> dict[str, Any]:
+        """Ask for each of ``declared`` (a prompt's ``arguments`` entries) not in ``given``.
+
+        Returns:
+            ``given`` with the answers added.
+
+        Raises:
+            Declined: end of input.
+        """
+        answers = dict(given)
+        with self._turn:
+            hint = "; a value ending in ? shows suggestions for it" if suggest else ""
+            self._say(f"The prompt needs arguments (Enter skips an optional one{hint}; "
+                      "Ctrl-D stops).")
+            for argument in declared:
+                name = str(argument.get("name", ""))
+                if not name or name in answers:
+                    continue
+                value = self._argument(name, argument, answers, suggest)
+                if value is not None:
+                    answers[name] = value
+        return answers
+
+    def _argument(self, name: str, argument: Mapping[str, Any], answers: Mapping[str, Any],
+                  suggest: Suggest | None) -> str | None:
+        required = argument.get("required") is True
+        if isinstance(argument.get("description"), str) and argument["description"]:
+            self._say(f"  {name}: {argument['description']}")
+        context = {k: v for k, v in answers.items() if isinstance(v, str)}
+        typed: str | None = ""
+        while True:
+            if suggest is not None and typed is not None:   # once per thing typed
+                self._suggestions(suggest(name, typed, context))
+            text = self._line(f"  {name}{' (required)' if required else ''}: ")
+            typed = text[:-1] if text.endswith("?") else None
+            if typed is not None:
+                continue
+            if text or not required:
+                return text or None
+            self._say("    a value is required")
+
+    def _suggestions(self, found: Mapping[str, Any] | None) -> None:
+        values = list(found.get("values") or []) if found else []
+        if not values:
+            return
+        shown = values[:SHOWN_SUGGESTIONS]
+        total = found.get("total") if found else None
+        more = (total if isinstance(total, int) and total > len(shown) else len(values)) \
+            - len(shown)
+        tail = f" ({more} more)" if more > 0 else \
+            " (and more)" if found and found.get("hasMore") else ""
+        self._say(f"    suggestions: {', '.join(shown)}{tail}")
+
     def _field(self, name: str, prop: Mapping[str, Any], required: bool) -> Any:
         choices = _choices(prop)
         label = str(prop.get("title") or name)
@@ -219,6 +334,11 @@ class Form:
                     raise Declined()
                 return line.rstrip("\r\n").strip()
         raise Declined()
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters escaped (``\\x1b``), safe to show on a terminal."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class _Skip:

@@ -194,8 +194,10 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         if override is not None:
             return {key: value for key, value in dict(override).items()}
         caps: dict[str, Any] = {}
-        if self._opts["on_elicit"] is not None:
-            caps["elicitation"] = {"form": {}}
+        hooks = (("form", "on_elicit"), ("url", "on_elicit_url"))
+        modes: dict[str, Any] = {mode: {} for mode, hook in hooks if self._opts[hook] is not None}
+        if modes:
+            caps["elicitation"] = modes
         if self._opts["on_sample"] is not None:
             caps["sampling"] = {}
         if self._opts["on_list_roots"] is not None:

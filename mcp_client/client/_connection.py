@@ -40,7 +40,7 @@ from ..exceptions import (Cancelled, InputLoopExceeded, MCPClientError, Protocol
 from ..protocol import Kind
 from ._cancel import CANCEL_POLL, check_cancel_signal, fired, pause
 from ._flights import Flight, answer_class
-from ._inputs import ELICIT, ROOTS, SAMPLE, Inputs
+from ._inputs import ELICIT, ROOTS, SAMPLE, Inputs, url_elicitation_hook
 from ._negotiation import Negotiation
 from ._paging import MAX_LIST_ITEMS, MAX_PAGES, pages
 from ._pools import Pools
@@ -111,7 +111,8 @@ class Connection:
         self._flood_warned = False
         hooks = {ELICIT: opts["on_elicit"], SAMPLE: opts["on_sample"],
                  ROOTS: opts["on_list_roots"]}
-        self._inputs = Inputs({k: v for k, v in hooks.items() if v is not None}, warn)
+        self._inputs = Inputs({k: v for k, v in hooks.items() if v is not None}, warn,
+                              url_hook=url_elicitation_hook(opts, capabilities))
         self._progress = ProgressBook(opts["on_progress"], warn)
         self._cache = Cache()
         self._revival = Revival(opts, warn)

@@ -8,7 +8,7 @@ This module owns the client's answers to server input requests, in both eras
 * **legacy** -- real JSON-RPC requests from the server while a call is in
   flight, answered with a JSON-RPC result or error (:meth:`Inputs.answer_request`).
 
-Each hook (``on_elicit``, ``on_sample``, ``on_list_roots``) is called with
+Each hook (``on_elicit``, ``on_elicit_url``, ``on_sample``, ``on_list_roots``) is called with
 ``{"method", "params"}`` and returns the result body.  Refusal is a first-class
 answer: an unset hook, a hook that raises, or one that returns something that
 is not a dict *declines* -- elicitation ``{"action": "decline"}``, roots
@@ -19,6 +19,15 @@ a :class:`ProtocolError` that says so (a real server re-asks forever); in
 the legacy era it is the JSON-RPC error ``-1`` of the 2025-11-25 sampling spec.
 A legacy request for a capability we did not declare, or an unknown method,
 is answered ``-32601``.
+
+Elicitation is routed by its ``mode`` (2025-11-25 / 2026-07-28 client/elicitation):
+``form`` (or no mode) to ``on_elicit``, ``url`` to ``on_elicit_url`` -- or to
+``on_elicit`` when the ``client_capabilities`` override declares the url mode
+without that hook.  A mode with no hook, an unknown mode, or a URL request with
+no ``url`` is refused: in the legacy era with the spec's ``-32602`` (Invalid
+params), in the modern era (which has no per-entry error) by declining, and
+either way reported through ``on_warn``.  A URL-mode answer carries its
+``action`` only: ``content`` has no place in it and is not sent.
 
 An accepted elicitation is checked before it is sent: fields the hook left out
 get the schema's defaults (SEP-1034), and content that does not satisfy
@@ -33,6 +42,7 @@ worker thread for legacy requests -- never the transport's reader thread.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 
 from .. import protocol
 from ..cache import copy_json
@@ -40,10 +50,10 @@ from ..exceptions import ProtocolError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Mapping
+    from typing import Any, Callable
     Hook = Callable[[dict[str, Any]], Any]
 
-__all__ = ["Inputs", "SAMPLING_DECLINED", "ELICIT", "SAMPLE", "ROOTS"]
+__all__ = ["Inputs", "SAMPLING_DECLINED", "ELICIT", "SAMPLE", "ROOTS", "url_elicitation_hook"]
 
 ELICIT = "elicitation/create"
 SAMPLE = "sampling/createMessage"
@@ -56,16 +66,24 @@ class _Declined(Exception):
     """A hook refused (or failed); carries what to tell the caller."""
 
 
+class _Invalid(_Declined):
+    """A request this client cannot take (legacy: ``-32602``; modern: declined)."""
+
+
 class Inputs:
     """Answers server input requests with the client's hooks.
 
     Args:
-        hooks: method name -> hook (only the hooks that are set).
+        hooks: method name -> hook (only the hooks that are set); the
+            ``elicitation/create`` hook takes form mode.
         on_warn: told when a hook raises or returns something unusable.
+        url_hook: the hook for URL-mode elicitation (None: refused).
     """
 
-    def __init__(self, hooks: Mapping[str, Hook], on_warn: Callable[[str], None]) -> None:
+    def __init__(self, hooks: Mapping[str, Hook], on_warn: Callable[[str], None], *,
+                 url_hook: Hook | None = None) -> None:
         self._hooks = dict(hooks)
+        self._url_hook = url_hook
         self._warn = on_warn
 
     # -- the modern era: one round of inputRequests --------------------------------
@@ -131,11 +149,14 @@ class Inputs:
         params = params if isinstance(params, dict) else {}
         if kind == "ping":
             return protocol.response(ident, {})
-        if kind not in (ELICIT, SAMPLE, ROOTS) or kind not in self._hooks:
+        served = kind in self._hooks or (kind == ELICIT and self._url_hook is not None)
+        if kind not in (ELICIT, SAMPLE, ROOTS) or not served:
             return protocol.error_response(ident, protocol.METHOD_NOT_FOUND,
                                            f"Method not found: {kind}")
         try:
             return protocol.response(ident, self._fulfil(kind, params))
+        except _Invalid as invalid:
+            return protocol.error_response(ident, protocol.INVALID_PARAMS, str(invalid))
         except _Declined:
             if kind == SAMPLE:
                 return protocol.error_response(ident, *SAMPLING_DECLINED)
@@ -147,8 +168,26 @@ class Inputs:
     def _decline_body(kind: str) -> dict[str, Any]:
         return {"action": "decline"} if kind == ELICIT else {"roots": []}
 
+    def _hook_for(self, kind: str, params: dict[str, Any]) -> Hook | None:
+        """The hook that takes this request (elicitation: by its mode)."""
+        if kind != ELICIT:
+            return self._hooks.get(kind)
+        mode = params.get("mode", "form")
+        if mode not in ("form", "url"):
+            raise self._invalid(f"unknown elicitation mode {mode!r}")
+        hook = self._url_hook if mode == "url" else self._hooks.get(ELICIT)
+        if hook is None:
+            raise self._invalid(f"elicitation mode {mode!r} is not one this client declared")
+        if mode == "url" and not isinstance(params.get("url"), str):
+            raise self._invalid("a url-mode elicitation without a url")
+        return hook
+
+    def _invalid(self, reason: str) -> _Invalid:
+        self._warn(f"refused the server's elicitation: {reason}")
+        return _Invalid(f"Invalid params: {reason}")
+
     def _fulfil(self, kind: str, params: dict[str, Any]) -> dict[str, Any]:
-        hook = self._hooks.get(kind)
+        hook = self._hook_for(kind, params)
         if hook is None:
             raise _Declined("no hook is set")
         try:
@@ -176,7 +215,9 @@ class Inputs:
             self._warn(f"the elicitation hook answered action={answer.get('action')!r}; "
                        "declining")
             raise _Declined("no valid action")
-        if answer["action"] != "accept" or params.get("mode", "form") != "form":
+        if params.get("mode", "form") == "url":   # the user's consent; no content
+            return {"action": answer["action"]}
+        if answer["action"] != "accept":
             return answer
         schema = params.get("requestedSchema")
         content = answer.get("content")
@@ -213,3 +254,18 @@ def validation_error(schema: Mapping[str, Any], content: Any) -> str | None:
     except jsonschema.exceptions.SchemaError as exc:
         return f"the requested schema itself is invalid: {exc.message}"
     return None if error is None else error.message
+
+
+def url_elicitation_hook(opts: Mapping[str, Any], declared: Mapping[str, Any]) -> Hook | None:
+    """The hook that answers URL-mode elicitation, or None.
+
+    ``on_elicit_url``; else ``on_elicit`` when the declared capabilities (the
+    ``client_capabilities`` override) name the url mode -- the seed's way for a
+    caller whose ``on_elicit`` can open a browser.
+    """
+    if opts["on_elicit_url"] is not None:
+        return opts["on_elicit_url"]  # type: ignore[no-any-return]
+    modes = declared.get("elicitation")
+    if opts["on_elicit"] is not None and isinstance(modes, Mapping) and "url" in modes:
+        return opts["on_elicit"]  # type: ignore[no-any-return]
+    return None
