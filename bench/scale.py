@@ -177,24 +177,49 @@ def _config(kind: str, count: int, urls: Sequence[str]) -> dict[str, Any]:
                            for i in range(count)}}
 
 
-def _agents(registry: Any, prefixes: Sequence[str], turns: int) -> float:
-    """Calls/s of AGENTS threads, each behind Policy(Leases(registry)), one call a turn."""
+def _python_calls(run: Callable[[], Any]) -> int:
+    """Python function calls ``run()`` makes on this thread: a cost no noise can move."""
+    count = 0
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal count
+        if event == "call":
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def _agent_layers(registry: Any) -> list[Any]:
+    """AGENTS providers over one registry: Policy(Leases(registry)), one LeaseTable."""
     from mcp_client.leases import Leases, LeaseTable
     from mcp_client.policy import Policy
 
     table = LeaseTable()
-    layers = [Policy(Leases(registry, table, f"agent-{n}"), rules=Policy.default_rules())
-              for n in range(AGENTS)]
+    return [Policy(Leases(registry, table, f"agent-{n}"), rules=Policy.default_rules())
+            for n in range(AGENTS)]
+
+
+def _turns(layer: Any, prefixes: Sequence[str], first: int, turns: int) -> None:
+    for index in range(first, first + turns):
+        call = [_call(index, prefixes[index % len(prefixes)], index % TOOLS_PER_SERVER)]
+        _check(layer.execute_tool_calls(call), call)
+
+
+def _agents(registry: Any, prefixes: Sequence[str], turns: int) -> tuple[float, float]:
+    """Calls/s of AGENTS threads making single-call turns, and one turn's Python calls."""
+    layers = _agent_layers(registry)
     start = threading.Barrier(AGENTS + 1)
     failures: list[BaseException] = []
 
     def agent(n: int) -> None:
         start.wait()
         try:
-            for turn in range(turns):
-                index = n * turns + turn
-                call = [_call(index, prefixes[index % len(prefixes)], index % TOOLS_PER_SERVER)]
-                _check(layers[n].execute_tool_calls(call), call)
+            _turns(layers[n], prefixes, n * turns, turns)
         except BaseException as exc:   # reported after the join
             failures.append(exc)
 
@@ -209,7 +234,9 @@ def _agents(registry: Any, prefixes: Sequence[str], turns: int) -> float:
     elapsed = time.perf_counter() - began
     if failures:
         raise RuntimeError(f"an agent failed: {failures[0]!r}")
-    return AGENTS * turns / elapsed
+    sample = 20
+    python = _python_calls(lambda: _turns(layers[0], prefixes, 0, sample)) / sample
+    return AGENTS * turns / elapsed, python
 
 
 def measure(kind: str, count: int, *, rounds: int, lookups: int, turns: int) -> dict[str, Any]:
@@ -252,16 +279,20 @@ def _figures(registry: Any, count: int, *, rounds: int, lookups: int,
     spread = prefixes[:BATCH_SERVERS]
     calls = [_call(i, spread[i % len(spread)], i // len(spread)) for i in range(BATCH_CALLS)]
     _check(registry.execute_tool_calls(calls), calls)   # untimed: every server warmed up
+    batch_python = _python_calls(lambda: registry.execute_tool_calls(calls)) / BATCH_CALLS
     batch_ms = []
     for _ in range(rounds):
         started = time.perf_counter()
         answers = registry.execute_tool_calls(calls)
         batch_ms.append((time.perf_counter() - started) * 1000)
         _check(answers, calls)
+    agents_calls_s, agent_python = _agents(registry, prefixes, turns)
     return {"threads": threads, "tools": tools, "tools_first_ms": first_ms,
             "tools_changed_ms": changed_ms, "tools_cached_ms": cached_ms,
+            "tools_cached_python": _python_calls(registry.tools_for_llm),
             "batch_servers": len(spread), "batch_calls_s": BATCH_CALLS * 1000 /
-            statistics.median(batch_ms), "agents_calls_s": _agents(registry, prefixes, turns)}
+            statistics.median(batch_ms), "batch_python_per_call": batch_python,
+            "agents_calls_s": agents_calls_s, "agent_python_per_call": agent_python}
 
 
 # -- many measurements (run.py) ------------------------------------------------------------
@@ -312,18 +343,24 @@ def _summary(line: dict[str, Any]) -> str:
 
 # -- the report ----------------------------------------------------------------------------
 
-#: (detail key, label, unit, how to show a value, a per-server cost: growth must stay flat)
+#: (detail key, label, unit, how to show a value, a total over every server: its growth
+#: is shown per server, which must stay flat)
 FIGURES = (
-    ("connect_ms", "connect all (parallel start + era probe)", "ms", "{:,.0f}", False),
-    ("threads_per_server", "threads per idle server", "", "{:.2f}", True),
-    ("rss_kb_per_server", "RSS per server (client side)", "KiB", "{:,.0f}", True),
-    ("tools", "tools listed", "", "{:,.0f}", False),
-    ("tools_first_ms", "tools_for_llm, first (fetch + build)", "ms", "{:,.1f}", False),
-    ("tools_changed_ms", "tools_for_llm, after one server changed", "ms", "{:,.2f}", False),
-    ("tools_cached_ms", "tools_for_llm, cached", "ms", "{:.3f}", False),
+    ("connect_ms", "connect all (parallel start + era probe)", "ms", "{:,.0f}", True),
+    ("threads_per_server", "threads per idle server", "", "{:.2f}", False),
+    ("rss_kb_per_server", "RSS per server (client side)", "KiB", "{:,.0f}", False),
+    ("tools", "tools listed", "", "{:,.0f}", True),
+    ("tools_first_ms", "tools_for_llm, first (fetch + build)", "ms", "{:,.1f}", True),
+    ("tools_changed_ms", "tools_for_llm, after one server changed", "ms", "{:,.2f}", True),
+    ("tools_cached_ms", "tools_for_llm, cached", "ms", "{:.3f}", True),
+    ("tools_cached_python", "tools_for_llm, cached: Python calls", "", "{:,.0f}", True),
     ("batch_calls_s", "batch of 100 read-only calls over ≤ 20 servers", "calls/s", "{:,.0f}",
      False),
+    ("batch_python_per_call", "batch: Python calls per call (caller's thread)", "",
+     "{:,.1f}", False),
     ("agents_calls_s", "16 agents under Policy + Leases", "calls/s", "{:,.0f}", False),
+    ("agent_python_per_call", "agents: Python calls per call (caller's thread)", "",
+     "{:,.1f}", False),
 )
 
 
@@ -361,13 +398,15 @@ def render_section(lines: Iterable[dict[str, Any]]) -> list[str]:
            "`Registry.from_config`; HTTP: this benchmark's own threaded HTTP echo server "
            "(`bench/scale.py serve-http`), one process each.  Each column is a fresh process; "
            "median (min–max) of the runs.  *growth* is the largest size's figure over the "
-           "smallest's, per server where the figure is a per-server cost.", "",
+           "smallest's -- per server for a total over every server (connect, tools_for_llm), "
+           "which is flat (1.00×) when no per-server cost grows with the number of servers; "
+           "the Python call counts are deterministic, the timings are not.", "",
            "| figure | unit | " + " | ".join(f"{kind} × {n}" for kind, n in columns) +
            " | growth |", "|---|---|" + "---|" * len(columns) + "---|"]
-    for key, label, unit, shape, _ in FIGURES:
+    for key, label, unit, shape, total in FIGURES:
         cells = [_cell(grouped[column].get(key), shape) for column in columns]
         out.append(f"| {label} | {unit or 'count'} | " + " | ".join(cells) +
-                   f" | {_growth(grouped, stdio, key)} |")
+                   f" | {_growth(grouped, stdio, key, total)} |")
     for line in lines:
         if line.get("scenario") == SCALE and "error" in line:
             out.append(f"\n- {line['kind']} × {line['servers']} (run {line.get('run')}): "
@@ -396,14 +435,17 @@ def _budgets(grouped: dict[tuple[str, int], dict[str, list[float]]]) -> list[str
 
 
 def _growth(grouped: dict[tuple[str, int], dict[str, list[float]]],
-            stdio: Sequence[tuple[str, int]], key: str) -> str:
+            stdio: Sequence[tuple[str, int]], key: str, total: bool) -> str:
     if len(stdio) < 2:
         return "—"
     low, high = grouped[stdio[0]].get(key), grouped[stdio[-1]].get(key)
     if not low or not high or statistics.median(low) == 0:
         return "—"
     ratio = statistics.median(high) / statistics.median(low)
-    return f"{ratio:.2f}× for {stdio[-1][1] / stdio[0][1]:.0f}× servers"
+    servers = stdio[-1][1] / stdio[0][1]
+    if total:
+        return f"{ratio / servers:.2f}× per server ({ratio:.1f}× in all)"
+    return f"{ratio:.2f}×"
 
 
 def write_chart(lines: Iterable[dict[str, Any]], path: str) -> bool:
@@ -417,7 +459,7 @@ def write_chart(lines: Iterable[dict[str, Any]], path: str) -> bool:
     import matplotlib.pyplot as plt
 
     panels = (("connect all", "ms", ["connect_ms"]),
-              ("per idle server", "threads / KiB ÷ 1000",
+              ("per idle server", "threads, or MB of RSS",
                ["threads_per_server", "rss_kb_per_server"]),
               ("tools_for_llm", "ms (log)", ["tools_first_ms", "tools_changed_ms",
                                              "tools_cached_ms"]),
@@ -436,7 +478,8 @@ def write_chart(lines: Iterable[dict[str, Any]], path: str) -> bool:
                           linestyle="none", color=axis.lines[-1].get_color())
         if title == "tools_for_llm":
             axis.set_yscale("log")
-            axis.axhline(5.0, color="#c0392b", linewidth=0.8, linestyle="--")
+            axis.axhline(5.0, color="#c0392b", linewidth=0.8, linestyle="--",
+                         label="budget for the cached call (5 ms)")
         axis.set_title(title, fontsize=9)
         axis.set_xlabel("stdio servers (square: HTTP × 20)", fontsize=8)
         axis.set_ylabel(unit, fontsize=8)
