@@ -275,6 +275,8 @@ def _figures(registry: Any, count: int, *, rounds: int, lookups: int,
     moved = registry.remove(prefixes[-1])
     registry.add(moved, prefix=prefixes[-1], owned=True)
     changed_ms = _ms(registry.tools_for_llm)
+    registry.add(registry.remove(prefixes[-1]), prefix=prefixes[-1], owned=True)
+    changed_python = _python_calls(registry.tools_for_llm)
     cached_ms = statistics.median(_ms(registry.tools_for_llm) for _ in range(lookups))
     spread = prefixes[:BATCH_SERVERS]
     calls = [_call(i, spread[i % len(spread)], i // len(spread)) for i in range(BATCH_CALLS)]
@@ -288,7 +290,8 @@ def _figures(registry: Any, count: int, *, rounds: int, lookups: int,
         _check(answers, calls)
     agents_calls_s, agent_python = _agents(registry, prefixes, turns)
     return {"threads": threads, "tools": tools, "tools_first_ms": first_ms,
-            "tools_changed_ms": changed_ms, "tools_cached_ms": cached_ms,
+            "tools_changed_ms": changed_ms, "tools_changed_python": changed_python,
+            "tools_cached_ms": cached_ms,
             "tools_cached_python": _python_calls(registry.tools_for_llm),
             "batch_servers": len(spread), "batch_calls_s": BATCH_CALLS * 1000 /
             statistics.median(batch_ms), "batch_python_per_call": batch_python,
@@ -352,6 +355,8 @@ FIGURES = (
     ("tools", "tools listed", "", "{:,.0f}", True),
     ("tools_first_ms", "tools_for_llm, first (fetch + build)", "ms", "{:,.1f}", True),
     ("tools_changed_ms", "tools_for_llm, after one server changed", "ms", "{:,.2f}", True),
+    ("tools_changed_python", "tools_for_llm, after a change: Python calls", "", "{:,.0f}",
+     True),
     ("tools_cached_ms", "tools_for_llm, cached", "ms", "{:.3f}", True),
     ("tools_cached_python", "tools_for_llm, cached: Python calls", "", "{:,.0f}", True),
     ("batch_calls_s", "batch of 100 read-only calls over ≤ 20 servers", "calls/s", "{:,.0f}",
