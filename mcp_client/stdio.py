@@ -312,11 +312,21 @@ class StdioTransport(Transport):
         reader = threading.Thread(target=self._read_loop, args=(proc, waker),
                                   name=f"mcp-stdio-reader-{proc.pid}", daemon=True)
         self._threads = [reader]
-        self._watch = watch(proc, waker, on_line=self._stderr_line,
-                            on_exit=lambda: self._exit_steps(proc, waker),
-                            stderr_done=self._stderr_done, max_line=_STDERR_LINE)
+        try:
+            self._watch = watch(proc, waker, on_line=self._stderr_line,
+                                on_exit=lambda: self._exit_steps(proc, waker),
+                                stderr_done=self._stderr_done, max_line=_STDERR_LINE)
+        except (OSError, RuntimeError) as exc:   # no fd or thread left: take the child back
+            self._abandon(proc)
+            raise SpawnFailed(self.command, f"cannot watch the child: {exc}") from exc
         reader.start()
         log.debug("started %s", self)
+
+    def _abandon(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._state_lock:
+            self._state = "closed"
+        self._signal(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
+        self._reap()   # closes the pipes and the waker too
 
     def _os_reason(self, exc: OSError) -> str:
         reason = exc.strerror or str(exc)

@@ -253,3 +253,19 @@ class ThreadBudgetTest(LeakCheckingTestCase):
         dying.close()
         self.assertEqual([t.name for t in set(threading.enumerate()) - before if t.is_alive()],
                          [])
+
+    def test_a_child_that_cannot_be_watched_is_not_left_behind(self) -> None:
+        from unittest import mock
+
+        from mcp_client import SpawnFailed, stdio
+
+        def exhausted(*args: Any, **kwargs: Any) -> Any:
+            raise OSError(24, "Too many open files")
+
+        transport = StdioTransport(PYTHON, args=["-c", self.IDLE])
+        with mock.patch.object(stdio, "watch", exhausted):
+            with self.assertRaises(SpawnFailed) as caught:
+                Harness().start(transport)
+        self.assertIn("Too many open files", caught.exception.reason)
+        self.assertTrue(transport.closed)
+        self.assertEqual(children(), [])
