@@ -275,7 +275,16 @@ def render_markdown(results: Results) -> str:
     out += _budget_table(results) + [""] + _figure_table(results) + [""]
     out += _notes(results)
     out += ["", "![mcp_client against the official SDK client and the floor](chart.png)", ""]
+    out += _scale_section(results)
     return "\n".join(out)
+
+
+def _scale_section(results: Results) -> list[str]:
+    """The scale benchmark's table, budgets and chart (``bench/scale.py``), if it ran."""
+    from scale import render_section
+
+    section = render_section(results.lines)
+    return section + [""] if section else []
 
 
 def _workload(results: Results) -> str:

@@ -24,6 +24,7 @@ from typing import Any, Iterator
 
 from common import BENCH_DIR, SERVERS_DIR, Sizes
 from report import Results, machine, render_markdown, write_chart
+from scale import SCALE, scale_lines, write_chart as write_scale_chart
 from scenarios import CLIENTS, SCENARIOS
 
 __all__ = ["main", "plan", "HttpServer"]
@@ -150,7 +151,8 @@ def _describe(line: dict[str, Any]) -> str:
 def _runs(args: argparse.Namespace, sizes: Sizes, env: dict[str, str]) -> Iterator[dict[str, Any]]:
     unavailable: set[Job] = set()
     for index in range(args.runs):
-        jobs = [job for job in plan(args.only, args.server, index) if job not in unavailable]
+        scenarios = [scenario for scenario in args.only if scenario != SCALE]
+        jobs = [job for job in plan(scenarios, args.server, index) if job not in unavailable]
         https = {name: HttpServer(env, legacy=name == "legacy") for name in HTTP_SERVERS
                  if any(job.server == name for job in jobs)}
         try:
@@ -176,8 +178,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
                         help="a smoke run: one run, small workloads")
     parser.add_argument("--report", action="store_true",
                         help="write bench/RESULTS.md and bench/chart.png")
-    parser.add_argument("--only", action="append", choices=SCENARIOS, metavar="SCENARIO",
-                        help=f"run only this scenario (repeatable): {', '.join(SCENARIOS)}")
+    parser.add_argument("--only", action="append", choices=SCENARIOS + (SCALE,),
+                        metavar="SCENARIO", help="run only this scenario (repeatable): "
+                        f"{', '.join(SCENARIOS + (SCALE,))}")
     parser.add_argument("--server", action="append", choices=SERVERS,
                         help="run only against this server (repeatable)")
     parser.add_argument("--json", metavar="PATH", help="also write every raw measurement here")
@@ -187,7 +190,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     args.runs = args.runs if args.runs is not None else (1 if args.quick else 5)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    args.only = args.only or list(SCENARIOS)
+    args.only = args.only or list(SCENARIOS) + [SCALE]
     args.server = args.server or list(SERVERS)
     return args
 
@@ -203,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         about = machine(REPO_DIR)
         started = time.time()
         lines = list(_runs(args, sizes, _environment()))
+        if SCALE in args.only:   # one Registry over many servers: bench/scale.py
+            lines += scale_lines(_environment(), runs=args.runs, quick=args.quick, cwd=REPO_DIR)
         about.update(elapsed_s=round(time.time() - started), runs=args.runs, quick=args.quick,
                      sizes=dataclasses.asdict(sizes), load_after=os.getloadavg())
     results = Results(lines, about)
@@ -216,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
         with open(os.path.join(BENCH_DIR, "RESULTS.md"), "w", encoding="utf-8") as sink:
             sink.write(text)
         write_chart(results, os.path.join(BENCH_DIR, "chart.png"))
-        print("wrote bench/RESULTS.md and bench/chart.png")
+        write_scale_chart(lines, os.path.join(BENCH_DIR, "scale.png"))
+        print("wrote bench/RESULTS.md, bench/chart.png and bench/scale.png")
     return 1 if any("error" in line for line in lines) else 0
 
 

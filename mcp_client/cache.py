@@ -26,6 +26,11 @@ Thread-safe; bounded (least recently used entries go first).  Values are
 kept serialised with :mod:`marshal` (which reads JSON-shaped values back two
 to three times faster than a recursive copy) and rebuilt on every hit, so a
 caller that mutates a result cannot corrupt the cache.
+
+:meth:`Cache.stamp` says, without rebuilding anything, whether a method's
+stored answers are all still the ones a caller last read: what is derived
+from them (the client's ``tools_for_llm()`` declarations) can be kept until
+the stamp changes.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Hashable
     Key = tuple[str, Hashable]
+    #: ``(removed, stored, servable)``: see :meth:`Cache.stamp`.
+    Stamp = tuple[int, int, bool]
 
 __all__ = ["Cache", "MAX_TTL_MS", "DEFAULT_MAX_ENTRIES", "copy_json"]
 
@@ -72,6 +79,12 @@ class Cache:
         self._lock = threading.Lock()
         self._max = max_entries
         self.clock = clock
+        # per method: entries removed, answers offered (kept or not), the soonest expiry,
+        # and the keys whose latest answer could not be kept (ttlMs 0)
+        self._removed: collections.Counter[str] = collections.Counter()
+        self._stored: collections.Counter[str] = collections.Counter()
+        self._soonest: dict[str, float] = {}
+        self._refused: set[Key] = set()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -93,6 +106,7 @@ class Cache:
                 return None
             if now >= entry[0]:
                 del self._entries[key]
+                self._removed_locked(key[0])
                 return None
             self._entries.move_to_end(key)
             frozen = entry[1]
@@ -100,24 +114,62 @@ class Cache:
 
     def put(self, key: Key, value: Any, ttl_ms: int) -> bool:
         """Keep a copy of ``value`` for ``ttl_ms`` (capped); False if not stored."""
-        if ttl_ms <= 0:
-            return False
-        expires = self.clock() + min(ttl_ms, MAX_TTL_MS) / 1000.0
-        try:
-            stored = marshal.dumps(value)
-        except ValueError:   # not JSON-shaped after all: keep nothing
-            return False
+        stored = None
+        if ttl_ms > 0:
+            expires = self.clock() + min(ttl_ms, MAX_TTL_MS) / 1000.0
+            try:
+                stored = marshal.dumps(value)
+            except ValueError:   # not JSON-shaped after all: keep nothing
+                pass
         with self._lock:
+            self._stored[key[0]] += 1
+            if stored is None:
+                self._refused.add(key)
+                if self._entries.pop(key, None) is not None:
+                    self._removed_locked(key[0])
+                return False
+            self._refused.discard(key)
             self._entries[key] = (expires, stored)
             self._entries.move_to_end(key)
             while len(self._entries) > self._max:
-                self._entries.popitem(last=False)
+                self._removed_locked(self._entries.popitem(last=False)[0][0])
+            self._soonest[key[0]] = self._soonest_locked(key[0])
         return True
+
+    def stamp(self, method: str) -> Stamp:
+        """Where ``method``'s stored answers stand: compare two stamps to see a change.
+
+        ``(removed, stored, servable)``: how many of its entries were removed
+        (expired, dropped, evicted) and how many answers were offered to the
+        cache; ``servable`` is True while at least one entry is stored, every
+        one is fresh and no answer was refused since (a ``ttlMs`` of 0: that
+        page would be fetched again).  A value derived from the answers read
+        while ``removed`` stayed the same is current while a later stamp has
+        the same two counts and is servable.
+        """
+        now = self.clock()
+        with self._lock:
+            soonest = self._soonest.get(method)
+            servable = soonest is not None and now < soonest and \
+                not any(key[0] == method for key in self._refused)
+            return self._removed[method], self._stored[method], servable
+
+    def _soonest_locked(self, method: str) -> float:
+        return min((expires for key, (expires, _) in self._entries.items() if key[0] == method),
+                   default=float("-inf"))
+
+    def _removed_locked(self, method: str) -> None:
+        self._removed[method] += 1
+        self._soonest[method] = self._soonest_locked(method)
 
     def drop(self, key: Key) -> None:
         """Forget ``key``."""
         with self._lock:
-            self._entries.pop(key, None)
+            self._refused.discard(key)
+            if self._entries.pop(key, None) is not None:
+                self._removed_locked(key[0])
+            else:
+                self._removed[key[0]] += 1   # a refresh: what was read before is suspect
 
     def evict(self, method: str, uri: str | None = None) -> int:
         """Forget every entry of ``method`` (only those for ``uri`` if given)."""
@@ -126,9 +178,16 @@ class Cache:
                       if k[0] == method and (uri is None or k[1] == (None, uri))]
             for key in doomed:
                 del self._entries[key]
+            self._refused = {k for k in self._refused if k[0] != method}
+            self._removed[method] += 1
+            self._soonest[method] = self._soonest_locked(method)
         return len(doomed)
 
     def clear(self) -> None:
         """Forget everything."""
         with self._lock:
+            for method in {key[0] for key in self._entries} | set(self._soonest):
+                self._removed[method] += 1
             self._entries.clear()
+            self._soonest.clear()
+            self._refused.clear()

@@ -3,25 +3,28 @@
 This module owns the child process and its three pipes.  The command is run
 directly with :class:`subprocess.Popen` -- no shell, so no quoting, globbing or
 injection: an argument containing ``; rm -rf /`` is one argument containing
-that text.  Three threads per child, each named after its pid: a reader on
-stdout (one message per line); a drainer on stderr (a ring of the last
-``stderr_lines`` lines, each also passed to ``on_stderr``), because a child
-whose stderr pipe fills up stops dead; and a watcher that notices the child's
-exit even when a grandchild it left behind holds stdout open (the orphaned
-group is killed, so the death is reported rather than waited out).  Writes
-never block the caller: our end of stdin is non-blocking, and whatever a
-full pipe does not take waits in an outbox that a fourth thread, started only
-then, drains -- so a server that stops reading its stdin cannot stop a call
-from timing out or :meth:`StdioTransport.close` from returning.
+that text.  One thread per child, named after its pid, reads stdout (one
+message per line).  Its stderr and its exit are watched by one thread shared
+by every child of the process (:mod:`mcp_client._stdio.watcher`): stderr is
+drained into a ring of the last ``stderr_lines`` lines, each also passed to
+``on_stderr``, because a child whose stderr pipe fills up stops dead; and the
+exit is noticed even when a grandchild it left behind holds stdout open (the
+orphaned group is killed, so the death is reported rather than waited out).
+An idle child so costs one thread and a share of one.  Writes never block
+the caller: our end of stdin is non-blocking, and whatever a full pipe does
+not take waits in an outbox that a second thread, started only then, drains
+-- so a server that stops reading its stdin cannot stop a call from timing
+out or :meth:`StdioTransport.close` from returning.
 
 Reads never outlive the transport either.  On POSIX the reader and the
-drainer wait in ``poll()`` on their pipe *and* on a wake-up pipe of our own,
-and read with ``os.read``: a process that escaped the server's process group
-(a daemon it double-forked, a ``setsid`` helper) can hold our pipes open for
-ever, and no signal to the group reaches it.  :meth:`StdioTransport.close`
-wakes both readers once the child is stopped, and the watcher wakes them when
-the child died and even the group's end did not free stdout -- so the death is
-still reported.  The bytes are cut into lines by :class:`~mcp_client._lines.LineBuffer`.
+watcher wait in ``poll()`` on the child's pipes *and* on a wake-up pipe of
+our own, and read with ``os.read``: a process that escaped the server's
+process group (a daemon it double-forked, a ``setsid`` helper) can hold our
+pipes open for ever, and no signal to the group reaches it.
+:meth:`StdioTransport.close` wakes both once the child is stopped, and the
+exit's last step wakes them when the child died and even the group's end did
+not free stdout -- so the death is still reported.  The bytes are cut into
+lines by :class:`~mcp_client._lines.LineBuffer`.
 
 When the child dies, the reader finishes the stderr tail *before* reporting
 :class:`~mcp_client.exceptions.ServerGone`, so the diagnosis a dying server
@@ -54,6 +57,7 @@ from typing import IO, Any, Callable, Iterator, Mapping, Sequence
 
 from ._environ import SAFE_ENV_VARS, InheritEnv, base_environment, is_inherit_env, safe_env_vars
 from ._lines import LineBuffer
+from ._stdio.watcher import Watch, watch
 from .exceptions import MCPClientError, ServerGone, SpawnFailed, TransportClosed
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from ._log import WireTrace, warn_through, wire_trace
@@ -151,7 +155,8 @@ class StdioTransport(Transport):
             variables of :data:`SAFE_ENV_VARS` that are set (the official
             SDKs' allow-list; see :mod:`mcp_client._environ`).
         on_stderr: called with each line the child writes to stderr (on the
-            stderr thread; exceptions are reported through ``on_warn``).
+            watcher thread every child shares: keep it quick; exceptions are
+            reported through ``on_warn``).
         kill_grace: seconds to wait after closing stdin, and again after
             SIGTERM, before escalating.
         stderr_lines: how many stderr lines to keep for :class:`ServerGone`.
@@ -187,6 +192,7 @@ class StdioTransport(Transport):
         self._outbox = bytearray()
         self._writer: threading.Thread | None = None
         self._waker: _Waker | None = None
+        self._watch: Watch | None = None
         self._state = "new"
         self._death: ServerGone | None = None
         self._on_message: MessageCallback | None = None
@@ -275,9 +281,7 @@ class StdioTransport(Transport):
                 raise MCPClientError(f"cannot restart a transport that is {self._state}")
         if self._proc is not None:
             self._signal(self._proc, getattr(signal, "SIGKILL", signal.SIGTERM), group_only=True)
-        if self._waker is not None:
-            self._waker.set()
-        self._join_threads()
+        self._let_go()
         self._reap()
         self._stderr.clear()
         self._death = None
@@ -309,16 +313,22 @@ class StdioTransport(Transport):
             self._state = "open"
         reader = threading.Thread(target=self._read_loop, args=(proc, waker),
                                   name=f"mcp-stdio-reader-{proc.pid}", daemon=True)
-        drainer = threading.Thread(target=self._drain_stderr,
-                                   args=(proc, waker, self._stderr_done),
-                                   name=f"mcp-stdio-stderr-{proc.pid}", daemon=True)
-        watcher = threading.Thread(target=self._watch, args=(proc, waker),
-                                   name=f"mcp-stdio-watch-{proc.pid}", daemon=True)
-        self._threads = [reader, drainer, watcher]
-        drainer.start()
+        self._threads = [reader]
+        try:
+            self._watch = watch(proc, waker, on_line=self._stderr_line,
+                                on_exit=lambda: self._exit_steps(proc, waker),
+                                stderr_done=self._stderr_done, max_line=_STDERR_LINE)
+        except (OSError, RuntimeError) as exc:   # no fd or thread left: take the child back
+            self._abandon(proc)
+            raise SpawnFailed(self.command, f"cannot watch the child: {exc}") from exc
         reader.start()
-        watcher.start()
         log.debug("started %s", self)
+
+    def _abandon(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._state_lock:
+            self._state = "closed"
+        self._signal(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
+        self._reap()   # closes the pipes and the waker too
 
     def _os_reason(self, exc: OSError) -> str:
         reason = exc.strerror or str(exc)
@@ -379,21 +389,6 @@ class StdioTransport(Transport):
         except Exception as exc:  # never let a callback kill the reader
             self._warn(f"message handler raised {exc!r}")
 
-    def _drain_stderr(self, proc: subprocess.Popen[bytes], waker: _Waker,
-                      done: threading.Event) -> None:
-        assert proc.stderr is not None
-        lines = LineBuffer(_STDERR_LINE)
-        try:
-            for chunk in _chunks(proc.stderr, waker):
-                for raw in lines.feed(chunk):
-                    self._stderr_line(raw)
-            for raw in lines.finish():
-                self._stderr_line(raw)
-        except (OSError, ValueError):
-            pass
-        finally:
-            done.set()
-
     def _stderr_line(self, raw: bytes) -> None:
         line = raw.decode("utf-8", "replace").rstrip("\r")
         self._stderr.append(line)
@@ -403,17 +398,24 @@ class StdioTransport(Transport):
             except Exception as exc:
                 self._warn(f"on_stderr raised {exc!r}")
 
-    def _watch(self, proc: subprocess.Popen[bytes], waker: _Waker) -> None:
-        """Notice the child's exit even when something it left behind keeps our pipes open."""
-        proc.wait()
-        if self._reader_done.wait(_DRAIN_WAIT) or self._state != "open":
+    def _exit_steps(self, proc: subprocess.Popen[bytes], waker: _Waker) -> Iterator[float]:
+        """After the child's exit (on the watcher thread): make sure its death is reported.
+
+        Yields the seconds to pause between steps, which the watcher spends
+        on the other children, never blocking.
+        """
+        if self._reader_done.is_set() or self._state != "open":
+            return
+        yield _DRAIN_WAIT
+        if self._reader_done.is_set() or self._state != "open":
             return
         # The server is gone but stdout is still held open by what it left
         # behind: that group is orphaned, and only its end frees the reader.
         self._warn(f"the server (pid {proc.pid}) exited but its process group holds "
                    "stdout open; killing the group")
         self._signal(proc, getattr(signal, "SIGKILL", signal.SIGTERM), group_only=True)
-        if self._reader_done.wait(_DRAIN_WAIT) or self._state != "open":
+        yield _DRAIN_WAIT
+        if self._reader_done.is_set() or self._state != "open":
             return
         # Still held: by a process that left the group (a daemon), which no
         # signal of ours reaches.  Stop reading, so the death is reported.
@@ -562,11 +564,18 @@ class StdioTransport(Transport):
         proc = self._proc
         if proc is not None:
             self._stop(proc)
-        if self._waker is not None:
-            self._waker.set()   # whoever still holds the pipes, stop reading them
-        self._join_threads()
+        self._let_go()
         self._reap()
         log.debug("closed %s", self)
+
+    def _let_go(self) -> None:
+        """Stop reading the child's pipes, whoever still holds them, and join the readers."""
+        if self._waker is not None:
+            self._waker.set()
+        self._join_threads()
+        watched = self._watch
+        if watched is not None and not watched.release(self._kill_grace * 2 + 1):
+            log.warning("the stderr watcher did not let go of %s", self)
 
     def _stop(self, proc: subprocess.Popen[bytes]) -> None:
         if self._write_lock.acquire(timeout=self._kill_grace):

@@ -9,7 +9,11 @@ must carry the ``params._meta`` envelope (PROTOCOL §3.1); anything else gets
 the error the SDK server would give (PROTOCOL §13.1).  Pipelined requests are
 answered in one write per read.
 
-Usage: ``python bench/servers/echo_stdio.py`` (exits at EOF on stdin).
+``--tools N`` publishes N tools instead of one: ``echo`` and ``echo_1`` to
+``echo_<N-1>``, every one answering as ``echo`` does (the scale benchmark's
+catalogues of 50 tools a server).
+
+Usage: ``python bench/servers/echo_stdio.py [--tools N]`` (exits at EOF on stdin).
 """
 
 from __future__ import annotations
@@ -27,13 +31,24 @@ META_CAPS = "io.modelcontextprotocol/clientCapabilities"
 TOOLS_TTL_MS = 60_000
 
 _SERVER_META = {"io.modelcontextprotocol/serverInfo": {"name": "bench-echo", "version": "1.0.0"}}
-_TOOLS = [{
-    "name": "echo",
-    "description": "Return the text unchanged.",
-    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
-                    "required": ["text"]},
-    "annotations": {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False},
-}]
+
+
+def _tool(name: str) -> dict[str, Any]:
+    return {"name": name, "description": "Return the text unchanged.",
+            "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                            "required": ["text"]},
+            "annotations": {"readOnlyHint": True, "destructiveHint": False,
+                            "openWorldHint": False}}
+
+
+def _tool_count(argv: list[str]) -> int:
+    if "--tools" in argv[:-1]:
+        return max(1, int(argv[argv.index("--tools") + 1]))
+    return 1
+
+
+_TOOLS = [_tool("echo")]
+_NAMES = frozenset(["echo"])
 
 
 def _result_tail(result: dict[str, Any]) -> bytes:
@@ -44,9 +59,20 @@ def _result_tail(result: dict[str, Any]) -> bytes:
 _DISCOVER = _result_tail({
     "resultType": "complete", "supportedVersions": [VERSION], "capabilities": {"tools": {}},
     "ttlMs": 0, "cacheScope": "public", "_meta": _SERVER_META})
-_TOOLS_LIST = _result_tail({
-    "resultType": "complete", "tools": _TOOLS, "ttlMs": TOOLS_TTL_MS, "cacheScope": "public",
-    "_meta": _SERVER_META})
+_TOOLS_LIST = b""
+
+
+def configure(tools: int) -> None:
+    """Publish ``tools`` tools: ``echo``, then ``echo_1`` .. ``echo_<tools-1>``."""
+    global _TOOLS, _NAMES, _TOOLS_LIST
+    _TOOLS = [_tool("echo")] + [_tool(f"echo_{n}") for n in range(1, max(1, tools))]
+    _NAMES = frozenset(tool["name"] for tool in _TOOLS)
+    _TOOLS_LIST = _result_tail({
+        "resultType": "complete", "tools": _TOOLS, "ttlMs": TOOLS_TTL_MS,
+        "cacheScope": "public", "_meta": _SERVER_META})
+
+
+configure(1)
 _CALL_HEAD = b',"result":{"content":[{"type":"text","text":'
 _CALL_TAIL = b'}],"isError":false,"resultType":"complete"}}\n'
 _HEAD = b'{"jsonrpc":"2.0","id":'
@@ -63,7 +89,7 @@ def _error(ident: Any, code: int, message: str, data: Any = None) -> bytes:
 def _call(ident: bytes, params: dict[str, Any]) -> bytes:
     arguments = params.get("arguments")
     text = arguments.get("text") if isinstance(arguments, dict) else None
-    if params.get("name") != "echo" or not isinstance(text, str):
+    if params.get("name") not in _NAMES or not isinstance(text, str):
         body = {"content": [{"type": "text", "text": f"cannot call {params.get('name')!r}"}],
                 "isError": True, "resultType": "complete"}
         return _HEAD + ident + _result_tail(body)
@@ -97,6 +123,7 @@ def answer(line: bytes) -> bytes:
 
 
 def main() -> None:
+    configure(_tool_count(sys.argv))
     read_fd, write_fd = sys.stdin.fileno(), sys.stdout.fileno()
     rest = b""
     while True:

@@ -10,8 +10,10 @@ shaping an entry) live in :mod:`mcp_client.provider`.
 
 It must not raise out of :meth:`Bridge.execute_tool_calls` (every failure
 becomes an ``is_error`` entry whose content says what went wrong), must not
-keep state between batches (the names it publishes are recomputed from the
-catalogue, deterministically), and must not touch the wire.  The scheduling
+keep state between batches beyond what the catalogue determines (the names it
+publishes are computed from the catalogue, deterministically, and kept only
+while the ``stamp`` it is handed says the catalogue is unchanged), and must
+not touch the wire.  The scheduling
 rule lives in :mod:`mcp_client.batch`, the naming rule in :mod:`mcp_client.names`.
 
 Decisions (the seed is silent):
@@ -41,6 +43,13 @@ Decisions (the seed is silent):
   is operator diagnosis (``ServerGone.stderr_tail``), not transcript text.
 * Identical calls merged in a widened batch are one request, so its progress
   is reported under the ``tool_call_id`` of the first of them.
+* While the catalogue is unchanged (the ``stamp``: the client's ``ttlMs``
+  cache still holds every page, fresh, and no ``list_changed`` or refresh
+  came in between) :meth:`Bridge.tools_for_llm` returns a new list of the
+  *same* declaration objects: building 5,000 of them anew costs
+  milliseconds, a list of them microseconds.  They are shared, so a caller
+  that wants to change one copies it first.  Without a stamp (a server that
+  sends no ``ttlMs``) every call builds them afresh, from a fresh fetch.
 """
 
 from __future__ import annotations
@@ -48,7 +57,8 @@ from __future__ import annotations
 import copy
 import functools
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, Sequence, TypeVar, \
+    Union
 
 from .. import batch
 from ..exceptions import MCPClientError
@@ -73,6 +83,11 @@ StartFunction = Callable[[str, dict[str, Any], Union[str, None]], "Future[Outcom
 #: ``check(tool, result)``: why a result breaks its tool's declaration, or None.
 CheckFunction = Callable[[Union[Mapping[str, Any], None], Mapping[str, Any]],
                          Union[BaseException, None]]
+#: ``stamp()``: ``(since, now, current)``: what was derived from the catalogue
+#: while ``since`` held stays valid while ``now`` is unchanged and ``current``
+#: is true (:meth:`mcp_client.cache.Cache.stamp`'s three values).
+StampFunction = Callable[[], "tuple[Hashable, Hashable, bool]"]
+T = TypeVar("T")
 
 
 # -- declarations ---------------------------------------------------------------
@@ -128,6 +143,8 @@ class Bridge:
         check: ``check(tool, result)`` -> why a result breaks its catalogue
             entry (structured output against ``outputSchema``), or None; a
             result it objects to becomes an ``is_error`` entry naming why.
+        stamp: when the catalogue ``list_tools()`` would return has changed
+            (see :data:`StampFunction`); None: it may change at every call.
     """
 
     def __init__(self, *, list_tools: Callable[..., Any], call: CallFunction,
@@ -136,8 +153,11 @@ class Bridge:
                  executor: Callable[[], Executor | None] | None = None,
                  concurrency: int = 4, parallel_tools: Iterable[str] = (),
                  serial_tools: Iterable[str] = (),
-                 check: CheckFunction | None = None) -> None:
+                 check: CheckFunction | None = None,
+                 stamp: StampFunction | None = None) -> None:
         self._list_tools = list_tools
+        self._stamp = stamp
+        self._kept: dict[str, tuple[tuple[Hashable, Hashable], Any]] = {}
         self._check = check
         self._call_tool = call
         self._start_tool = start
@@ -161,6 +181,9 @@ class Bridge:
         Raises:
             MCPClientError: the catalogue could not be fetched.
         """
+        return list(self._derived("declarations", self._declarations))
+
+    def _declarations(self) -> tuple[dict[str, Any], ...]:
         tools = _catalogue_tools(self._list_tools())
         names = client_names(tools)
         seen: set[str] = set()
@@ -171,7 +194,21 @@ class Bridge:
                 continue
             seen.add(published)
             declarations.append(declaration(published, tool))
-        return declarations
+        return tuple(declarations)
+
+    def _derived(self, what: str, build: Callable[[], T]) -> T:
+        """``build()``, or what it gave last time if the catalogue has not changed since."""
+        if self._stamp is None:
+            return build()
+        since, now, current = self._stamp()
+        kept = self._kept.get(what)
+        if kept is not None and current and kept[0] == (since, now):
+            return kept[1]   # type: ignore[no-any-return]
+        value = build()
+        after, now, current = self._stamp()
+        if current and after == since:   # nothing was evicted while it was built
+            self._kept[what] = ((after, now), value)
+        return value
 
     def tool_annotations(self, name: str) -> dict[str, Any] | None:
         """What the server said about one tool (a copy of its ``annotations``).
@@ -186,7 +223,8 @@ class Bridge:
         Raises:
             MCPClientError: the catalogue could not be fetched.
         """
-        catalogue = _Catalogue(_catalogue_tools(self._list_tools()))
+        catalogue = self._derived("catalogue",
+                                  lambda: _Catalogue(_catalogue_tools(self._list_tools())))
         original = catalogue.resolve(name)
         if original is None:
             return None
@@ -232,11 +270,13 @@ class Bridge:
 
     def _fetch_catalogue(self, *, refresh: bool = False) -> _Catalogue | None:
         try:
-            tools = self._list_tools(refresh=refresh)
+            if refresh:
+                return _Catalogue(_catalogue_tools(self._list_tools(refresh=True)))
+            return self._derived("catalogue",
+                                 lambda: _Catalogue(_catalogue_tools(self._list_tools())))
         except Exception as exc:  # no catalogue: names pass through and the batch is serial
             log.debug("no catalogue for the batch: %r", exc)
             return None
-        return _Catalogue(_catalogue_tools(tools))
 
     def _catalogue_for(self, parts: Sequence[CallParts]) -> _Catalogue | None:
         """The catalogue for a batch, fetched again once if it lacks a name the model used."""

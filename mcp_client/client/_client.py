@@ -395,6 +395,10 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         """The server's tools as OpenAI-style function declarations.
 
         Every name matches ``^[a-zA-Z0-9_-]{1,64}$`` (see :mod:`mcp_client.names`).
+        While the server's ``tools/list`` answer is cached (its ``ttlMs``) and
+        no ``list_changed`` or ``list_tools(refresh=True)`` came since, the
+        declarations are built once and the same objects come back in a new
+        list: copy one before changing it.
 
         Raises:
             MCPClientError: the catalogue could not be fetched.
@@ -443,7 +447,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
                       can_pipeline=self._pipelining, executor=self._batch_executor,
                       concurrency=self._opts["tool_concurrency"],
                       parallel_tools=self._opts["parallel_tools"],
-                      serial_tools=self._opts["serial_tools"])
+                      serial_tools=self._opts["serial_tools"],
+                      stamp=lambda: self._connection.cache_stamp("tools/list"))
 
     def _runnable_tools(self, *, refresh: bool = False) -> list[dict[str, Any]]:
         """The tools a model may be offered: none this client cannot run.

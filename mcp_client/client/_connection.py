@@ -131,6 +131,12 @@ class Connection:
         """``"open"``, ``"dead"`` (the wire died) or ``"closed"`` (:meth:`close` ran)."""
         return self._state
 
+    def cache_stamp(self, method: str) -> tuple[int, int, bool]:
+        """Where the cached answers of ``method`` stand (:meth:`Cache.stamp`); never
+        current unless the connection is open."""
+        removed, stored, current = self._cache.stamp(method)
+        return removed, stored, current and self._state == "open"
+
     @property
     def dead(self) -> MCPClientError | None:
         """Why the wire died, while the state is ``"dead"``; else None."""

@@ -277,3 +277,75 @@ class ProgressAndLogTest(LeakCheckingTestCase):
             fake.notify("notifications/message", {"level": level, "data": level})
         client.ping()
         self.assertEqual([entry["level"] for entry in logs], ["warning", "error"])
+
+
+def _tools(*names: str, ttl: int = 60000) -> dict[str, Any]:
+    return {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in names],
+            "ttlMs": ttl, "cacheScope": "public", "resultType": "complete"}
+
+
+def _names(declarations: list[dict[str, Any]]) -> list[str]:
+    return [d["function"]["name"] for d in declarations]
+
+
+class ToolsForLLMCacheTest(ClientCase):
+    """tools_for_llm() is built once per catalogue, and built again when it changes."""
+
+    def open(self, *answers: dict[str, Any]) -> tuple[Client, FakeTransport]:
+        fake = FakeTransport()
+        fake.on("server/discover", DISCOVER)
+        fake.on("tools/list", *answers)
+        return self.connect(fake), fake
+
+    def test_kept_while_the_catalogue_is_cached(self) -> None:
+        client, fake = self.open(_tools("a", "b"))
+        first, second = client.tools_for_llm(), client.tools_for_llm()
+        self.assertEqual(_names(first), ["a", "b"])
+        self.assertEqual(first, second)
+        self.assertIsNot(first, second)   # a new list each time...
+        self.assertTrue(all(x is y for x, y in zip(first, second)))   # ...of the same entries
+        self.assertEqual(len(fake.requests("tools/list")), 1)
+
+    def test_a_list_changed_notification_builds_it_again(self) -> None:
+        client, fake = self.open(_tools("a"), _tools("a", "b"))
+        self.assertEqual(_names(client.tools_for_llm()), ["a"])
+        seen = threading.Event()
+        client.notifications.subscribe(lambda message: seen.set())
+        fake.notify("notifications/tools/list_changed")
+        self.assertTrue(seen.wait(5))
+        self.assertEqual(_names(client.tools_for_llm()), ["a", "b"])
+        self.assertEqual(_names(client.tools_for_llm()), ["a", "b"])
+        self.assertEqual(len(fake.requests("tools/list")), 2)
+
+    def test_a_refresh_builds_it_again(self) -> None:
+        client, fake = self.open(_tools("a"), _tools("c"))
+        self.assertEqual(_names(client.tools_for_llm()), ["a"])
+        self.assertEqual(client.list_tools(refresh=True)[0]["name"], "c")
+        self.assertEqual(_names(client.tools_for_llm()), ["c"])
+
+    def test_expiry_builds_it_again(self) -> None:
+        client, fake = self.open(_tools("a"), _tools("d"))
+        clock = Clock()
+        client._connection._cache.clock = clock
+        self.assertEqual(_names(client.tools_for_llm()), ["a"])
+        clock.now += 60
+        self.assertEqual(_names(client.tools_for_llm()), ["d"])
+        self.assertEqual(len(fake.requests("tools/list")), 2)
+
+    def test_without_ttl_it_is_fetched_and_built_every_time(self) -> None:
+        client, fake = self.open(_tools("a", ttl=0), _tools("e", ttl=0))
+        first = client.tools_for_llm()
+        self.assertEqual(_names(client.tools_for_llm()), ["e"])
+        self.assertEqual(_names(first), ["a"])
+        self.assertEqual(len(fake.requests("tools/list")), 2)
+
+    def test_a_page_that_cannot_be_cached_keeps_nothing(self) -> None:
+        fake = FakeTransport()
+        fake.on("server/discover", DISCOVER)
+        fake.on("tools/list", {**_tools("a"), "nextCursor": "2"},
+                when=lambda request: "cursor" not in request.get("params", {}))
+        fake.on("tools/list", _tools("b", ttl=0), _tools("f", ttl=0),
+                when=lambda request: request.get("params", {}).get("cursor") == "2")
+        client = self.connect(fake)
+        self.assertEqual(_names(client.tools_for_llm()), ["a", "b"])
+        self.assertEqual(_names(client.tools_for_llm()), ["a", "f"])

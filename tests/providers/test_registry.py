@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import unittest
 from pathlib import Path
 from typing import Any, Iterable
@@ -335,3 +336,79 @@ class ProvidersTest(RegistryCase):
         self.assertIsNone(tools.tool_annotations("fs_read"))
         self.assertEqual(json.loads(json.dumps(tools.tools_for_llm()))[0]["function"]["name"],
                          "fs_read")
+
+
+class Fixed(Stub):
+    """A provider whose declarations are the same objects until :meth:`change`."""
+
+    def __init__(self, label: str, *names: str) -> None:
+        super().__init__(label, *names)
+        self.listed = super().tools_for_llm()
+
+    def tools_for_llm(self) -> list[dict[str, Any]]:
+        return list(self.listed)
+
+    def change(self, *names: str) -> None:
+        self.names = names
+        self.listed = super().tools_for_llm()
+
+
+class ListingCacheTest(RegistryCase):
+    """The published list is built once per catalogue, and again when one changes."""
+
+    def test_the_same_declarations_give_the_same_listing(self) -> None:
+        tools = self.registry()
+        tools.add(Fixed("fs", "read", "write"), prefix="fs")
+        first, second = tools.tools_for_llm(), tools.tools_for_llm()
+        self.assertEqual([d["function"]["name"] for d in first], ["fs_read", "fs_write"])
+        self.assertIsNot(first, second)
+        self.assertTrue(all(x is y for x, y in zip(first, second)))
+
+    def test_add_and_remove_build_it_again(self) -> None:
+        tools = self.registry()
+        tools.add(Fixed("fs", "read"), prefix="fs")
+        self.assertEqual(names(tools), ["fs_read"])
+        tools.add(Fixed("git", "log"), prefix="git")
+        self.assertEqual(names(tools), ["fs_read", "git_log"])
+        tools.remove("fs")
+        self.assertEqual(names(tools), ["git_log"])
+        self.assertIsNone(tools.route("fs_read"))
+        tools.add(Fixed("fs", "stat"), prefix="fs")
+        self.assertEqual(names(tools), ["git_log", "fs_stat"])
+        self.assertEqual(tools.route("fs_stat"), ("fs", "stat"))
+
+    def test_a_provider_whose_catalogue_changed_builds_it_again(self) -> None:
+        tools = self.registry()
+        fs = Fixed("fs", "read")
+        tools.add(fs, prefix="fs")
+        tools.add(Fixed("git", "log"), prefix="git")
+        before = tools.tools_for_llm()
+        fs.change("read", "delete")
+        self.assertEqual(names(tools), ["fs_read", "fs_delete", "git_log"])
+        self.assertEqual(tools.route("fs_delete"), ("fs", "delete"))
+        self.assertEqual([d["function"]["name"] for d in before], ["fs_read", "git_log"])
+
+    def test_a_clients_list_changed_reaches_the_registry(self) -> None:
+        from mcp_client import Client
+        from mcp_client.testing import FakeTransport
+
+        def listing(*tool_names: str) -> dict[str, Any]:
+            return {"tools": [{"name": n} for n in tool_names], "ttlMs": 60000,
+                    "resultType": "complete"}
+
+        fake = FakeTransport()
+        fake.on("server/discover", {"resultType": "complete",
+                                    "supportedVersions": ["2026-07-28"], "capabilities": {}})
+        fake.on("tools/list", listing("a"), listing("a", "b"))
+        client = Client(transport=fake)
+        self.addCleanup(client.close)
+        tools = self.registry()
+        tools.add(client, prefix="srv")
+        self.assertEqual(names(tools), ["srv_a"])
+        self.assertEqual(names(tools), ["srv_a"])
+        seen = threading.Event()
+        client.notifications.subscribe(lambda message: seen.set())
+        fake.notify("notifications/tools/list_changed")
+        self.assertTrue(seen.wait(5))
+        self.assertEqual(names(tools), ["srv_a", "srv_b"])
+        self.assertEqual(len(fake.requests("tools/list")), 2)

@@ -6,13 +6,14 @@ import json
 import os
 import queue
 import textwrap
+import threading
 import time
 from typing import Any
 
 from mcp_client import MCPClientError, ServerGone, TransportClosed
 from mcp_client.stdio import StdioTransport
 
-from ..base import PYTHON, LeakCheckingTestCase, process_group_members, wait_until
+from ..base import PYTHON, LeakCheckingTestCase, children, process_group_members, wait_until
 
 
 def script(body: str) -> list[str]:
@@ -190,3 +191,81 @@ class TransportTest(LeakCheckingTestCase):
             transport.send({"x": {1, 2}})
         json.dumps({})  # the transport survives
         transport.send({"jsonrpc": "2.0", "method": "fine"})
+
+
+class ThreadBudgetTest(LeakCheckingTestCase):
+    """An idle child costs at most two threads; every one of them ends at close."""
+
+    IDLE = "import sys\nfor line in sys.stdin: pass"
+
+    def test_idle_children_cost_at_most_two_threads_each(self) -> None:
+        before = set(threading.enumerate())
+        transports = []
+        for _ in range(8):
+            transport = StdioTransport(PYTHON, args=["-c", self.IDLE])
+            self.addCleanup(transport.close)
+            Harness().start(transport)
+            transports.append(transport)
+        started = set(threading.enumerate()) - before
+        self.assertLessEqual(len(started), 2 * len(transports),
+                             sorted(thread.name for thread in started))
+        # what is shared is started once: one reader per child, plus at most one more
+        self.assertLessEqual(len(started), len(transports) + 1,
+                             sorted(thread.name for thread in started))
+        for transport in transports:
+            transport.close()
+        self.assertEqual([t.name for t in set(threading.enumerate()) - before if t.is_alive()],
+                         [])
+
+    def test_stderr_and_death_are_still_reported_with_one_shared_watcher(self) -> None:
+        loud = "import sys\nprint('last words', file=sys.stderr, flush=True)\nsys.exit(3)"
+        quiet = Harness()
+        idle = quiet.start(StdioTransport(PYTHON, args=["-c", self.IDLE]))
+        self.addCleanup(idle.close)
+        harness = Harness()
+        dying = harness.start(StdioTransport(PYTHON, args=["-c", loud]))
+        self.addCleanup(dying.close)
+        death = harness.closes.get(timeout=10)
+        assert isinstance(death, ServerGone)
+        self.assertEqual((death.exit_code, death.stderr_tail), (3, "last words"))
+        self.assertTrue(quiet.closes.empty())
+        dying.close()
+        idle.close()
+        self.assertEqual([state for _, state in children() if state == "Z"], [])
+
+    def test_without_pidfd_a_thread_per_child_waits_for_the_exit(self) -> None:
+        from unittest import mock
+
+        from mcp_client._stdio import watcher
+
+        def refused(pid: int) -> int:
+            raise OSError(38, "Function not implemented")
+
+        loud = "import sys\nprint('gone', file=sys.stderr, flush=True)\nsys.exit(4)"
+        before = set(threading.enumerate())
+        harness = Harness()
+        with mock.patch.object(watcher.os, "pidfd_open", refused, create=True):
+            dying = harness.start(StdioTransport(PYTHON, args=["-c", loud]))
+        self.addCleanup(dying.close)
+        death = harness.closes.get(timeout=10)
+        assert isinstance(death, ServerGone)
+        self.assertEqual((death.exit_code, death.stderr_tail), (4, "gone"))
+        dying.close()
+        self.assertEqual([t.name for t in set(threading.enumerate()) - before if t.is_alive()],
+                         [])
+
+    def test_a_child_that_cannot_be_watched_is_not_left_behind(self) -> None:
+        from unittest import mock
+
+        from mcp_client import SpawnFailed, stdio
+
+        def exhausted(*args: Any, **kwargs: Any) -> Any:
+            raise OSError(24, "Too many open files")
+
+        transport = StdioTransport(PYTHON, args=["-c", self.IDLE])
+        with mock.patch.object(stdio, "watch", exhausted):
+            with self.assertRaises(SpawnFailed) as caught:
+                Harness().start(transport)
+        self.assertIn("Too many open files", caught.exception.reason)
+        self.assertTrue(transport.closed)
+        self.assertEqual(children(), [])
