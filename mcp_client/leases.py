@@ -2,7 +2,7 @@
 
 Two agents editing one checkout will, eventually, edit one file: read it,
 think, write it back -- and the second agent's write throws the first one's
-away (seed "File leases").  This module closes that window.
+away.  This module closes that window with file leases.
 
 * :class:`LeaseTable` -- one per workspace, shared by every agent's stack,
   thread-safe.  A lease is a path held by one agent until it is released or
@@ -32,7 +32,7 @@ granted lock into an error.  ``cancelled()`` is asked on every poll and ends a
 wait early; it fails *open* (a raise counts as "not cancelled"), because
 over-waiting costs seconds and a falsely abandoned acquire costs correctness.
 
-Which tools: by default, the seed toolkit's ``fs_write``, ``fs_edit``,
+Which tools: by default, a filesystem toolkit's ``fs_write``, ``fs_edit``,
 ``fs_move`` and ``fs_delete`` and the reference filesystem server's
 ``write_file``, ``edit_file``, ``move_file`` and ``create_directory``
 (:data:`ENFORCED_TOOLS`, under any prefix: ``fs_write_file``), and every
@@ -58,7 +58,7 @@ nobody knows, :mod:`mcp_client.argkeys`; or none at all, for a tool enforced
 by name) is refused in strict mode, and outside it whenever another agent
 holds anything at all -- it cannot be shown not to collide.
 
-Decisions beyond the seed: a lock call's paths are resolved against the root
+Decisions: a lock call's paths are resolved against the root
 of the name ``lock_acquire`` in ``roots`` (so ``{"lock": "/srv/work"}`` or a
 catch-all ``""`` key), the same lexical rules the policy uses, and a path
 outside that root is refused; a ``ttl`` must be above 0 and at most ten
@@ -95,16 +95,16 @@ log = logging.getLogger(__name__)
 
 ACQUIRE = "lock_acquire"
 RELEASE = "lock_release"
-#: The tools that change things, by name: the filesystem toolkit's (seed) and the
+#: The tools that change things, by name: a filesystem toolkit's (``fs_*``) and the
 #: reference filesystem server's (@modelcontextprotocol/server-filesystem),
 #: matched bare or after any prefix (``fs_write_file``).
 ENFORCED_TOOLS = ("fs_write", "fs_edit", "fs_move", "fs_delete", "write_file", "edit_file",
                   "move_file", "create_directory")
 #: The longest ``ttl`` a ``lock_acquire`` may ask for, in ``default_ttl`` units.
 TTL_CAP_FACTOR = 10
-#: The default wait of ``lock_acquire``, seconds (seed).
+#: The default wait of ``lock_acquire``, seconds: long enough for another agent's edit.
 DEFAULT_WAIT = 90.0
-#: How often a waiting acquire looks again, at the least (seed: "about once a second").
+#: How often a waiting acquire looks again, at the least: about once a second.
 POLL_SECONDS = 1.0
 
 _DECLARATIONS: list[dict[str, Any]] = [

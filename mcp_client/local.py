@@ -4,9 +4,9 @@
 ``mcp.server.mcpserver.MCPServer``, or a low-level ``mcp.server.Server`` -- and
 makes it a provider (``tools_for_llm()`` / ``execute_tool_calls(calls)``) with
 no subprocess and no pipe, so a toolkit in this process and a server on the
-other side of a pipe are interchangeable to the caller (seed "The LLM bridge
-and the Registry").  :class:`~mcp_client.registry.Registry` wraps such an
-object in a ``LocalServer`` automatically.
+other side of a pipe are interchangeable to the caller.
+:class:`~mcp_client.registry.Registry` wraps such an object in a
+``LocalServer`` automatically.
 
 It owns one :class:`~mcp_client.Client` over an
 :class:`~mcp_client.testing.InProcessTransport`, kept in :attr:`client`, and

@@ -4,7 +4,7 @@ A provider wrapping a provider.  On the way out it adds one optional string
 parameter, :data:`REASON_PARAM` (``"reason"``), to every tool declaration; on
 the way in it deletes that parameter from every call's arguments -- so the
 model fills it in because it is declared where the model is looking, and the
-server never learns the parameter exists (seed "Why a call was made").
+server never learns the parameter exists: the model says why a call was made.
 
 Where it sits is the whole design: ``Policy(UnknownKeys(Reasons(...)))`` --
 below the policy, so the permission prompt's copy of the call still carries

@@ -1,4 +1,4 @@
-"""One prefixed tool namespace over many providers (seed "The Registry").
+"""The Registry: one prefixed tool namespace over many providers.
 
 A provider is anything with ``tools_for_llm()`` and
 ``execute_tool_calls(calls)``: a :class:`~mcp_client.Client`, a
@@ -15,7 +15,7 @@ its own calls), must not look inside a provider (it never reaches two levels
 down), and must not close a provider it was handed: only the ``LocalServer``
 objects it created itself are closed by :meth:`Registry.close`.
 
-Decisions (the seed is silent):
+Decisions:
 
 * Every published name matches ``^[a-zA-Z0-9_-]{1,64}$``: a prefixed name
   that is too long is shortened with a stable hash (:mod:`mcp_client.names`).

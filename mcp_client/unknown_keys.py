@@ -1,7 +1,7 @@
 """Arguments nobody declared: the UnknownKeys layer.
 
 A provider wrapping a provider that makes mangled calls visible and does
-nothing else (seed "Arguments nobody declared").  It caches the declared
+nothing else.  It caches the declared
 properties of every declaration it passes on, compares each call's argument
 keys with them, and calls ``on_warn`` once per (tool, undeclared key) with
 ``{"tool", "id", "unknown_keys", "declared_keys"}`` -- then forwards the

@@ -1,9 +1,8 @@
 """The LLM bridge: a server's catalogue for a model, and a model's tool calls run.
 
 :class:`Bridge` is what :meth:`Client.tools_for_llm`,
-:meth:`Client.execute_tool_calls` and :meth:`Client.tool_annotations` do
-(seed "The LLM bridge and the Registry").  It is driven
-by the callables it is handed -- ``list_tools``, ``call``, ``start`` and the
+:meth:`Client.execute_tool_calls` and :meth:`Client.tool_annotations` do.
+It is driven by the callables it is handed -- ``list_tools``, ``call``, ``start`` and the
 rest -- as :class:`mcp_client.era.Negotiator` is, so it knows nothing of the
 client behind them; the pieces every provider shares (reading a call,
 shaping an entry) live in :mod:`mcp_client.provider`.
@@ -14,7 +13,7 @@ keep state between batches (the names it publishes are recomputed from the
 catalogue, deterministically), and must not touch the wire.  The scheduling
 rule lives in :mod:`mcp_client.batch`, the naming rule in :mod:`mcp_client.names`.
 
-Decisions (the seed is silent):
+Decisions:
 
 * A declaration's ``description`` is the tool's ``description``, else its
   ``title`` or ``annotations.title`` (server/tools display-name precedence),

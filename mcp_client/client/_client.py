@@ -18,7 +18,7 @@ caller's thread; ``*_async`` methods run the blocking method on the
 connection's :class:`~concurrent.futures.ThreadPoolExecutor`, except a
 ``call_tool_async`` on a wire that pipelines (:mod:`mcp_client.client._flights`).
 
-Decisions beyond the seed:
+Decisions:
 
 * cancellation and timeouts send ``notifications/cancelled`` on stdio
   (2025-11-25 and 2026-07-28 cancellation) -- never for the probe or ``initialize``;

@@ -1,4 +1,4 @@
-"""A small subscribable stream: the Python shape of the seed's ``Supply``.
+"""A small subscribable stream of items, each seen by every current subscriber.
 
 :attr:`Client.notifications <mcp_client.Client.notifications>` is one.  A
 subscriber sees every item published after it subscribed, on the publishing

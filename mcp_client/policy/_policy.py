@@ -2,7 +2,7 @@
 
 :class:`Policy` wraps a provider (anything with ``tools_for_llm()`` and
 ``execute_tool_calls(calls)``) and is one, so it stacks anywhere a provider
-goes (seed "Permissions: the Policy").  :class:`Grants` is the lock-protected
+goes.  :class:`Grants` is the lock-protected
 book of remembered answers that many policies can share.  The rule language
 lives in :mod:`mcp_client.policy.rules`, location logic in :mod:`mcp_client.paths`,
 command reading in :mod:`mcp_client.policy._shell`.  This module owns the decision,
@@ -122,7 +122,7 @@ __all__ = ["Policy", "Grants", "ANSWERS", "LEASE_TOOLS", "FLOOR_CHECKS", "REFUSE
 
 log = logging.getLogger(__name__)
 
-#: The lease layer's tools (seed "File leases"): bookkeeping, counted as reads.
+#: The lease layer's tools (:mod:`mcp_client.leases`): bookkeeping, counted as reads.
 LEASE_TOOLS = ("lock_acquire", "lock_release")
 #: The built-in danger floor, in the order a question lists it.
 FLOOR_CHECKS = ("recursive-delete", "force-push", "hard-reset", "pipes-to-shell",
