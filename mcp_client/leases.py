@@ -82,11 +82,14 @@ import math
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from . import paths
 from .policy._places import command_locations
 from .provider import CallParts, Layer, declared_name, error_message, parse_arguments, tool_message
+
+if TYPE_CHECKING:
+    from .types import ToolDeclaration, ToolMessage
 
 __all__ = ["LeaseTable", "Leases", "Lease", "ACQUIRE", "RELEASE", "ENFORCED_TOOLS",
            "TTL_CAP_FACTOR"]
@@ -244,7 +247,7 @@ class LeaseTable:
         return max(0.0, self._clock() - lease.since)
 
 
-def _answer(ident: Any, payload: Any, *, is_error: bool = False) -> dict[str, Any]:
+def _answer(ident: Any, payload: Any, *, is_error: bool = False) -> ToolMessage:
     """A lock call's answer: ``payload`` as strict JSON (no ``Infinity`` or ``NaN``)."""
     try:
         content = json.dumps(payload, allow_nan=False)
@@ -253,7 +256,7 @@ def _answer(ident: Any, payload: Any, *, is_error: bool = False) -> dict[str, An
     return tool_message(ident, content, is_error=is_error)
 
 
-def _lock_error(ident: Any, name: str, text: str) -> dict[str, Any]:
+def _lock_error(ident: Any, name: str, text: str) -> ToolMessage:
     """A lock call's error, as JSON shaped like its success (nothing acquired or freed)."""
     outcome: dict[str, Any] = {"acquired": False} if name == ACQUIRE else {"released": []}
     return _answer(ident, {**outcome, "error": f"{name}: {text}"}, is_error=True)
@@ -340,19 +343,19 @@ class Leases(Layer):
             return None
         return super().tool_annotations(name)
 
-    def tools_for_llm(self) -> list[dict[str, Any]]:
+    def tools_for_llm(self) -> list[ToolDeclaration]:
         """``lock_acquire`` and ``lock_release``, then the inner provider's tools."""
-        mine: list[dict[str, Any]] = json.loads(json.dumps(_DECLARATIONS))
+        mine: list[ToolDeclaration] = json.loads(json.dumps(_DECLARATIONS))
         return mine + [d for d in self.provider.tools_for_llm()
                        if declared_name(d) not in (ACQUIRE, RELEASE)]
 
-    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[dict[str, Any]]:
+    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[ToolMessage]:
         """Lock calls here, refused mutations in place, the rest to the inner provider.
 
         Consecutive calls that go to the inner provider go as one batch; a lock
         call between them is a barrier, so order is kept.
         """
-        results: list[dict[str, Any] | None] = [None] * len(calls)
+        results: list[ToolMessage | None] = [None] * len(calls)
         batch: list[int] = []
 
         def flush() -> None:
@@ -398,7 +401,7 @@ class Leases(Layer):
             resolved.append(path)
         return resolved
 
-    def _lock_call(self, ident: Any, name: str, raw: Any) -> dict[str, Any]:
+    def _lock_call(self, ident: Any, name: str, raw: Any) -> ToolMessage:
         try:
             arguments = parse_arguments(raw)
         except ValueError as exc:

@@ -58,6 +58,8 @@ from ..provider import (CallParts, arguments_key, as_call_list, declaration, des
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
 
+    from ..types import ToolDeclaration, ToolMessage
+
 __all__ = ["Bridge", "Outcome", "client_names"]
 
 log = logging.getLogger(__name__)
@@ -149,7 +151,7 @@ class Bridge:
     def __repr__(self) -> str:
         return f"<Bridge concurrency={self._concurrency}>"
 
-    def tools_for_llm(self) -> list[dict[str, Any]]:
+    def tools_for_llm(self) -> list[ToolDeclaration]:
         """The tools as OpenAI-style function declarations.
 
         Returns:
@@ -163,7 +165,7 @@ class Bridge:
         tools = _catalogue_tools(self._list_tools())
         names = client_names(tools)
         seen: set[str] = set()
-        declarations = []
+        declarations: list[ToolDeclaration] = []
         for tool in tools:
             published = names.name_for(tool["name"])
             if published is None or published in seen:
@@ -192,7 +194,7 @@ class Bridge:
         annotations = catalogue.tools[original].get("annotations")
         return copy.deepcopy(annotations) if isinstance(annotations, dict) else None
 
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """Run the tool calls a model asked for; one entry per call, in call order.
 
         Never raises for a call: a malformed call, arguments that are not a JSON
@@ -291,9 +293,9 @@ class Bridge:
 
 
 def _plan(parts: Sequence[CallParts], catalogue: _Catalogue | None
-          ) -> tuple[list[dict[str, Any] | None], list[tuple[int, str, dict[str, Any]]]]:
+          ) -> tuple[list[ToolMessage | None], list[tuple[int, str, dict[str, Any]]]]:
     """Answer the calls that cannot run; list the rest as (slot, server's name, arguments)."""
-    entries: list[dict[str, Any] | None] = [None] * len(parts)
+    entries: list[ToolMessage | None] = [None] * len(parts)
     planned: list[tuple[int, str, dict[str, Any]]] = []
     for index, part in enumerate(parts):
         if part.problem is not None or part.name is None:
