@@ -31,7 +31,7 @@ relied on.
 from __future__ import annotations
 
 import sys
-from typing import Any, Literal, TypedDict, Union
+from typing import Any, Literal, TypedDict, Union, final
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -119,6 +119,7 @@ class ResourceLink(TypedDict):
     _meta: NotRequired[dict[str, Any]]
 
 
+@final   # so that ``"text" in entry`` tells a type checker which of the two it is
 class TextResourceContents(TypedDict):
     """A resource's contents as text: ``{"uri", "text", "mimeType"?}``."""
 
@@ -128,6 +129,7 @@ class TextResourceContents(TypedDict):
     _meta: NotRequired[dict[str, Any]]
 
 
+@final
 class BlobResourceContents(TypedDict):
     """A resource's contents as base64 bytes: ``{"uri", "blob", "mimeType"?}``."""
 
