@@ -89,7 +89,7 @@ from .policy._places import command_locations
 from .provider import CallParts, Layer, declared_name, error_message, parse_arguments, tool_message
 
 if TYPE_CHECKING:
-    from .types import ToolDeclaration, ToolMessage
+    from .types import ToolAnnotations, ToolDeclaration, ToolMessage
 
 __all__ = ["LeaseTable", "Leases", "Lease", "ACQUIRE", "RELEASE", "ENFORCED_TOOLS",
            "TTL_CAP_FACTOR"]
@@ -337,7 +337,7 @@ class Leases(Layer):
 
     # -- the provider pair -----------------------------------------------------------
 
-    def tool_annotations(self, name: str) -> Any:
+    def tool_annotations(self, name: str) -> ToolAnnotations | None:
         """The inner provider's annotations for ``name`` (None when it cannot say)."""
         if name in (ACQUIRE, RELEASE):
             return None

@@ -41,7 +41,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
-from typing import (TYPE_CHECKING, Any, Hashable, Iterable, Mapping, NamedTuple, Protocol,
+from typing import (TYPE_CHECKING, Any, Hashable, Iterable, Mapping, NamedTuple, Protocol, cast,
                     runtime_checkable)
 
 from . import protocol
@@ -49,7 +49,7 @@ from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, OutputMis
                          ProtocolError, ServerGone, Timeout, TransportClosed, TransportError)
 
 if TYPE_CHECKING:
-    from .types import ToolDeclaration, ToolMessage
+    from .types import ToolAnnotations, ToolDeclaration, ToolMessage
 
 __all__ = ["Provider", "Layer", "is_provider", "declared_name", "CallParts", "read_call",
            "parse_arguments", "as_call_list", "arguments_key", "declaration", "tool_message",
@@ -124,10 +124,10 @@ class Layer:
         """The inner provider's declarations."""
         return list(self.provider.tools_for_llm())
 
-    def tool_annotations(self, name: str) -> Any:
+    def tool_annotations(self, name: str) -> ToolAnnotations | None:
         """The inner provider's annotations for ``name`` (None when it cannot say)."""
         lookup = getattr(self.provider, "tool_annotations", None)
-        return lookup(name) if callable(lookup) else None
+        return cast("ToolAnnotations | None", lookup(name)) if callable(lookup) else None
 
     def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """Refuse the calls that cannot be read; hand the rest to :meth:`handle_calls`.
