@@ -279,7 +279,11 @@ class Client(AsyncTwins, Extras, TaskCalls):
 
     @property
     def notifications(self) -> Stream:
-        """Every notification the server sends, from subscription on."""
+        """Every notification the server sends, from subscription on.
+
+        Each item is the JSON-RPC message as it arrived
+        (:class:`~mcp_client.types.Notification`).
+        """
         return self._connection.notifications
 
     # -- the typed API -------------------------------------------------------------
