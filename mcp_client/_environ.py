@@ -1,14 +1,14 @@
 """What a child server inherits from this process's environment.
 
 This module owns the three answers :class:`~mcp_client.stdio.StdioTransport`
-gives to ``inherit_env``: ``True`` -- everything (the seed's behaviour, and
-``connect_stdio``'s default: a server you start yourself sees what your shell
-sees); ``False`` -- nothing but the ``env`` given; ``"safe"`` -- the official
-MCP SDKs' allow-list of variables a program needs to run at all (where the
-home folder is, how to find programs, who the user is), plus the ``env``
-given.  ``"safe"`` is the default for servers started from an ``mcpServers``
-file, as in the official SDKs: a server named in a file somebody shared
-should not receive every API key and token of the shell that started it.
+gives to ``inherit_env``: ``True`` -- everything (``connect_stdio``'s default:
+a server you start yourself sees what your shell sees); ``False`` -- nothing
+but the ``env`` given; ``"safe"`` -- the official MCP SDKs' allow-list of
+variables a program needs to run at all (where the home folder is, how to find
+programs, who the user is), plus the ``env`` given.  ``"safe"`` is the default
+for servers started from an ``mcpServers`` file, as in the official SDKs: a
+server named in a file somebody shared should not receive every API key and
+token of the shell that started it.
 
 Decision: a variable of the allow-list whose value starts with ``()`` is
 left out under ``"safe"``, as the official Python SDK does: that is how bash

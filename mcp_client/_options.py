@@ -51,7 +51,7 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "validate_output": True,
     "on_task_status": None,
 }
-#: Options that configure a stdio transport (seed "Options").
+#: Options that configure a stdio transport.
 STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines",
                  "inherit_env", "max_line_bytes")
 #: Options that configure an HTTP transport.

@@ -5,7 +5,7 @@ Servers spell the same thing many ways: ``path``, ``file``, ``filePath``,
 ``command``, ``cmd``, ``shellCommand``.  And they nest: the reference
 filesystem server's ``edit_file`` takes ``edits: [{oldText, newText}]``,
 others take ``edits: [{path, ...}]`` or ``options: {path}``.  A permission
-check that reads only the seed's top-level names reads the call an attacker
+check that reads only the top-level ``path``/``from``/``to`` reads the call an attacker
 did not write.  This module owns the reading: :func:`key_kind` says what a
 key names, :func:`scan` walks a call's arguments (objects and arrays, to a
 bounded depth and size) and returns every location, URL and command it
@@ -55,7 +55,7 @@ __all__ = ["LOCATION_NAMES", "LOCATION_TAILS", "URL_TAILS", "HOST_TAILS", "COMMA
            "MAX_DEPTH", "MAX_ITEMS", "key_words", "key_kind", "command_key", "looks_placed",
            "CommandSpot", "Scan", "scan"]
 
-#: Whole keys (as joined lowercase words) that name a location.  The seed's
+#: Whole keys (as joined lowercase words) that name a location.  The conventional
 #: ``path``/``from``/``to``, the reference filesystem server's ``paths``,
 #: ``source`` and ``destination``, and the spellings other servers use.
 LOCATION_NAMES = frozenset({

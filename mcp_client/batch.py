@@ -1,4 +1,4 @@
-"""The batch scheduler every bridge shares (seed "How a batch is executed").
+"""The batch scheduler every bridge shares: how a batch of tool calls is executed.
 
 A model asks for several tool calls in one turn.  This module decides whether
 they may overlap, and runs them:
@@ -22,15 +22,15 @@ must not leave a thread behind.
 
 Decisions:
 
-* **readOnlyHint alone widens.**  The seed demands ``readOnlyHint`` *and*
-  ``idempotentHint``, but the specification says ``idempotentHint`` is
+* **readOnlyHint alone widens.**  Demanding ``readOnlyHint`` *and*
+  ``idempotentHint`` would be wrong: the specification says ``idempotentHint`` is
   "meaningful only when readOnlyHint is false" (2025-11-25 / 2026-07-28
   schema, ToolAnnotations), so a correctly annotated read-only tool usually
-  leaves it out and the seed's rule would almost never widen.
+  leaves it out and a rule demanding both would almost never widen.
   A tool without side effects is safe to overlap and to deduplicate, which is
   all the rule is for.
 * Annotations are untrusted hints (2025-11-25 server/tools).  ``parallel_tools`` and
-  ``serial_tools`` (client options, beyond the seed) let a caller override
+  ``serial_tools`` (client options) let a caller override
   them by the server's tool name: a name in ``serial_tools`` always keeps its
   batch serial, a name in ``parallel_tools`` counts as read-only whatever the
   server said.

@@ -2,7 +2,7 @@
 
 Two agents editing one checkout will, eventually, edit one file: read it,
 think, write it back -- and the second agent's write throws the first one's
-away (seed "File leases").  This module closes that window.
+away.  This module closes that window with file leases.
 
 * :class:`LeaseTable` -- one per workspace, shared by every agent's stack,
   thread-safe.  A lease is a path held by one agent until it is released or
@@ -32,7 +32,7 @@ granted lock into an error.  ``cancelled()`` is asked on every poll and ends a
 wait early; it fails *open* (a raise counts as "not cancelled"), because
 over-waiting costs seconds and a falsely abandoned acquire costs correctness.
 
-Which tools: by default, the seed toolkit's ``fs_write``, ``fs_edit``,
+Which tools: by default, a filesystem toolkit's ``fs_write``, ``fs_edit``,
 ``fs_move`` and ``fs_delete`` and the reference filesystem server's
 ``write_file``, ``edit_file``, ``move_file`` and ``create_directory``
 (:data:`ENFORCED_TOOLS`, under any prefix: ``fs_write_file``), and every
@@ -58,7 +58,7 @@ nobody knows, :mod:`mcp_client.argkeys`; or none at all, for a tool enforced
 by name) is refused in strict mode, and outside it whenever another agent
 holds anything at all -- it cannot be shown not to collide.
 
-Decisions beyond the seed: a lock call's paths are resolved against the root
+Decisions: a lock call's paths are resolved against the root
 of the name ``lock_acquire`` in ``roots`` (so ``{"lock": "/srv/work"}`` or a
 catch-all ``""`` key), the same lexical rules the policy uses, and a path
 outside that root is refused; a ``ttl`` must be above 0 and at most ten
@@ -82,11 +82,14 @@ import math
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from . import paths
 from .policy._places import command_locations
 from .provider import CallParts, Layer, declared_name, error_message, parse_arguments, tool_message
+
+if TYPE_CHECKING:
+    from .types import ToolAnnotations, ToolDeclaration, ToolMessage
 
 __all__ = ["LeaseTable", "Leases", "Lease", "ACQUIRE", "RELEASE", "ENFORCED_TOOLS",
            "TTL_CAP_FACTOR"]
@@ -95,16 +98,16 @@ log = logging.getLogger(__name__)
 
 ACQUIRE = "lock_acquire"
 RELEASE = "lock_release"
-#: The tools that change things, by name: the filesystem toolkit's (seed) and the
+#: The tools that change things, by name: a filesystem toolkit's (``fs_*``) and the
 #: reference filesystem server's (@modelcontextprotocol/server-filesystem),
 #: matched bare or after any prefix (``fs_write_file``).
 ENFORCED_TOOLS = ("fs_write", "fs_edit", "fs_move", "fs_delete", "write_file", "edit_file",
                   "move_file", "create_directory")
 #: The longest ``ttl`` a ``lock_acquire`` may ask for, in ``default_ttl`` units.
 TTL_CAP_FACTOR = 10
-#: The default wait of ``lock_acquire``, seconds (seed).
+#: The default wait of ``lock_acquire``, seconds: long enough for another agent's edit.
 DEFAULT_WAIT = 90.0
-#: How often a waiting acquire looks again, at the least (seed: "about once a second").
+#: How often a waiting acquire looks again, at the least: about once a second.
 POLL_SECONDS = 1.0
 
 _DECLARATIONS: list[dict[str, Any]] = [
@@ -244,7 +247,7 @@ class LeaseTable:
         return max(0.0, self._clock() - lease.since)
 
 
-def _answer(ident: Any, payload: Any, *, is_error: bool = False) -> dict[str, Any]:
+def _answer(ident: Any, payload: Any, *, is_error: bool = False) -> ToolMessage:
     """A lock call's answer: ``payload`` as strict JSON (no ``Infinity`` or ``NaN``)."""
     try:
         content = json.dumps(payload, allow_nan=False)
@@ -253,7 +256,7 @@ def _answer(ident: Any, payload: Any, *, is_error: bool = False) -> dict[str, An
     return tool_message(ident, content, is_error=is_error)
 
 
-def _lock_error(ident: Any, name: str, text: str) -> dict[str, Any]:
+def _lock_error(ident: Any, name: str, text: str) -> ToolMessage:
     """A lock call's error, as JSON shaped like its success (nothing acquired or freed)."""
     outcome: dict[str, Any] = {"acquired": False} if name == ACQUIRE else {"released": []}
     return _answer(ident, {**outcome, "error": f"{name}: {text}"}, is_error=True)
@@ -334,25 +337,25 @@ class Leases(Layer):
 
     # -- the provider pair -----------------------------------------------------------
 
-    def tool_annotations(self, name: str) -> Any:
+    def tool_annotations(self, name: str) -> ToolAnnotations | None:
         """The inner provider's annotations for ``name`` (None when it cannot say)."""
         if name in (ACQUIRE, RELEASE):
             return None
         return super().tool_annotations(name)
 
-    def tools_for_llm(self) -> list[dict[str, Any]]:
+    def tools_for_llm(self) -> list[ToolDeclaration]:
         """``lock_acquire`` and ``lock_release``, then the inner provider's tools."""
-        mine: list[dict[str, Any]] = json.loads(json.dumps(_DECLARATIONS))
+        mine: list[ToolDeclaration] = json.loads(json.dumps(_DECLARATIONS))
         return mine + [d for d in self.provider.tools_for_llm()
                        if declared_name(d) not in (ACQUIRE, RELEASE)]
 
-    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[dict[str, Any]]:
+    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[ToolMessage]:
         """Lock calls here, refused mutations in place, the rest to the inner provider.
 
         Consecutive calls that go to the inner provider go as one batch; a lock
         call between them is a barrier, so order is kept.
         """
-        results: list[dict[str, Any] | None] = [None] * len(calls)
+        results: list[ToolMessage | None] = [None] * len(calls)
         batch: list[int] = []
 
         def flush() -> None:
@@ -398,7 +401,7 @@ class Leases(Layer):
             resolved.append(path)
         return resolved
 
-    def _lock_call(self, ident: Any, name: str, raw: Any) -> dict[str, Any]:
+    def _lock_call(self, ident: Any, name: str, raw: Any) -> ToolMessage:
         try:
             arguments = parse_arguments(raw)
         except ValueError as exc:

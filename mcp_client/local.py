@@ -4,9 +4,9 @@
 ``mcp.server.mcpserver.MCPServer``, or a low-level ``mcp.server.Server`` -- and
 makes it a provider (``tools_for_llm()`` / ``execute_tool_calls(calls)``) with
 no subprocess and no pipe, so a toolkit in this process and a server on the
-other side of a pipe are interchangeable to the caller (seed "The LLM bridge
-and the Registry").  :class:`~mcp_client.registry.Registry` wraps such an
-object in a ``LocalServer`` automatically.
+other side of a pipe are interchangeable to the caller.
+:class:`~mcp_client.registry.Registry` wraps such an object in a
+``LocalServer`` automatically.
 
 It owns one :class:`~mcp_client.Client` over an
 :class:`~mcp_client.testing.InProcessTransport`, kept in :attr:`client`, and
@@ -22,10 +22,13 @@ through ``sys.modules`` (if the SDK was never imported, nothing can be one).
 from __future__ import annotations
 
 import sys
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .client import Client
-from ._inprocess import InProcessTransport
+from .client._inprocess import InProcessTransport
+
+if TYPE_CHECKING:
+    from .types import ToolAnnotations, ToolDeclaration, ToolMessage
 
 __all__ = ["LocalServer", "is_sdk_server"]
 
@@ -74,16 +77,16 @@ class LocalServer:
         """The SDK server object."""
         return self._server
 
-    def tools_for_llm(self) -> list[dict[str, Any]]:
+    def tools_for_llm(self) -> list[ToolDeclaration]:
         """The server's tools as function declarations (:meth:`Client.tools_for_llm`)."""
         return self._client.tools_for_llm()
 
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """Run a model's tool calls; one entry per call, never raising
         (:meth:`Client.execute_tool_calls`)."""
         return self._client.execute_tool_calls(calls)
 
-    def tool_annotations(self, name: str) -> dict[str, Any] | None:
+    def tool_annotations(self, name: str) -> ToolAnnotations | None:
         """What the server said about one tool, or None (:meth:`Client.tool_annotations`)."""
         return self._client.tool_annotations(name)
 

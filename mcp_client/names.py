@@ -12,7 +12,7 @@ names it publishes to a model.  It is shared by the client bridge
 It must not do I/O, hold state between calls or know what a provider is: a
 :class:`NameMap` is built from a list and answers lookups, nothing more.
 
-Decisions (the seed is silent):
+Decisions:
 
 * A character outside ``[a-zA-Z0-9_-]`` becomes ``_``; an empty name becomes
   ``tool``.

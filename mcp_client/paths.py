@@ -5,8 +5,7 @@ and the lease layer both need about a path a model put in a tool call: where
 it is, measured against the directory a server was given (its *root*).  It is
 pure: strings in, strings and :class:`Tri` out.  It never touches the
 filesystem -- the paths belong to the server's disk, not this process's, and
-symlink truth is the server's sandbox to enforce (seed "Permissions: the
-Policy") -- and it holds no state.
+symlink truth is the server's sandbox to enforce -- and it holds no state.
 
 The answer has three values, because a lexical comparison cannot always reach
 a conclusion, and a security check must never guess:
@@ -47,8 +46,8 @@ a conclusion, and a security check must never guess:
 
 ``.`` segments and repeated or trailing slashes are harmless and dropped.
 
-Which arguments of a call are locations is a convention (seed: "path/from/to,
-by convention", and lists of them), and servers spell it many ways:
+Which arguments of a call are locations is a convention (``path``, ``from``,
+``to`` and lists of them), and servers spell it many ways:
 :mod:`mcp_client.argkeys` reads every common spelling, nested objects and
 arrays included, and :func:`locate` resolves what it found.  A ``file:`` URL
 is read as the path it names when it is plain (``file:///srv/a``; no host,
@@ -78,7 +77,7 @@ __all__ = ["Tri", "tri_all", "tri_any", "MAX_PATH_CHARS", "LOCATION_KEYS", "segm
 #: terminating NUL).  A longer path is unknown rather than compared.
 MAX_PATH_CHARS = 4096
 
-#: Argument names that carry a location, by convention (seed: path/from/to; the
+#: Argument names that carry a location, by convention (path/from/to; the
 #: reference filesystem server also uses ``paths``, ``source`` and
 #: ``destination``).  The full reading -- other spellings, any case, nested --
 #: is :func:`mcp_client.argkeys.key_kind`; every name here is one it reads.

@@ -64,7 +64,7 @@ CACHEABLE_METHODS = frozenset({
     "resources/templates/list", "resources/read"})
 #: The only requests a server may answer with ``input_required`` (2026-07-28 multi round-trip).
 INPUT_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
-#: Keys that are protocol bookkeeping and never reach a caller (seed "Calling tools").
+#: Keys that are protocol bookkeeping and never reach a caller of ``call_tool`` and the rest.
 BOOKKEEPING_KEYS = ("resultType", "_meta", "ttlMs", "cacheScope", "requestState",
                     "inputRequests")
 #: The deepest nesting of objects and arrays a result may have.  Far beyond any real
@@ -319,7 +319,7 @@ def discover_versions(result: object) -> list[str] | None:
 
 
 def pick_version(ours: Sequence[str], theirs: Sequence[str]) -> str | None:
-    """The first version *we* prefer that the server also named (seed "The probe")."""
+    """The first version *we* prefer that the server also named (the era probe)."""
     for version in ours:
         if version in theirs:
             return version

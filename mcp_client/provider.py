@@ -41,11 +41,15 @@ from __future__ import annotations
 import copy
 import json
 import logging
-from typing import Any, Hashable, Iterable, Mapping, NamedTuple, Protocol, runtime_checkable
+from typing import (TYPE_CHECKING, Any, Hashable, Iterable, Mapping, NamedTuple, Protocol, cast,
+                    runtime_checkable)
 
 from . import protocol
 from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, OutputMismatch,
                          ProtocolError, ServerGone, Timeout, TransportClosed, TransportError)
+
+if TYPE_CHECKING:
+    from .types import ToolAnnotations, ToolDeclaration, ToolMessage
 
 __all__ = ["Provider", "Layer", "is_provider", "declared_name", "CallParts", "read_call",
            "parse_arguments", "as_call_list", "arguments_key", "declaration", "tool_message",
@@ -67,14 +71,14 @@ class Provider(Protocol):
     :func:`is_provider` also checks that they are callable.
     """
 
-    def tools_for_llm(self) -> list[dict[str, Any]]:
+    def tools_for_llm(self) -> list[ToolDeclaration]:
         """The tools as OpenAI-style function declarations.
 
         Raises:
             MCPClientError: the tools cannot be listed.
         """
 
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """One ``{"role": "tool", ...}`` entry per call, in call order; never raises for a call.
 
         Raises:
@@ -116,16 +120,16 @@ class Layer:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} over {self.provider!r}>"
 
-    def tools_for_llm(self) -> list[dict[str, Any]]:
+    def tools_for_llm(self) -> list[ToolDeclaration]:
         """The inner provider's declarations."""
         return list(self.provider.tools_for_llm())
 
-    def tool_annotations(self, name: str) -> Any:
+    def tool_annotations(self, name: str) -> ToolAnnotations | None:
         """The inner provider's annotations for ``name`` (None when it cannot say)."""
         lookup = getattr(self.provider, "tool_annotations", None)
-        return lookup(name) if callable(lookup) else None
+        return cast("ToolAnnotations | None", lookup(name)) if callable(lookup) else None
 
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """Refuse the calls that cannot be read; hand the rest to :meth:`handle_calls`.
 
         Returns:
@@ -136,7 +140,7 @@ class Layer:
         """
         items = as_call_list(calls)
         parts = [read_call(call) for call in items]
-        entries: list[dict[str, Any] | None] = [None] * len(items)
+        entries: list[ToolMessage | None] = [None] * len(items)
         readable = []
         for index, part in enumerate(parts):
             if part.problem is not None or part.name is None:
@@ -156,7 +160,7 @@ class Layer:
                 entries[index] = answer
         return [entry for entry in entries if entry is not None]
 
-    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[dict[str, Any]]:
+    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[ToolMessage]:
         """Answer calls that were all read (``parts[i]`` is ``calls[i]`` read).
 
         Returns:
@@ -188,7 +192,7 @@ def _description(tool: Mapping[str, Any]) -> str:
     return ""
 
 
-def declaration(name: str, tool: Mapping[str, Any]) -> dict[str, Any]:
+def declaration(name: str, tool: Mapping[str, Any]) -> ToolDeclaration:
     """An OpenAI-style function declaration for one MCP tool, published as ``name``.
 
     The description is the tool's ``description``, else its ``title`` or
@@ -348,24 +352,24 @@ def arguments_key(name: str, arguments: Mapping[str, Any]) -> Hashable | None:
 # -- shaping entries ------------------------------------------------------------------
 
 def tool_message(ident: Any, content: str, *, is_error: bool,
-                 structured_content: Any = _MISSING) -> dict[str, Any]:
+                 structured_content: Any = _MISSING) -> ToolMessage:
     """One ``{"role": "tool", "tool_call_id", "content", "is_error"}`` entry.
 
     ``structured_content`` (copied) is added only when given.
     """
-    entry: dict[str, Any] = {"role": "tool", "tool_call_id": ident, "content": content,
-                             "is_error": is_error}
+    entry: ToolMessage = {"role": "tool", "tool_call_id": ident, "content": content,
+                          "is_error": is_error}
     if structured_content is not _MISSING:
         entry["structured_content"] = copy.deepcopy(structured_content)
     return entry
 
 
-def error_message(ident: Any, text: str) -> dict[str, Any]:
+def error_message(ident: Any, text: str) -> ToolMessage:
     """An ``is_error`` entry saying ``text``."""
     return tool_message(ident, text, is_error=True)
 
 
-def result_message(ident: Any, result: Mapping[str, Any]) -> dict[str, Any]:
+def result_message(ident: Any, result: Mapping[str, Any]) -> ToolMessage:
     """The entry for a ``tools/call`` result (``isError`` kept, content flattened).
 
     A result with no content but ``structuredContent`` reads as that JSON.

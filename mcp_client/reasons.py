@@ -4,7 +4,7 @@ A provider wrapping a provider.  On the way out it adds one optional string
 parameter, :data:`REASON_PARAM` (``"reason"``), to every tool declaration; on
 the way in it deletes that parameter from every call's arguments -- so the
 model fills it in because it is declared where the model is looking, and the
-server never learns the parameter exists (seed "Why a call was made").
+server never learns the parameter exists: the model says why a call was made.
 
 Where it sits is the whole design: ``Policy(UnknownKeys(Reasons(...)))`` --
 below the policy, so the permission prompt's copy of the call still carries
@@ -40,9 +40,12 @@ from __future__ import annotations
 import copy
 import json
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .provider import CallParts, Layer, declared_name, parse_arguments
+
+if TYPE_CHECKING:
+    from .types import ToolDeclaration, ToolMessage
 
 __all__ = ["Reasons", "REASON_PARAM", "REASON_SCHEMA"]
 
@@ -93,7 +96,7 @@ class Reasons(Layer):
         self._augmented: set[str] = set()   # tools whose reason is ours to strip
         self._seen: set[str] = set()
 
-    def tools_for_llm(self) -> list[dict[str, Any]]:
+    def tools_for_llm(self) -> list[ToolDeclaration]:
         """The inner declarations, each with an optional ``reason`` parameter.
 
         A declaration without a usable name, or with its own ``reason``, is
@@ -114,7 +117,7 @@ class Reasons(Layer):
             self._augmented, self._seen = augmented, seen
         return declarations
 
-    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[dict[str, Any]]:
+    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[ToolMessage]:
         """Forward the calls with our ``reason`` removed (the caller's calls untouched)."""
         names = {part.name for part in parts if part.name}
         if names - self._seen:

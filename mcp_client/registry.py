@@ -1,4 +1,4 @@
-"""One prefixed tool namespace over many providers (seed "The Registry").
+"""The Registry: one prefixed tool namespace over many providers.
 
 A provider is anything with ``tools_for_llm()`` and
 ``execute_tool_calls(calls)``: a :class:`~mcp_client.Client`, a
@@ -15,7 +15,7 @@ its own calls), must not look inside a provider (it never reaches two levels
 down), and must not close a provider it was handed: only the ``LocalServer``
 objects it created itself are closed by :meth:`Registry.close`.
 
-Decisions (the seed is silent):
+Decisions:
 
 * Every published name matches ``^[a-zA-Z0-9_-]{1,64}$``: a prefixed name
   that is too long is shortened with a stable hash (:mod:`mcp_client.names`).
@@ -53,7 +53,7 @@ import logging
 import operator
 import re
 import threading
-from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence, cast
 
 from .exceptions import MCPClientError
 from ._toolfilter import ToolFilter
@@ -62,6 +62,9 @@ from .names import NameMap
 from .provider import (CallParts, as_call_list, declared_name, error_message, is_provider,
                        read_call)
 from ._log import warn_through
+
+if TYPE_CHECKING:
+    from .types import ProviderEntry, ToolAnnotations, ToolDeclaration, ToolMessage
 
 __all__ = ["Registry"]
 
@@ -91,7 +94,7 @@ class _Listing(NamedTuple):
 
     generation: int                      # of the providers (add and remove count up)
     sources: tuple[tuple[Any, ...], ...]  # each provider's declarations, as they came
-    published: tuple[dict[str, Any], ...]
+    published: tuple[ToolDeclaration, ...]
     names: NameMap[tuple[str, str]]
 
     def built_from(self, generation: int, sources: Sequence[Sequence[Any]]) -> bool:
@@ -227,7 +230,7 @@ class Registry:
         return None if entry is None else entry.provider
 
     @property
-    def providers(self) -> list[dict[str, Any]]:
+    def providers(self) -> list[ProviderEntry]:
         """``[{"prefix", "provider"}, ...]`` in the order they were added."""
         with self._lock:
             return [{"prefix": e.prefix, "provider": e.provider} for e in self._entries.values()]
@@ -257,7 +260,7 @@ class Registry:
 
     # -- the provider pair -----------------------------------------------------------
 
-    def tools_for_llm(self) -> list[dict[str, Any]]:
+    def tools_for_llm(self) -> list[ToolDeclaration]:
         """Every provider's declarations, renamed ``{prefix}{sep}{name}``.
 
         A provider that throws is left out and reported (see the module
@@ -292,15 +295,15 @@ class Registry:
         by_priority = sorted(listed, key=lambda item: -len(item[0]))
         names = NameMap(((prefix, name), f"{prefix}{self._sep}{name}", _identity(prefix, name))
                         for prefix, name, _ in by_priority)
-        published: list[dict[str, Any]] = []
+        published: list[ToolDeclaration] = []
         seen: set[str] = set()
         for prefix, name, declaration in listed:
             public = names.name_for((prefix, name))
             if public is None or public in seen:
                 continue
             seen.add(public)
-            published.append({**declaration, "function": {**declaration["function"],
-                                                          "name": public}})
+            published.append(cast("ToolDeclaration", {
+                **declaration, "function": {**declaration["function"], "name": public}}))
         return _Listing(generation, tuple(tuple(found) for found in sources), tuple(published),
                         names)
 
@@ -338,7 +341,7 @@ class Registry:
             key = published.key_for(name) if published is not None else None
             return key if key is not None and key[0] in self._entries else None
 
-    def tool_annotations(self, name: str) -> dict[str, Any] | None:
+    def tool_annotations(self, name: str) -> ToolAnnotations | None:
         """What the owning provider says about one tool (None if it cannot say)."""
         routed = self.route(name)
         if routed is None:
@@ -346,9 +349,9 @@ class Registry:
         with self._lock:
             entry = self._entries.get(routed[0])
         ask = getattr(entry.provider, "tool_annotations", None) if entry else None
-        return ask(routed[1]) if callable(ask) else None
+        return cast("ToolAnnotations | None", ask(routed[1])) if callable(ask) else None
 
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """Run a model's calls: one batch per provider, answers in the model's order.
 
         Never raises for a call: a malformed call, a name no provider owns, or a
@@ -359,7 +362,7 @@ class Registry:
             MCPClientError: ``calls`` is not a list (a programming error).
         """
         parts = [read_call(call) for call in as_call_list(calls)]
-        answers: list[dict[str, Any] | None] = [None] * len(parts)
+        answers: list[ToolMessage | None] = [None] * len(parts)
         batches: dict[str, list[tuple[int, dict[str, Any]]]] = {}
         for index, part in enumerate(parts):
             if part.problem is not None or part.name is None:
@@ -378,7 +381,7 @@ class Registry:
         return [answer for answer in answers if answer is not None]
 
     def _run(self, prefix: str, slots: Sequence[tuple[int, dict[str, Any]]],
-             parts: Sequence[CallParts]) -> list[dict[str, Any]]:
+             parts: Sequence[CallParts]) -> list[ToolMessage]:
         """One provider's batch, answers re-addressed to the model's call ids."""
         with self._lock:
             entry = self._entries.get(prefix)
@@ -399,7 +402,7 @@ class Registry:
         return [self._readdressed(answer, ident) for answer, ident in zip(answers, idents)]
 
     @staticmethod
-    def _readdressed(answer: Any, ident: Any) -> dict[str, Any]:
+    def _readdressed(answer: Any, ident: Any) -> ToolMessage:
         if not isinstance(answer, Mapping):
             return error_message(ident, "the provider's answer could not be read")
         entry = dict(answer)
@@ -407,7 +410,7 @@ class Registry:
         entry["tool_call_id"] = ident
         entry.setdefault("content", "")
         entry["is_error"] = entry.get("is_error") is True
-        return entry
+        return cast("ToolMessage", entry)
 
     def _warn(self, text: str) -> None:
         warn_through(self._on_warn, text, log)

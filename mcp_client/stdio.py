@@ -34,7 +34,7 @@ stdin, wait, SIGTERM, wait, SIGKILL -- to the whole process group on POSIX,
 since servers launched through ``npx``/``uvx`` spawn grandchildren -- then
 reaps the child and joins the threads.
 
-Decisions beyond the seed: a line longer than ``max_line_bytes`` (16 MiB) is
+Decisions: a line longer than ``max_line_bytes`` (16 MiB) is
 dropped with a warning rather than buffered without bound; blank lines are
 skipped silently; a line that is not a JSON object -- including JSON nested
 too deeply for the parser -- is reported through ``on_warn`` and skipped; in

@@ -1,7 +1,7 @@
 """Arguments nobody declared: the UnknownKeys layer.
 
 A provider wrapping a provider that makes mangled calls visible and does
-nothing else (seed "Arguments nobody declared").  It caches the declared
+nothing else.  It caches the declared
 properties of every declaration it passes on, compares each call's argument
 keys with them, and calls ``on_warn`` once per (tool, undeclared key) with
 ``{"tool", "id", "unknown_keys", "declared_keys"}`` -- then forwards the
@@ -28,10 +28,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .provider import CallParts, Layer, declared_name, parse_arguments
 from .reasons import REASON_PARAM
+
+if TYPE_CHECKING:
+    from .types import ToolDeclaration, ToolMessage
 
 __all__ = ["UnknownKeys"]
 
@@ -59,7 +62,7 @@ class UnknownKeys(Layer):
         self._declared: dict[str, frozenset[str]] = {}
         self._reported: set[tuple[str, str]] = set()
 
-    def tools_for_llm(self) -> list[dict[str, Any]]:
+    def tools_for_llm(self) -> list[ToolDeclaration]:
         """The inner declarations, unchanged; their properties are remembered."""
         declarations = list(self.provider.tools_for_llm())
         declared: dict[str, frozenset[str]] = {}
@@ -74,7 +77,7 @@ class UnknownKeys(Layer):
             self._declared = declared
         return declarations
 
-    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[dict[str, Any]]:
+    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[ToolMessage]:
         """Audit the calls, then forward them untouched."""
         for part in parts:
             warning = self._audit(part)

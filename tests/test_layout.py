@@ -19,9 +19,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mcp_client"
 
 #: pure formats and data: no threads, no I/O, no knowledge of the rest
 VOCABULARY = {"exceptions", "protocol", "sse", "xheaders", "names", "paths", "argkeys",
-              "correlator", "cache", "batch", "_redact", "_environ"}
+              "correlator", "cache", "batch", "_redact", "_environ", "types"}
 #: the transports and their satellites
-WIRE = {"transport", "stdio", "_stdio", "http", "http_sse", "_http", "_inprocess"}
+WIRE = {"transport", "stdio", "_stdio", "http", "http_sse", "_http"}
 WIRE_MAY_USE = VOCABULARY | WIRE | {"_lines", "_log", "_version"}
 #: provider layers
 LAYERS = {"reasons", "unknown_keys", "leases", "policy"}
@@ -38,8 +38,8 @@ PUBLIC = {
     "mcp_client.names", "mcp_client.paths", "mcp_client.policy", "mcp_client.policy.rules",
     "mcp_client.protocol", "mcp_client.provider", "mcp_client.reasons", "mcp_client.registry",
     "mcp_client.sse", "mcp_client.stdio", "mcp_client.testing", "mcp_client.testing.fake",
-    "mcp_client.testing.kits", "mcp_client.transport", "mcp_client.unknown_keys",
-    "mcp_client.xheaders",
+    "mcp_client.testing.kits", "mcp_client.transport", "mcp_client.types",
+    "mcp_client.unknown_keys", "mcp_client.xheaders",
 }
 
 

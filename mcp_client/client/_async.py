@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
     from typing import Any, Iterable, Mapping, Protocol
 
+    from ..types import (CallToolResult, Completion, GetPromptResult, Prompt,
+                         ReadResourceResult, Resource, ResourceTemplate, Tool)
     from ._connection import Connection
 
     # A class body only mypy reads: importing typing at run time is not free.
@@ -28,30 +30,30 @@ if TYPE_CHECKING:
         _connection: Connection
 
         def list_tools(self, *, refresh: bool = ..., timeout: float | None = ...,
-                       cancelled: Any = ...) -> list[dict[str, Any]]: ...
+                       cancelled: Any = ...) -> list[Tool]: ...
 
         def list_resources(self, *, refresh: bool = ..., timeout: float | None = ...,
-                           cancelled: Any = ...) -> list[dict[str, Any]]: ...
+                           cancelled: Any = ...) -> list[Resource]: ...
 
         def list_resource_templates(self, *, refresh: bool = ..., timeout: float | None = ...,
-                                    cancelled: Any = ...) -> list[dict[str, Any]]: ...
+                                    cancelled: Any = ...) -> list[ResourceTemplate]: ...
 
         def list_prompts(self, *, refresh: bool = ..., timeout: float | None = ...,
-                         cancelled: Any = ...) -> list[dict[str, Any]]: ...
+                         cancelled: Any = ...) -> list[Prompt]: ...
 
         def call_tool(self, name: str, arguments: Mapping[str, Any] | None = ..., *,
                       timeout: float | None = ..., cancelled: Any = ...,
                       progress_token: str | int | None = ...,
-                      validate: bool = ...) -> dict[str, Any]: ...
+                      validate: bool = ...) -> CallToolResult: ...
 
         def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
                          progress_token: Any = ...) -> dict[str, Any]: ...
 
         def read_resource(self, uri: str, *, refresh: bool = ..., timeout: float | None = ...,
-                          cancelled: Any = ...) -> dict[str, Any]: ...
+                          cancelled: Any = ...) -> ReadResourceResult: ...
 
         def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = ..., *,
-                       timeout: float | None = ..., cancelled: Any = ...) -> dict[str, Any]: ...
+                       timeout: float | None = ..., cancelled: Any = ...) -> GetPromptResult: ...
 
         def ping(self, *, timeout: float | None = ...) -> bool: ...
 
@@ -66,7 +68,7 @@ if TYPE_CHECKING:
 
         def complete(self, ref: Mapping[str, Any], argument: Mapping[str, Any], *,
                      context: Mapping[str, Any] | None = ..., timeout: float | None = ...,
-                     cancelled: Any = ...) -> dict[str, Any]: ...
+                     cancelled: Any = ...) -> Completion: ...
 
         def list_skills(self, *, timeout: float | None = ...,
                         cancelled: Any = ...) -> list[dict[str, Any]]: ...
@@ -82,25 +84,25 @@ __all__ = ["AsyncTwins"]
 class AsyncTwins:
     """Mixin: ``*_async`` twins over the blocking methods of :class:`~mcp_client.Client`."""
 
-    def list_tools_async(self: _Blocking, **kwargs: Any) -> Future[list[dict[str, Any]]]:
+    def list_tools_async(self: _Blocking, **kwargs: Any) -> Future[list[Tool]]:
         """:meth:`list_tools` on the client's thread pool."""
         return self._connection.submit(self.list_tools, **kwargs)
 
-    def list_resources_async(self: _Blocking, **kwargs: Any) -> Future[list[dict[str, Any]]]:
+    def list_resources_async(self: _Blocking, **kwargs: Any) -> Future[list[Resource]]:
         """:meth:`list_resources` on the client's thread pool."""
         return self._connection.submit(self.list_resources, **kwargs)
 
     def list_resource_templates_async(self: _Blocking,
-                                      **kwargs: Any) -> Future[list[dict[str, Any]]]:
+                                      **kwargs: Any) -> Future[list[ResourceTemplate]]:
         """:meth:`list_resource_templates` on the client's thread pool."""
         return self._connection.submit(self.list_resource_templates, **kwargs)
 
-    def list_prompts_async(self: _Blocking, **kwargs: Any) -> Future[list[dict[str, Any]]]:
+    def list_prompts_async(self: _Blocking, **kwargs: Any) -> Future[list[Prompt]]:
         """:meth:`list_prompts` on the client's thread pool."""
         return self._connection.submit(self.list_prompts, **kwargs)
 
     def call_tool_async(self: _Blocking, name: str, arguments: Mapping[str, Any] | None = None,
-                        **kwargs: Any) -> Future[dict[str, Any]]:
+                        **kwargs: Any) -> Future[CallToolResult]:
         """:meth:`call_tool`, pipelined where it can be, else on the client's thread pool.
 
         Pipelined (see :mod:`mcp_client.client._flights`): the request is sent
@@ -119,12 +121,12 @@ class AsyncTwins:
         return connection.submit(self.call_tool, name, arguments, **kwargs)
 
     def read_resource_async(self: _Blocking, uri: str,
-                            **kwargs: Any) -> Future[dict[str, Any]]:
+                            **kwargs: Any) -> Future[ReadResourceResult]:
         """:meth:`read_resource` on the client's thread pool."""
         return self._connection.submit(self.read_resource, uri, **kwargs)
 
     def get_prompt_async(self: _Blocking, name: str, arguments: Mapping[str, Any] | None = None,
-                         **kwargs: Any) -> Future[dict[str, Any]]:
+                         **kwargs: Any) -> Future[GetPromptResult]:
         """:meth:`get_prompt` on the client's thread pool."""
         return self._connection.submit(self.get_prompt, name, arguments, **kwargs)
 
@@ -147,7 +149,7 @@ class AsyncTwins:
         return self._connection.submit(self.set_logging_level, level, **kwargs)
 
     def complete_async(self: _Blocking, ref: Mapping[str, Any], argument: Mapping[str, Any],
-                       **kwargs: Any) -> Future[dict[str, Any]]:
+                       **kwargs: Any) -> Future[Completion]:
         """:meth:`complete` on the client's thread pool."""
         return self._connection.submit(self.complete, ref, argument, **kwargs)
 

@@ -1,9 +1,8 @@
 """The LLM bridge: a server's catalogue for a model, and a model's tool calls run.
 
 :class:`Bridge` is what :meth:`Client.tools_for_llm`,
-:meth:`Client.execute_tool_calls` and :meth:`Client.tool_annotations` do
-(seed "The LLM bridge and the Registry").  It is driven
-by the callables it is handed -- ``list_tools``, ``call``, ``start`` and the
+:meth:`Client.execute_tool_calls` and :meth:`Client.tool_annotations` do.
+It is driven by the callables it is handed -- ``list_tools``, ``call``, ``start`` and the
 rest -- as :class:`mcp_client.era.Negotiator` is, so it knows nothing of the
 client behind them; the pieces every provider shares (reading a call,
 shaping an entry) live in :mod:`mcp_client.provider`.
@@ -16,7 +15,7 @@ while the ``stamp`` it is handed says the catalogue is unchanged), and must
 not touch the wire.  The scheduling
 rule lives in :mod:`mcp_client.batch`, the naming rule in :mod:`mcp_client.names`.
 
-Decisions (the seed is silent):
+Decisions:
 
 * A declaration's ``description`` is the tool's ``description``, else its
   ``title`` or ``annotations.title`` (server/tools display-name precedence),
@@ -68,6 +67,8 @@ from ..provider import (CallParts, arguments_key, as_call_list, declaration, des
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
+
+    from ..types import ToolDeclaration, ToolMessage
 
 __all__ = ["Bridge", "Outcome", "client_names"]
 
@@ -170,7 +171,7 @@ class Bridge:
     def __repr__(self) -> str:
         return f"<Bridge concurrency={self._concurrency}>"
 
-    def tools_for_llm(self) -> list[dict[str, Any]]:
+    def tools_for_llm(self) -> list[ToolDeclaration]:
         """The tools as OpenAI-style function declarations.
 
         Returns:
@@ -183,11 +184,11 @@ class Bridge:
         """
         return list(self._derived("declarations", self._declarations))
 
-    def _declarations(self) -> tuple[dict[str, Any], ...]:
+    def _declarations(self) -> tuple[ToolDeclaration, ...]:
         tools = _catalogue_tools(self._list_tools())
         names = client_names(tools)
         seen: set[str] = set()
-        declarations = []
+        declarations: list[ToolDeclaration] = []
         for tool in tools:
             published = names.name_for(tool["name"])
             if published is None or published in seen:
@@ -231,7 +232,7 @@ class Bridge:
         annotations = catalogue.tools[original].get("annotations")
         return copy.deepcopy(annotations) if isinstance(annotations, dict) else None
 
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """Run the tool calls a model asked for; one entry per call, in call order.
 
         Never raises for a call: a malformed call, arguments that are not a JSON
@@ -332,9 +333,9 @@ class Bridge:
 
 
 def _plan(parts: Sequence[CallParts], catalogue: _Catalogue | None
-          ) -> tuple[list[dict[str, Any] | None], list[tuple[int, str, dict[str, Any]]]]:
+          ) -> tuple[list[ToolMessage | None], list[tuple[int, str, dict[str, Any]]]]:
     """Answer the calls that cannot run; list the rest as (slot, server's name, arguments)."""
-    entries: list[dict[str, Any] | None] = [None] * len(parts)
+    entries: list[ToolMessage | None] = [None] * len(parts)
     planned: list[tuple[int, str, dict[str, Any]]] = []
     for index, part in enumerate(parts):
         if part.problem is not None or part.name is None:

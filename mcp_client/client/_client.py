@@ -18,7 +18,7 @@ caller's thread; ``*_async`` methods run the blocking method on the
 connection's :class:`~concurrent.futures.ThreadPoolExecutor`, except a
 ``call_tool_async`` on a wire that pipelines (:mod:`mcp_client.client._flights`).
 
-Decisions beyond the seed:
+Decisions:
 
 * cancellation and timeouts send ``notifications/cancelled`` on stdio
   (2025-11-25 and 2026-07-28 cancellation) -- never for the probe or ``initialize``;
@@ -53,10 +53,17 @@ from ._tasks import TaskCalls, needs_task
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
-    from typing import Any, Callable
+    from typing import Any, Callable, cast
 
+    from ..types import (CallToolResult, GetPromptResult, Implementation, Prompt,
+                         ReadResourceResult, Resource, ResourceTemplate, Tool, ToolAnnotations,
+                         ToolDeclaration, ToolMessage)
     from ._bridge import Bridge
     from ._stream import Stream
+else:
+    def cast(_type: object, value: object) -> object:
+        """:func:`typing.cast` without importing :mod:`typing` at run time."""
+        return value
 
 __all__ = ["Client"]
 
@@ -255,10 +262,10 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         return self._connection.discovered().supported
 
     @property
-    def server_info(self) -> dict[str, Any]:
+    def server_info(self) -> Implementation:
         """The server's ``{"name", "version", ...}`` (empty if it sent none)."""
         self._connection.ensure_era()
-        return dict(self._connection.discovered().server_info)
+        return cast("Implementation", dict(self._connection.discovered().server_info))
 
     @property
     def capabilities(self) -> dict[str, Any]:
@@ -279,13 +286,17 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
 
     @property
     def notifications(self) -> Stream:
-        """Every notification the server sends, from subscription on."""
+        """Every notification the server sends, from subscription on.
+
+        Each item is the JSON-RPC message as it arrived
+        (:class:`~mcp_client.types.Notification`).
+        """
         return self._connection.notifications
 
     # -- the typed API -------------------------------------------------------------
 
     def list_tools(self, *, refresh: bool = False, timeout: float | None = None,
-                   cancelled: Any = None) -> list[dict[str, Any]]:
+                   cancelled: Any = None) -> list[Tool]:
         """Every tool the server offers (all pages).
 
         One call follows at most 1,000 pages and keeps at most 100,000 entries,
@@ -305,30 +316,33 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         tools = connection.list_all("tools/list", "tools", refresh=refresh, timeout=timeout,
                                     cancelled=cancelled)
         self._note_tools(tools)
-        return self._valid_for_headers(tools) if connection.transport.wants_tool_headers else tools
+        if connection.transport.wants_tool_headers:
+            tools = self._valid_for_headers(tools)
+        return cast("list[Tool]", tools)
 
     def list_resources(self, *, refresh: bool = False, timeout: float | None = None,
-                       cancelled: Any = None) -> list[dict[str, Any]]:
+                       cancelled: Any = None) -> list[Resource]:
         """Every resource the server offers (all pages); see :meth:`list_tools`."""
-        return self._connection.list_all("resources/list", "resources", refresh=refresh,
-                                         timeout=timeout, cancelled=cancelled)
+        return cast("list[Resource]", self._connection.list_all(
+            "resources/list", "resources", refresh=refresh, timeout=timeout, cancelled=cancelled))
 
     def list_resource_templates(self, *, refresh: bool = False, timeout: float | None = None,
-                                cancelled: Any = None) -> list[dict[str, Any]]:
+                                cancelled: Any = None) -> list[ResourceTemplate]:
         """Every resource template (all pages); see :meth:`list_tools`."""
-        return self._connection.list_all("resources/templates/list", "resourceTemplates",
-                                         refresh=refresh, timeout=timeout, cancelled=cancelled)
+        return cast("list[ResourceTemplate]", self._connection.list_all(
+            "resources/templates/list", "resourceTemplates", refresh=refresh, timeout=timeout,
+            cancelled=cancelled))
 
     def list_prompts(self, *, refresh: bool = False, timeout: float | None = None,
-                     cancelled: Any = None) -> list[dict[str, Any]]:
+                     cancelled: Any = None) -> list[Prompt]:
         """Every prompt the server offers (all pages); see :meth:`list_tools`."""
-        return self._connection.list_all("prompts/list", "prompts", refresh=refresh,
-                                         timeout=timeout, cancelled=cancelled)
+        return cast("list[Prompt]", self._connection.list_all(
+            "prompts/list", "prompts", refresh=refresh, timeout=timeout, cancelled=cancelled))
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
                   timeout: float | None = None, cancelled: Any = None,
                   progress_token: str | int | None = None,
-                  validate: bool = False) -> dict[str, Any]:
+                  validate: bool = False) -> CallToolResult:
         """Call a tool and return its result.
 
         A tool that fails reports ``isError`` in a perfectly good result; that
@@ -371,9 +385,9 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
             problem = self._outputs.problem(self._tool_named(name, timeout), result)
             if problem is not None:
                 raise problem
-        return result
+        return cast("CallToolResult", result)
 
-    def _tool_named(self, name: str, timeout: float | None) -> dict[str, Any] | None:
+    def _tool_named(self, name: str, timeout: float | None) -> Tool | None:
         for tool in self.list_tools(timeout=timeout):
             if tool.get("name") == name:
                 return tool
@@ -391,7 +405,7 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
 
     # -- the LLM bridge (._bridge) ----------------------------------------------------
 
-    def tools_for_llm(self) -> list[dict[str, Any]]:
+    def tools_for_llm(self) -> list[ToolDeclaration]:
         """The server's tools as OpenAI-style function declarations.
 
         Every name matches ``^[a-zA-Z0-9_-]{1,64}$`` (see :mod:`mcp_client.names`).
@@ -405,7 +419,7 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         """
         return self._bridge.tools_for_llm()
 
-    def execute_tool_calls(self, calls: Iterable[Any]) -> list[dict[str, Any]]:
+    def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """Run a model's tool calls: one ``{"role": "tool", ...}`` entry per call, in order.
 
         Never raises for a call (each failure is an ``is_error`` entry); the
@@ -417,9 +431,9 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         """
         return self._bridge.execute_tool_calls(calls)
 
-    def tool_annotations(self, name: str) -> dict[str, Any] | None:
+    def tool_annotations(self, name: str) -> ToolAnnotations | None:
         """What the server said about one tool (its ``annotations``), or None."""
-        return self._bridge.tool_annotations(name)
+        return cast("ToolAnnotations | None", self._bridge.tool_annotations(name))
 
     @functools.cached_property
     def _bridge(self) -> Bridge:
@@ -450,7 +464,7 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
                       serial_tools=self._opts["serial_tools"],
                       stamp=lambda: self._connection.cache_stamp("tools/list"))
 
-    def _runnable_tools(self, *, refresh: bool = False) -> list[dict[str, Any]]:
+    def _runnable_tools(self, *, refresh: bool = False) -> list[Tool]:
         """The tools a model may be offered: none this client cannot run.
 
         A tool whose ``execution.taskSupport`` is ``"required"`` (2025-11-25
@@ -524,12 +538,13 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         return dict(arguments)
 
     def read_resource(self, uri: str, *, refresh: bool = False, timeout: float | None = None,
-                      cancelled: Any = None) -> dict[str, Any]:
+                      cancelled: Any = None) -> ReadResourceResult:
         """Read one resource: ``{"contents": [...]}``; see :meth:`call_tool`."""
         if not isinstance(uri, str) or not uri:
             raise MCPClientError(f"a resource URI must be a non-empty string, not {uri!r}")
-        return self._connection.request("resources/read", {"uri": uri}, timeout=timeout,
-                                        cancelled=cancelled, refresh=refresh)
+        return cast("ReadResourceResult", self._connection.request(
+            "resources/read", {"uri": uri}, timeout=timeout, cancelled=cancelled,
+            refresh=refresh))
 
     def subscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
         """Be told of changes to one resource (``notifications/resources/updated``).
@@ -550,13 +565,13 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         self._connection.watch.subscribe(uri, False, timeout)
 
     def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None, *,
-                   timeout: float | None = None, cancelled: Any = None) -> dict[str, Any]:
+                   timeout: float | None = None, cancelled: Any = None) -> GetPromptResult:
         """Render a prompt: ``{"description"?, "messages": [...]}``."""
         if not isinstance(name, str) or not name:
             raise MCPClientError(f"a prompt name must be a non-empty string, not {name!r}")
         params = {"name": name, "arguments": self._arguments(arguments)}
-        return self._connection.request("prompts/get", params, timeout=timeout,
-                                        cancelled=cancelled)
+        return cast("GetPromptResult", self._connection.request(
+            "prompts/get", params, timeout=timeout, cancelled=cancelled))
 
     def ping(self, *, timeout: float | None = None) -> bool:
         """True if the server answered; False if it does not implement ping.

@@ -1,8 +1,8 @@
 """Which protocol era a server speaks: the probe and the handshake.
 
 The era belongs to the server process (stdio) or origin (HTTP), so it is
-decided once per connection, on the first call that needs it (seed "The
-probe"; 2026-07-28 backward compatibility):
+decided once per connection, on the first call that needs it (the probe;
+2026-07-28 backward compatibility):
 
 * ``server/discover`` is sent first -- nothing precedes it on the wire -- under
   its own short ``probe_timeout``.  A DiscoverResult that names a version we

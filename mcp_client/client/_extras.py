@@ -19,6 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..types import Completion
     from ._connection import Connection
 
 __all__ = ["Extras", "completion_params"]
@@ -112,7 +113,7 @@ class Extras:
 
     def complete(self, ref: Mapping[str, Any], argument: Mapping[str, Any], *,
                  context: Mapping[str, Any] | None = None, timeout: float | None = None,
-                 cancelled: Any = None) -> dict[str, Any]:
+                 cancelled: Any = None) -> Completion:
         """Suggestions for one argument of a prompt or resource template.
 
         ``completion/complete`` (2025-11-25 and 2026-07-28 server/utilities/
@@ -162,12 +163,12 @@ def completion_params(ref: Any, argument: Any, context: Any) -> dict[str, Any]:
     return params
 
 
-def _completion(found: Any) -> dict[str, Any]:
+def _completion(found: Any) -> Completion:
     if not isinstance(found, dict) or not isinstance(found.get("values"), list) or \
             not all(isinstance(v, str) for v in found["values"]):
         raise ProtocolError(None, "the result has no completion.values list of strings",
                             method="completion/complete")
-    shaped: dict[str, Any] = {"values": list(found["values"])}
+    shaped: Completion = {"values": list(found["values"])}
     total, more = found.get("total"), found.get("hasMore")
     if total is not None:
         if isinstance(total, bool) or not isinstance(total, int):

@@ -1,7 +1,7 @@
 """What a server may ask of the client: elicitation, sampling, roots, ping.
 
 This module owns the client's answers to server input requests, in both eras
-(seed "Multi round-trip requests"; 2026-07-28 multi round-trip requests):
+(2026-07-28 multi round-trip requests):
 
 * **modern** -- ``inputRequests`` inside an ``input_required`` result; the
   answers go back as ``inputResponses`` on the retry (:meth:`Inputs.answer_round`);
@@ -13,7 +13,7 @@ Each hook (``on_elicit``, ``on_elicit_url``, ``on_sample``, ``on_list_roots``) i
 answer: an unset hook, a hook that raises, or one that returns something that
 is not a dict *declines* -- elicitation ``{"action": "decline"}``, roots
 ``{"roots": []}`` -- and a hook that raised is reported through ``on_warn``.
-Sampling has no decline shape: where the seed leaves the key out and lets the
+Sampling has no decline shape: rather than leave the key out and let the
 round budget run, a declined sampling request here fails the call at once with
 a :class:`ProtocolError` that says so (a real server re-asks forever); in
 the legacy era it is the JSON-RPC error ``-1`` of the 2025-11-25 sampling spec.

@@ -1,4 +1,4 @@
-"""A small subscribable stream: the Python shape of the seed's ``Supply``.
+"""A small subscribable stream of items, each seen by every current subscriber.
 
 :attr:`Client.notifications <mcp_client.Client.notifications>` is one.  A
 subscriber sees every item published after it subscribed, on the publishing
@@ -16,6 +16,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
+    from ..types import Notification
+
 __all__ = ["Stream", "Subscription"]
 
 
@@ -24,7 +26,7 @@ class Subscription:
 
     __slots__ = ("_stream", "callback", "on_done", "active")
 
-    def __init__(self, stream: Stream, callback: Callable[[Any], Any],
+    def __init__(self, stream: Stream, callback: Callable[[Notification], object],
                  on_done: Callable[[], Any] | None) -> None:
         self._stream = stream
         self.callback = callback
@@ -58,12 +60,13 @@ class Stream:
         state = "done" if self._done else "live"
         return f"<Stream {state} subscribers={len(self._subscribers)}>"
 
-    def subscribe(self, callback: Callable[[Any], Any], *,
+    def subscribe(self, callback: Callable[[Notification], object], *,
                   on_done: Callable[[], Any] | None = None) -> Subscription:
         """Call ``callback(item)`` for every item published from now on.
 
         Args:
-            callback: the subscriber.
+            callback: the subscriber, given each item (a notification:
+                :class:`mcp_client.types.Notification`).
             on_done: called once when the stream finishes (at once if it has).
         """
         subscription = Subscription(self, callback, on_done)

@@ -30,6 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
 
+    from ..types import Tool
     from ._connection import Connection
 
     #: ``send(method, params, timeout, cancelled)`` -> the result (it may raise).
@@ -252,7 +253,7 @@ class TaskCalls:
     _opts: dict[str, Any]
     _task_tools: frozenset[str] | None
 
-    list_tools: Callable[..., list[dict[str, Any]]]   # the client's own
+    list_tools: Callable[..., list[Tool]]   # the client's own
     _tool_params: Callable[..., dict[str, Any]]
 
     def _tasks_possible(self, timeout: float | None = None, cancelled: Any = None) -> bool:

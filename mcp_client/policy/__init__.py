@@ -1,11 +1,10 @@
 """Permissions: the :class:`Policy` layer, its shared :class:`Grants`, and the rule language.
 
-This package is the face of the permission unit (seed "Permissions: the
-Policy").  The decision and the grants live in :mod:`._policy`, the rule
-language in :mod:`mcp_client.policy.rules` (public: ``RuleError``,
-``compile_rule``...), the shell reader in :mod:`._shell` (what it knows of
-particular programs in :mod:`._programs`, the command checks in
-:mod:`._checks`), and the call as a
+This package is the face of the permission unit.  The decision and the
+grants live in :mod:`._policy`, the rule language in
+:mod:`mcp_client.policy.rules` (public: ``RuleError``, ``compile_rule``...),
+the shell reader in :mod:`._shell` (what it knows of particular programs in
+:mod:`._programs`, the command checks in :mod:`._checks`), and the call as a
 question shows it, with the answer read back, in :mod:`._calls` and
 :mod:`._asking`.  Import the public names from here.
 """

@@ -17,7 +17,7 @@ from .rules import Facts, Rule, compile_rule, compile_rules, host_of
 
 __all__ = ["ANSWERS", "suggested_rule", "interpret"]
 
-#: The four answers to a permission question (seed).
+#: The four answers to a permission question.
 ANSWERS = ("allow-once", "deny-once", "always-allow", "always-deny")
 _ANSWER_KEYS = ("action", "rule", "rules")
 

@@ -2,7 +2,7 @@
 
 :class:`Policy` wraps a provider (anything with ``tools_for_llm()`` and
 ``execute_tool_calls(calls)``) and is one, so it stacks anywhere a provider
-goes (seed "Permissions: the Policy").  :class:`Grants` is the lock-protected
+goes.  :class:`Grants` is the lock-protected
 book of remembered answers that many policies can share.  The rule language
 lives in :mod:`mcp_client.policy.rules`, location logic in :mod:`mcp_client.paths`,
 command reading in :mod:`mcp_client.policy._shell`.  This module owns the decision,
@@ -107,7 +107,7 @@ import copy
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, cast
 
 from ._asking import ANSWERS, interpret, suggested_rule
 from ._calls import CallView, parse_arguments, read_call
@@ -118,11 +118,14 @@ from ..provider import CallParts, Layer, declared_name, error_message
 from .rules import (ANNOTATIONS_UNREAD, CHECK_FUNCTIONS, RULE_KEYS, Facts, Rule, RuleError,
                     check_roots, compile_rule, compile_rules, gather)
 
+if TYPE_CHECKING:
+    from ..types import ToolDeclaration, ToolMessage
+
 __all__ = ["Policy", "Grants", "ANSWERS", "LEASE_TOOLS", "FLOOR_CHECKS", "REFUSED"]
 
 log = logging.getLogger(__name__)
 
-#: The lease layer's tools (seed "File leases"): bookkeeping, counted as reads.
+#: The lease layer's tools (:mod:`mcp_client.leases`): bookkeeping, counted as reads.
 LEASE_TOOLS = ("lock_acquire", "lock_release")
 #: The built-in danger floor, in the order a question lists it.
 FLOOR_CHECKS = ("recursive-delete", "force-push", "hard-reset", "pipes-to-shell",
@@ -330,13 +333,13 @@ class Policy(Layer):
         declines (``{"action": "decline"}``)."""
         return self._elicit
 
-    def tools_for_llm(self) -> list[Any]:
+    def tools_for_llm(self) -> list[ToolDeclaration]:
         """The inner provider's declarations, without tools a rule denies outright
         (a ``deny`` rule with no narrower but ``tool``)."""
         return [declaration for declaration in self.provider.tools_for_llm()
                 if not self._hidden(declaration)]
 
-    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[dict[str, Any]]:
+    def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[ToolMessage]:
         """Decide each call, forward the allowed ones as one batch, refuse the rest in place.
 
         :meth:`execute_tool_calls` (the :class:`~mcp_client.provider.Layer`'s)
@@ -347,7 +350,7 @@ class Policy(Layer):
             One result per call, in call order.
         """
         items = calls
-        results: list[dict[str, Any] | None] = [None] * len(items)
+        results: list[ToolMessage | None] = [None] * len(items)
         forward: list[tuple[int, CallView, dict[str, Any]]] = []
         for position, call in enumerate(items):
             view = read_call(call)
@@ -490,7 +493,7 @@ class Policy(Layer):
 
     # -- forwarding -----------------------------------------------------------------------
 
-    def _forward(self, batch: list[tuple[int, CallView, dict[str, Any]]]) -> list[dict[str, Any]]:
+    def _forward(self, batch: list[tuple[int, CallView, dict[str, Any]]]) -> list[ToolMessage]:
         if not batch:
             return []
         calls = [_outgoing(view, arguments) for _, view, arguments in batch]
@@ -507,7 +510,7 @@ class Policy(Layer):
             return [_refusal(view.id, f"{view.name} failed: the provider answered "
                                       f"{len(calls)} calls with {got}")
                     for _, view, _ in batch]
-        return [result if isinstance(result, dict) else
+        return [cast("ToolMessage", result) if isinstance(result, dict) else
                 _refusal(view.id, f"{view.name} failed: the provider's result was not a dict")
                 for result, (_, view, _) in zip(results, batch)]
 
@@ -515,7 +518,7 @@ class Policy(Layer):
 # -- pieces with no state -----------------------------------------------------------------------
 
 
-def _refusal(call_id: Any, content: str) -> dict[str, Any]:
+def _refusal(call_id: Any, content: str) -> ToolMessage:
     return error_message(call_id, content)
 
 

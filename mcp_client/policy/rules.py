@@ -1,6 +1,6 @@
 """The permission rule language: validating rules and matching them against calls.
 
-A rule is plain JSON data, keys in snake_case (seed "Permissions: the Policy").
+A rule is plain JSON data, keys in snake_case.
 This module owns what a valid rule is (:func:`compile_rule`,
 raising :class:`RuleError` naming the rule's index and the offending key),
 what the rules read in a call (:func:`gather`) and whether a rule fires on

@@ -85,14 +85,14 @@ class PolicyCase(LeakCheckingTestCase):
             self.assertIn(fragment, result["content"])
 
 
-SEED_RULES = [*Policy.default_rules(),
-              {"tool": "fs_write", "decision": "allow", "under": "scratch"},
-              {"tool": "fs_delete", "decision": "deny"}]
+EXAMPLE_RULES = [*Policy.default_rules(),
+                 {"tool": "fs_write", "decision": "allow", "under": "scratch"},
+                 {"tool": "fs_delete", "decision": "deny"}]
 
 
 class DecisionTest(PolicyCase):
-    def test_the_seed_example(self) -> None:
-        policy = self.policy(rules=SEED_RULES, roots={"fs": "/srv"}, on_ask=Asker("deny-once"))
+    def test_a_worked_example(self) -> None:
+        policy = self.policy(rules=EXAMPLE_RULES, roots={"fs": "/srv"}, on_ask=Asker("deny-once"))
         self.assertEqual([d["function"]["name"] for d in policy.tools_for_llm()],
                          ["fs_read", "fs_write", "sh_run", "web_fetch"])
         results = policy.execute_tool_calls([
@@ -773,7 +773,7 @@ class SerialisationTest(PolicyCase):
 # -- the bridge's own argument shapes, through an allow-everything policy -------------------------
 
 class ParityTest(LeakCheckingTestCase):
-    """The seed's t/14 half: t/13's shapes through an allow-everything policy, byte for byte."""
+    """The bridge's argument shapes through an allow-everything policy, byte for byte."""
 
     def test_argument_shapes_pin_the_two_parsers_together(self) -> None:
         from mcp_client.testing import TestKit
@@ -804,7 +804,7 @@ class ParityTest(LeakCheckingTestCase):
         self.assertEqual(policy.tools_for_llm(), provider.tools_for_llm())
 
 
-# -- a real server, a real elicitation (the seed's t/14) -------------------------------------------
+# -- a real server, a real elicitation --------------------------------------------------------
 
 class RealServerTest(LeakCheckingTestCase):
     def test_a_real_elicitation_answered_through_elicit_hook(self) -> None:

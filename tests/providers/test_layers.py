@@ -169,7 +169,7 @@ class UnknownKeysTest(LeakCheckingTestCase):
 
 
 class RealStackTest(LeakCheckingTestCase):
-    """The seed's layer order over a real filesystem server, as a model would drive it."""
+    """The usual layer order over a real filesystem server, as a model would drive it."""
 
     def test_reasons_reach_the_prompt_and_never_the_server(self) -> None:
         workspace = tempfile.mkdtemp()

@@ -1,4 +1,4 @@
-"""Leases: the lock table and the per-agent layer (seed "File leases")."""
+"""Leases: the lock table and the per-agent layer."""
 
 from __future__ import annotations
 

@@ -202,7 +202,8 @@ class SeamTest(LeakCheckingTestCase):
 
     def test_the_provider_module_imports_only_the_vocabulary(self) -> None:
         for name in _imports("mcp_client.provider"):
-            self.assertRegex(name, r"^mcp_client(\.protocol|\.exceptions(\.\w+)?)?$")
+            self.assertRegex(name, r"^mcp_client(\.protocol|\.types(\.\w+)?"
+                                   r"|\.exceptions(\.\w+)?)?$")
 
     def test_the_bridge_never_imports_the_client(self) -> None:
         imported = _imports("mcp_client.client._bridge")

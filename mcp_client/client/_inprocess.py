@@ -31,9 +31,9 @@ import queue
 import threading
 from typing import Any, Mapping
 
-from ._log import WireTrace, warn_through, wire_trace
-from .exceptions import MCPClientError, ServerGone, TransportClosed
-from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
+from .._log import WireTrace, warn_through, wire_trace
+from ..exceptions import MCPClientError, ServerGone, TransportClosed
+from ..transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 
 __all__ = ["InProcessTransport", "lowlevel_server"]
 
