@@ -16,9 +16,10 @@ three-line test.  Errors it detects are raised as
 
 from __future__ import annotations
 
+import json
 import math
 
-from .exceptions import ProtocolError
+from .exceptions import MCPClientError, ProtocolError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ __all__ = [
     "MODERN_VERSIONS", "LEGACY_VERSIONS", "LATEST_LEGACY_VERSION", "LOG_LEVELS",
     "META_PROTOCOL_VERSION", "META_CLIENT_INFO", "META_CLIENT_CAPABILITIES",
     "META_LOG_LEVEL", "META_SERVER_INFO", "CACHEABLE_METHODS", "INPUT_METHODS",
+    "encode_line", "request_line",
     "BOOKKEEPING_KEYS", "HEADER_MISMATCH", "MISSING_CAPABILITY", "UNSUPPORTED_VERSION",
     "METHOD_NOT_FOUND", "PARSE_ERROR", "INVALID_REQUEST", "INVALID_PARAMS", "INTERNAL_ERROR",
     "Kind", "classify", "is_modern_version", "envelope", "request", "notification",
@@ -175,6 +177,45 @@ def request(ident: int | str, method: str, params: Mapping[str, Any] | None = No
     if body:
         message["params"] = body
     return message
+
+
+#: One compact, strict encoder for every line (``json.dumps`` with options makes one per call).
+_encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
+def encode_line(message: Mapping[str, Any]) -> bytes:
+    """One message as one line of compact JSON, ``\\n``-terminated (stdio framing).
+
+    Raises:
+        MCPClientError: the message is not JSON (or nests too deeply to encode).
+    """
+    try:
+        return (_encode(message) + "\n").encode()
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
+
+
+def request_line(ident: int, method: str, params: Mapping[str, Any] | None,
+                 meta: Mapping[str, Any] | None = None, meta_text: str | None = None) -> bytes:
+    """:func:`request` as :func:`encode_line` writes it, with one encode of ``params``.
+
+    ``meta_text``, when given, is ``meta`` already encoded (a caller that sends
+    the same envelope with every request keeps it): the line is spliced from
+    it rather than the envelope being copied into each message and encoded again.
+
+    Raises:
+        MCPClientError: as :func:`encode_line`.
+    """
+    if not meta or not params or type(params) is not dict or "_meta" in params or \
+            type(ident) is not int:
+        return encode_line(request(ident, method, params, meta=meta))
+    try:
+        body = _encode(params)
+        text = meta_text if meta_text is not None else _encode(meta)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
+    return (f'{{"jsonrpc":"2.0","id":{ident},"method":{_encode(method)},"params":'
+            f'{body[:-1]},"_meta":{text}}}}}\n').encode()
 
 
 def notification(method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -54,6 +54,7 @@ from typing import IO, Any, Callable, Iterator, Mapping, Sequence
 
 from ._environ import SAFE_ENV_VARS, InheritEnv, base_environment, is_inherit_env, safe_env_vars
 from ._lines import LineBuffer
+from ._stdio.reading import PipeReader
 from .exceptions import MCPClientError, ServerGone, SpawnFailed, TransportClosed
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from ._log import warn_through
@@ -163,6 +164,7 @@ class StdioTransport(Transport):
     """
 
     pipelines = True   # send() never waits on a live child: the outbox takes the rest
+    line_wire = True
 
     def __init__(self, command: str, *, args: Sequence[str] = (),
                  env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
@@ -187,6 +189,7 @@ class StdioTransport(Transport):
         self._outbox = bytearray()
         self._writer: threading.Thread | None = None
         self._waker: _Waker | None = None
+        self._pipe: PipeReader | None = None   # stdout, read by the reader thread or a caller
         self._state = "new"
         self._death: ServerGone | None = None
         self._on_message: MessageCallback | None = None
@@ -303,6 +306,13 @@ class StdioTransport(Transport):
         self._outbox = bytearray()
         self._writer = None
         self._waker = waker = _Waker()
+        self._pipe = None
+        if _POSIX:
+            assert proc.stdout is not None
+            os.set_blocking(proc.stdout.fileno(), False)   # our end only
+            self._pipe = PipeReader(proc.stdout.fileno(), waker,
+                                    LineBuffer(self._max_line, on_drop=self._dropped),
+                                    self._handle_line)
         with self._state_lock:
             self._state = "open"
         reader = threading.Thread(target=self._read_loop, args=(proc, waker),
@@ -332,11 +342,17 @@ class StdioTransport(Transport):
 
     def _read_loop(self, proc: subprocess.Popen[bytes], waker: _Waker) -> None:
         assert proc.stdout is not None
-        lines = LineBuffer(self._max_line, on_drop=self._dropped)
+        pipe = self._pipe
         try:
-            for chunk in _chunks(proc.stdout, waker):
-                for line in lines.feed(chunk):
-                    self._handle_line(line)
+            if pipe is not None:   # POSIX: shared with the callers that lead (see lead())
+                pipe.run()
+                with pipe.token:
+                    lines = pipe.lines
+            else:
+                lines = LineBuffer(self._max_line, on_drop=self._dropped)
+                for chunk in _chunks(proc.stdout, waker):
+                    for line in lines.feed(chunk):
+                        self._handle_line(line)
             for line in lines.finish():
                 self._handle_line(line)
         except (OSError, ValueError):
@@ -443,6 +459,18 @@ class StdioTransport(Transport):
             except Exception as exc:
                 self._warn(f"close handler raised {exc!r}")
 
+    def lead(self, done: Callable[[], bool], timeout: float | None,
+             waiting: Callable[[], int]) -> float | None:
+        """Read stdout on the caller's thread until ``done()`` (see :mod:`._stdio.reading`).
+
+        Returns what is left of ``timeout``; at once, with ``timeout``, when
+        another thread reads the pipe or the transport is not open.
+        """
+        pipe = self._pipe
+        if pipe is None or self._state != "open":
+            return timeout
+        return pipe.lead(done, timeout, waiting)
+
     # -- sending ---------------------------------------------------------------
 
     def send(self, message: dict[str, Any], *, headers: Mapping[str, str] | None = None) -> None:
@@ -450,6 +478,12 @@ class StdioTransport(Transport):
             data = _encode(message).encode() + b"\n"
         except (TypeError, ValueError, RecursionError) as exc:   # not JSON, or too deep
             raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
+        with self._write_lock:
+            self._check_open()
+            self._write(data, patient=True)
+
+    def send_line(self, data: bytes) -> None:
+        """Write one message already encoded as a line of JSON (ending in ``\\n``)."""
         with self._write_lock:
             self._check_open()
             self._write(data, patient=True)
@@ -610,6 +644,8 @@ class StdioTransport(Transport):
         proc = self._proc
         if proc is None:
             return
+        if self._pipe is not None:   # a caller that leads leaves first (the waker is set)
+            self._pipe.retire(self._kill_grace)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             try:
                 if stream is not None:

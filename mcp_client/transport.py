@@ -70,6 +70,9 @@ class Transport(abc.ABC):
     #: outbox), so a call may be sent from the caller's thread and finished on
     #: the reader's (``call_tool_async``, widened batches).
     pipelines: bool = False
+    #: Whether :meth:`send_line` takes a message already encoded as one line of
+    #: JSON (stdio), which spares the client building the message as a dict.
+    line_wire: bool = False
 
     @abc.abstractmethod
     def start(self, on_message: MessageCallback, on_close: CloseCallback,
@@ -88,6 +91,25 @@ class Transport(abc.ABC):
             ServerGone: the server is gone.
             TransportClosed: :meth:`close` was called.
         """
+
+    def send_line(self, data: bytes) -> None:
+        """Write one message encoded as one line of JSON, ``\\n`` included (:attr:`line_wire`).
+
+        Raises as :meth:`send` does.
+        """
+        raise NotImplementedError(f"{type(self).__name__} takes messages, not lines")
+
+    def lead(self, done: Callable[[], bool], timeout: float | None,
+             waiting: Callable[[], int]) -> float | None:
+        """Let a caller that waits for an answer read the wire on its own thread (optional).
+
+        A wire that can reads and dispatches inbound messages on the calling
+        thread, as its reader would, until ``done()`` or ``timeout`` seconds
+        (None: no bound), and returns what is left of ``timeout`` (0.0: none);
+        ``waiting()`` says how many other answers are awaited.  The default
+        reads nothing and returns ``timeout``: the caller waits as a follower.
+        """
+        return timeout
 
     def cancel(self, ident: int | str, reason: str) -> None:
         """Tell the server that request ``ident`` was abandoned (never raises, never waits).

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mcp_client"
 VOCABULARY = {"exceptions", "protocol", "sse", "xheaders", "names", "paths", "argkeys",
               "correlator", "cache", "batch", "_redact", "_environ"}
 #: the transports and their satellites
-WIRE = {"transport", "stdio", "http", "http_sse", "_http", "_inprocess"}
+WIRE = {"transport", "stdio", "_stdio", "http", "http_sse", "_http", "_inprocess"}
 WIRE_MAY_USE = VOCABULARY | WIRE | {"_lines", "_log", "_version"}
 #: provider layers
 LAYERS = {"reasons", "unknown_keys", "leases", "policy"}

@@ -107,6 +107,7 @@ class Connection:
             capabilities=capabilities, wire=lambda: self._transport, warn=warn,
             fallback=self._fall_back_to_sse)
         self._pools = Pools()
+        self._meta_json: tuple[dict[str, Any], str] | None = None   # see _meta_text
         self._serving = 0                # server requests taken, not yet answered
         self._flood_warned = False
         hooks = {ELICIT: opts["on_elicit"], SAMPLE: opts["on_sample"],
@@ -365,7 +366,9 @@ class Connection:
         stretch = ticket is not None and timeout is not None and \
             self._opts["reset_timeout_on_progress"]
         if cancelled is None and not stretch:
-            if pending.wait(timeout):
+            # the wire may let this thread read the answer itself (stdio: leader/follower)
+            left = self._transport.lead(pending.done, timeout, self._correlator.__len__)
+            if pending.wait(left):
                 return pending.result()
             return self._timed_out(pending, timeout, notify_cancel)
         start = time.monotonic()
@@ -438,15 +441,32 @@ class Connection:
         unless the request completed meanwhile (the wire died under it): then
         its cell holds that answer, and this returns.
         """
-        message = protocol.request(pending.ident, pending.method, params, meta=meta)
+        transport = self._transport
         try:
-            self._transport.send(message, headers=headers)
+            if transport.line_wire and headers is None:
+                transport.send_line(protocol.request_line(
+                    pending.ident, pending.method, params, meta, self._meta_text(meta)))
+            else:
+                transport.send(protocol.request(pending.ident, pending.method, params,
+                                                meta=meta), headers=headers)
         except BaseException:
             if self._correlator.abandon(pending.ident) is None:
                 return   # completed meanwhile (the wire died): the cell has its answer
             raise
         if self._state != "open":  # the wire died between the check and the send
             self._correlator.fail(pending.ident, self._failure())
+
+    def _meta_text(self, meta: dict[str, Any] | None) -> str | None:
+        """The JSON of the envelope every modern request shares (kept, never mutated)."""
+        if meta is None:
+            return None
+        kept = self._meta_json
+        if kept is not None and kept[0] is meta:
+            return kept[1]
+        text = protocol.encode_line(meta)[:-1].decode()
+        if meta is self._negotiation.shared_envelope():
+            self._meta_json = (meta, text)
+        return text
 
     def abandon(self, pending: Pending) -> bool:
         """Stop waiting for ``pending``; False if its answer won the race."""
