@@ -23,7 +23,7 @@ from .exceptions import MCPClientError, ProtocolError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Iterable, Mapping, Sequence
+    from typing import Any, Callable, Iterable, Mapping, Sequence
 
 __all__ = [
     "MODERN_VERSIONS", "LEGACY_VERSIONS", "LATEST_LEGACY_VERSION", "LOG_LEVELS",
@@ -179,8 +179,27 @@ def request(ident: int | str, method: str, params: Mapping[str, Any] | None = No
     return message
 
 
-#: One compact, strict encoder for every line (``json.dumps`` with options makes one per call).
-_encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+def _not_json(value: object) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _encoder() -> Callable[[object], str]:
+    """One compact, strict encoder for every line.
+
+    ``json.dumps`` with options makes an encoder per call, and even a kept
+    ``JSONEncoder.encode`` makes its C encoder anew each time; this one is
+    made once.  A reference cycle is a RecursionError here, not a ValueError.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:   # no C accelerator: the pure-Python encoder, kept
+        return json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+    chunks = make(None, _not_json, json.encoder.encode_basestring_ascii, None, ":", ",",
+                  False, False, False)
+    join = "".join
+    return lambda value: join(chunks(value, 0))
+
+
+_encode = _encoder()
 
 
 def encode_line(message: Mapping[str, Any]) -> bytes:
@@ -214,8 +233,16 @@ def request_line(ident: int, method: str, params: Mapping[str, Any] | None,
         text = meta_text if meta_text is not None else _encode(meta)
     except (TypeError, ValueError, RecursionError) as exc:
         raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
-    return (f'{{"jsonrpc":"2.0","id":{ident},"method":{_encode(method)},"params":'
+    name = _METHOD_TEXT.get(method)
+    if name is None:
+        name = _encode(method)
+        if len(_METHOD_TEXT) < 64:   # the methods of the protocol, not every name a caller tries
+            _METHOD_TEXT[method] = name
+    return (f'{{"jsonrpc":"2.0","id":{ident},"method":{name},"params":'
             f'{body[:-1]},"_meta":{text}}}}}\n').encode()
+
+
+_METHOD_TEXT: dict[str, str] = {}
 
 
 def notification(method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -297,12 +324,18 @@ class Shaped:
         return max(0, int(ttl))
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+_BOOKKEEPING = frozenset(BOOKKEEPING_KEYS)
+
+
 def _deeper_than(value: object, limit: int) -> bool:
     """Whether ``value`` nests objects and arrays more than ``limit`` levels (no recursion)."""
     stack: list[tuple[Iterable[object], int]] = [((value,), 0)]
     while stack:
         items, depth = stack.pop()
         for item in items:
+            if type(item) in _LEAVES:   # most of a result: answered without isinstance
+                continue
             if isinstance(item, dict):
                 children: Iterable[object] = item.values()
             elif isinstance(item, list):
@@ -335,7 +368,9 @@ def shape_result(method: str, result: object) -> Shaped:
                             f"{MAX_DEPTH} levels deep")
     result_type = result.get("resultType", "complete")
     if result_type == "complete":
-        body = {k: v for k, v in result.items() if k not in BOOKKEEPING_KEYS}
+        body = dict(result)
+        for key in _BOOKKEEPING.intersection(result):
+            del body[key]
         return Shaped("complete", body, result)
     if result_type == "input_required" and method in INPUT_METHODS:
         if not isinstance(result.get("inputRequests", {}), dict) or (

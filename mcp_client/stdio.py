@@ -81,6 +81,8 @@ _SHIMS = ("npx", "npm", "pnpm", "yarn", "uvx")
 
 #: One encoder for every message (json.dumps with options builds a new one per call).
 _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+#: ``json.loads`` without its wrappers: (value, end) of the JSON text at an index.
+_scan: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
 
 
 def _has_nul(value: str) -> bool:
@@ -366,6 +368,16 @@ class StdioTransport(Transport):
                    f"(longer than max_line_bytes={self._max_line})")
 
     def _handle_line(self, line: bytes) -> None:
+        if line[:1] == b"{":   # the common case, kept short: one object alone on its line
+            try:
+                text = line.decode("utf-8")
+                message, end = _scan(text, 0)
+            except (ValueError, StopIteration, RecursionError):
+                pass   # the long way below says what is wrong with it
+            else:
+                if end == len(text) and type(message) is dict:
+                    self._deliver(message)
+                    return
         if not line.strip():
             return
         try:
@@ -383,6 +395,9 @@ class StdioTransport(Transport):
         if mangled:
             self._warn(f"a stdout line is not valid UTF-8; its bad bytes became U+FFFD: "
                        f"{line[:200]!r}")
+        self._deliver(message)
+
+    def _deliver(self, message: dict[str, Any]) -> None:
         callback = self._on_message
         if callback is None:
             return
@@ -485,7 +500,8 @@ class StdioTransport(Transport):
     def send_line(self, data: bytes) -> None:
         """Write one message already encoded as a line of JSON (ending in ``\\n``)."""
         with self._write_lock:
-            self._check_open()
+            if self._state != "open":
+                self._check_open()
             self._write(data, patient=True)
 
     def cancel(self, ident: int | str, reason: str) -> None:

@@ -190,19 +190,25 @@ class PipeReader:
         return max(0.0, deadline - time.monotonic())
 
     def _read_until(self, done: Callable[[], bool], deadline: float | None) -> None:
+        # Wait first, then read: the answer is hardly ever in yet when a leader starts,
+        # and a read that finds the pipe empty costs an exception besides the syscall.
         fd, waker, lines, handle = self._fd, self._waker, self.lines, self._handle
-        while not done() and not waker.is_set and not self._retired:
-            try:
-                chunk = os.read(fd, READ_SIZE)
-            except BlockingIOError:
-                if deadline is None:
-                    self._leader_poll.poll()
-                    continue
+        poll = self._leader_poll.poll
+        while not done():
+            if waker.is_set or self._retired:
+                return
+            if deadline is None:
+                poll()
+            else:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
-                self._leader_poll.poll(left * 1000)
-                continue
+                if not poll(left * 1000):
+                    continue
+            try:
+                chunk = os.read(fd, READ_SIZE)
+            except BlockingIOError:
+                continue   # only the waker is readable
             except (OSError, ValueError):
                 return
             if not chunk:

@@ -259,7 +259,8 @@ class Connection:
         if cancelled is not None:
             check_cancel_signal(cancelled)
         budget = self._default_budget if timeout is None else _checked_budget(timeout)
-        self.revive()
+        if self._state == "dead":
+            self.revive()
         negotiation = self._negotiation
         info = negotiation.info or negotiation.ensure(budget, cancelled, method)
         self._watch.ensure(info)
@@ -292,9 +293,11 @@ class Connection:
                     meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
                     ticket: Ticket | None,
                     headers: Mapping[str, str] | None = None) -> protocol.Shaped:
-        answer = self.exchange(method, params, meta, budget, cancelled=cancelled, ticket=ticket,
-                               headers=headers)
-        return self.shaped(info, method, answer)
+        if self._state != "open":   # exchange(), unrolled: this is every request's path
+            raise self._failure()
+        pending = self._correlator.register(method)
+        self.post(pending, params, meta, headers=headers)
+        return self.shaped(info, method, self._await(pending, budget, cancelled, True, ticket))
 
     def shaped(self, info: EraInfo, method: str, answer: dict[str, Any]) -> protocol.Shaped:
         """An answer message as a shaped result; an error answer is raised."""
@@ -444,8 +447,10 @@ class Connection:
         transport = self._transport
         try:
             if transport.line_wire and headers is None:
+                kept = self._meta_json
+                text = kept[1] if kept is not None and kept[0] is meta else self._meta_text(meta)
                 transport.send_line(protocol.request_line(
-                    pending.ident, pending.method, params, meta, self._meta_text(meta)))
+                    pending.ident, pending.method, params, meta, text))
             else:
                 transport.send(protocol.request(pending.ident, pending.method, params,
                                                 meta=meta), headers=headers)
