@@ -475,7 +475,8 @@ class StdioTransport(Transport):
                 self._warn(f"close handler raised {exc!r}")
 
     def lead(self, done: Callable[[], bool], timeout: float | None,
-             waiting: Callable[[], int]) -> float | None:
+             waiting: Callable[[], int],
+             first: Callable[[], None] | None = None) -> float | None:
         """Read stdout on the caller's thread until ``done()`` (see :mod:`._stdio.reading`).
 
         Returns what is left of ``timeout``; at once, with ``timeout``, when
@@ -483,8 +484,10 @@ class StdioTransport(Transport):
         """
         pipe = self._pipe
         if pipe is None or self._state != "open":
+            if first is not None:
+                first()
             return timeout
-        return pipe.lead(done, timeout, waiting)
+        return pipe.lead(done, timeout, waiting, first)
 
     # -- sending ---------------------------------------------------------------
 

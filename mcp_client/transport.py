@@ -100,15 +100,20 @@ class Transport(abc.ABC):
         raise NotImplementedError(f"{type(self).__name__} takes messages, not lines")
 
     def lead(self, done: Callable[[], bool], timeout: float | None,
-             waiting: Callable[[], int]) -> float | None:
+             waiting: Callable[[], int],
+             first: Callable[[], None] | None = None) -> float | None:
         """Let a caller that waits for an answer read the wire on its own thread (optional).
 
         A wire that can reads and dispatches inbound messages on the calling
         thread, as its reader would, until ``done()`` or ``timeout`` seconds
         (None: no bound), and returns what is left of ``timeout`` (0.0: none);
-        ``waiting()`` says how many other answers are awaited.  The default
-        reads nothing and returns ``timeout``: the caller waits as a follower.
+        ``waiting()`` says how many other answers are awaited; ``first``, if
+        given, runs once, as soon as this thread leads (or does not).  The
+        default reads nothing and returns ``timeout``: the caller waits as a
+        follower.
         """
+        if first is not None:
+            first()
         return timeout
 
     def cancel(self, ident: int | str, reason: str) -> None:

@@ -49,6 +49,8 @@ __all__ = ["PipeReader", "PARK", "READ_SIZE"]
 
 #: How long the parked reader thread sleeps between looks while callers lead (seconds).
 PARK = 0.002
+#: The kick that hands the pipe back at once (any other byte: look again in a while).
+_URGENT = b"!"
 #: Bytes asked of the pipe per read (the pipe buffer of Linux, 16 pages).
 READ_SIZE = 64 * 1024
 
@@ -131,9 +133,9 @@ class PipeReader:
         waker = self._waker
         while not waker.is_set:
             seen = self._leads
-            kicked = bool(parker.poll(PARK * 1000)) and self._drain_kicks()
+            urgent = bool(parker.poll(PARK * 1000)) and self._drain_kicks()
             if not self._leader:
-                if kicked or self._leads == seen:
+                if urgent or self._leads == seen:
                     return
                 continue
             if self._leads == seen:   # one long lead: sleep until it hands back
@@ -144,33 +146,40 @@ class PipeReader:
                 self._parked = False
 
     def _drain_kicks(self) -> bool:
+        """Empty the kick pipe; whether one of the kicks was urgent (take over now)."""
         try:
-            return bool(os.read(self._kick_r, 4096))
+            return _URGENT in os.read(self._kick_r, 4096)
         except (BlockingIOError, OSError):
             return False
 
-    def _kick(self) -> None:
+    def _kick(self, urgent: bool = False) -> None:
+        """Wake the reader thread: off the pipe (a lead begins), or back onto it."""
         with self._kick_lock:
             if self._kick_w < 0:
                 return   # retired: nobody to kick
             try:
-                os.write(self._kick_w, b"k")
+                os.write(self._kick_w, _URGENT if urgent else b".")
             except OSError:
                 pass   # full: a kick is waiting already
 
     # -- a caller ------------------------------------------------------------------------
 
     def lead(self, done: Callable[[], bool], timeout: float | None,
-             waiting: Callable[[], int]) -> float | None:
+             waiting: Callable[[], int],
+             first: Callable[[], None] | None = None) -> float | None:
         """Read the pipe on this thread until ``done()``, for at most ``timeout`` seconds.
 
         Returns at once, with ``timeout``, when another thread reads the pipe;
         otherwise what is left of ``timeout`` (None: no budget) once ``done()``
         is true, the budget ran out, the stream ended or the waker was set.
         ``waiting()`` says how many answers are still awaited: any, and the
-        reader thread takes over at once.
+        reader thread takes over at once.  ``first`` (the sends whose answers
+        this waits for) runs once, after the pipe is ours if it can be: the
+        reader thread must not be the one woken by their answers.
         """
         if self.eof or self._retired or not self.token.acquire(False):
+            if first is not None:
+                first()
             return timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         self._leader = True
@@ -179,12 +188,16 @@ class PipeReader:
         try:
             if self._polling:
                 self._kick()
+            if first is not None:
+                first()
             self._read_until(done, deadline)
         finally:
             self._leader = False
             self.token.release()
-            if self._parked or self.eof or not done() or waiting():
-                self._kick()
+            if self.eof or not done() or waiting():
+                self._kick(urgent=True)   # work left: the reader thread takes over now
+            elif self._parked:
+                self._kick()   # out of its long sleep: it takes over if no lead follows
         if deadline is None:
             return None
         return max(0.0, deadline - time.monotonic())
@@ -222,7 +235,7 @@ class PipeReader:
     def retire(self, grace: float) -> None:
         """No read from now on; waits up to ``grace`` for a leader to leave (waker set first)."""
         self._retired = True
-        self._kick()
+        self._kick(urgent=True)
         mine = self._leader and self._leader_thread == threading.get_ident()   # a hook closed it
         held = self.token.acquire(timeout=0 if mine else grace)
         try:

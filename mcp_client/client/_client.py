@@ -434,6 +434,9 @@ class Client(AsyncTwins, Extras, TaskCalls):
         check = self._outputs.problem if self._opts["validate_output"] else None
         return Bridge(list_tools=self._runnable_tools, call=call, start=start, check=check,
                       can_pipeline=self._pipelining, executor=self._batch_executor,
+                      hold=self._connection.hold_requests,
+                      send_held=self._connection.send_held,
+                      wait_all=self._connection.wait_all,
                       concurrency=self._opts["tool_concurrency"],
                       parallel_tools=self._opts["parallel_tools"],
                       serial_tools=self._opts["serial_tools"])
