@@ -14,6 +14,11 @@ full pipe does not take waits in an outbox that a fourth thread, started only
 then, drains -- so a server that stops reading its stdin cannot stop a call
 from timing out or :meth:`StdioTransport.close` from returning.
 
+A caller blocked on its answer does not wait for the reader thread: it reads
+stdout itself while it waits (leader/follower, :mod:`mcp_client._stdio.reading`),
+one reader at a time, every line dispatched as the reader thread would, and
+the reader thread takes over whenever no caller waits.
+
 Reads never outlive the transport either.  On POSIX the reader and the
 drainer wait in ``poll()`` on their pipe *and* on a wake-up pipe of our own,
 and read with ``os.read``: a process that escaped the server's process group
@@ -543,8 +548,11 @@ class StdioTransport(Transport):
             if not patient:
                 return
             # A broken pipe: the reader is about to see EOF and report the
-            # death with its exit code and stderr tail; report that one.
-            self._reader_done.wait(_DRAIN_WAIT)
+            # death with its exit code and stderr tail; report that one --
+            # unless this thread holds the pipe (it leads), and so the EOF.
+            pipe = self._pipe
+            if pipe is None or not pipe.leads_here():
+                self._reader_done.wait(_DRAIN_WAIT)
             self._check_open()
             raise ServerGone(proc.poll(), self.stderr_tail,
                              "the server stopped reading its stdin") from exc

@@ -8,8 +8,10 @@ the client and one server.  It knows nothing about eras, ids or results: the
   sent.  From then on the transport calls ``on_message(message)`` for every
   inbound JSON object, **on a thread the transport owns**: a stream transport's
   one reader thread, in the order the server sent them; over HTTP, one worker
-  per request, concurrently, in order within each response.  A callback must not block for long:
-  everything behind it on the wire waits.  Input that is not a JSON object is
+  per request, concurrently, in order within each response.  A wire that
+  implements :meth:`Transport.lead` may also call it on a caller's thread
+  inside ``lead()``, still one reader at a time and in order.  A callback must
+  not block for long: everything behind it on the wire waits.  Input that is not a JSON object is
   reported through ``on_warn`` and skipped, never delivered.
 * When one request fails on the wire without a JSON-RPC answer (an HTTP
   status with no JSON-RPC body, a stream that ended early), the transport calls

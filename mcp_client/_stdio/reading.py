@@ -230,14 +230,17 @@ class PipeReader:
             for line in lines.feed(chunk):
                 handle(line)
 
+    def leads_here(self) -> bool:
+        """Whether the calling thread is the leader (it holds the pipe)."""
+        return self._leader and self._leader_thread == threading.get_ident()
+
     # -- the end -------------------------------------------------------------------------
 
     def retire(self, grace: float) -> None:
         """No read from now on; waits up to ``grace`` for a leader to leave (waker set first)."""
         self._retired = True
         self._kick(urgent=True)
-        mine = self._leader and self._leader_thread == threading.get_ident()   # a hook closed it
-        held = self.token.acquire(timeout=0 if mine else grace)
+        held = self.token.acquire(timeout=0 if self.leads_here() else grace)   # a hook closed it
         try:
             with self._kick_lock:
                 fds, self._kick_r, self._kick_w = (self._kick_r, self._kick_w), -1, -1

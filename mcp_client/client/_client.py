@@ -507,6 +507,8 @@ class Client(AsyncTwins, Extras, TaskCalls):
 
     @staticmethod
     def _arguments(arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        if type(arguments) is dict:   # the common case, without the ABC's isinstance
+            return dict(arguments)
         if arguments is None:
             return {}
         if not isinstance(arguments, Mapping):

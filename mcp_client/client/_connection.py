@@ -374,7 +374,7 @@ class Connection:
             self._opts["reset_timeout_on_progress"]
         if cancelled is None and not stretch:
             # the wire may let this thread read the answer itself (stdio: leader/follower)
-            left = self._transport.lead(pending.done, timeout, self._correlator.__len__)
+            left = self._transport.lead(pending.done, timeout, self._correlator.waiting)
             if pending.wait(left):
                 return pending.result()
             return self._timed_out(pending, timeout, notify_cancel)
@@ -577,7 +577,7 @@ class Connection:
             return index == len(futures)
 
         if first is not None or not done():
-            self._transport.lead(done, LEAD_SLICE, self._correlator.__len__, first)
+            self._transport.lead(done, LEAD_SLICE, self._correlator.waiting, first)
         wait(futures)
 
     def batch_executor(self) -> ThreadPoolExecutor | None:
