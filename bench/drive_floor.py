@@ -146,14 +146,15 @@ def sequential(target: Target, sizes: Sizes) -> Figure:
         args = {"name": "echo", "arguments": {"text": ECHO_TEXT}}
         for _ in range(sizes.warmup):
             check_echo(_text(wire.request("tools/call", args)), ECHO_TEXT)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(sizes.calls):
             check_echo(_text(wire.request("tools/call", args)), ECHO_TEXT)
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     finally:
         wire.close()
     return Figure(sizes.calls / elapsed, "calls/s",
-                  {"rss_kb": peak_rss_kb(), "us_per_call": elapsed / sizes.calls * 1e6})
+                  {"rss_kb": peak_rss_kb(), "us_per_call": elapsed / sizes.calls * 1e6,
+                   "cpu_us_per_call": cpu / sizes.calls * 1e6})
 
 
 def inflight(target: Target, sizes: Sizes) -> Figure:

@@ -56,12 +56,13 @@ def sequential(target: Target, sizes: Sizes) -> Figure:
         args = {"text": ECHO_TEXT}
         for _ in range(sizes.warmup):
             check_echo(_text(client.call_tool("echo", args)), ECHO_TEXT)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(sizes.calls):
             check_echo(_text(client.call_tool("echo", args)), ECHO_TEXT)
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     return Figure(sizes.calls / elapsed, "calls/s",
-                  {"rss_kb": peak_rss_kb(), "us_per_call": elapsed / sizes.calls * 1e6})
+                  {"rss_kb": peak_rss_kb(), "us_per_call": elapsed / sizes.calls * 1e6,
+                   "cpu_us_per_call": cpu / sizes.calls * 1e6})
 
 
 def inflight(target: Target, sizes: Sizes) -> Figure:

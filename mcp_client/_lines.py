@@ -56,6 +56,11 @@ class LineBuffer:
         """Take the next bytes of the stream; returns the lines they completed, in order."""
         if not chunk:
             return []
+        if chunk[-1] == 10 and not self._partial and self._dropping < 0 and \
+                len(chunk) <= self._max:   # whole lines, each short enough: the common case
+            complete = chunk.split(b"\n")
+            del complete[-1]
+            return complete
         *complete, rest = chunk.split(b"\n")
         lines: list[bytes] = []
         for piece in complete:

@@ -112,13 +112,17 @@ def may_overlap(names: Sequence[str], catalogue: Mapping[str, Mapping[str, Any] 
                                 serial_tools=serial_tools) for name in names)
 
 
-def _on_executor(executor: Executor | None, tasks: Sequence[Task[T]],
-                 workers: int) -> list[Future[T]]:
+def _on_executor(executor: Executor | None, tasks: Sequence[Task[T]], workers: int,
+                 flush: Callable[[], None] | None = None,
+                 wait_all: Callable[[Sequence[Future[T]]], None] | None = None
+                 ) -> list[Future[T]]:
     """Start ``tasks`` (or run them on a caller's executor), never more than ``workers`` at once."""
     futures: list[Future[T]] = []
     running: set[Future[T]] = set()
     for task in tasks:
         if len(running) >= workers:
+            if flush is not None:
+                flush()
             _, running = wait(running, return_when=FIRST_COMPLETED)
         if task.start is not None:
             future = task.start()
@@ -127,12 +131,19 @@ def _on_executor(executor: Executor | None, tasks: Sequence[Task[T]],
             future = executor.submit(task.run)
         futures.append(future)
         running.add(future)
-    wait(running)
+    if wait_all is not None:
+        wait_all(futures)   # it flushes, when it is ready to wait
+    else:
+        if flush is not None:
+            flush()
+        wait(running)
     return futures
 
 
 def run_batch(tasks: Sequence[Task[T]], *, widen: bool, concurrency: int,
-              thread_name: str = "mcp-batch", executor: Executor | None = None) -> list[T]:
+              thread_name: str = "mcp-batch", executor: Executor | None = None,
+              flush: Callable[[], None] | None = None,
+              wait_all: Callable[[Sequence[Future[T]]], None] | None = None) -> list[T]:
     """Run ``tasks`` and return one answer per task, in task order.
 
     Args:
@@ -143,6 +154,11 @@ def run_batch(tasks: Sequence[Task[T]], *, widen: bool, concurrency: int,
         thread_name: prefix of the worker threads' names.
         executor: run the tasks there (a client's own pool, whose threads
             outlive the batch) instead of on threads started for this batch.
+        flush: called before waiting on started tasks (``start`` may hold
+            its work back until then, to send it in one go).
+        wait_all: waits until all of its futures are done, in place of
+            :func:`concurrent.futures.wait` and the last ``flush`` (it sends
+            the held work itself, and may do it meanwhile).
 
     Returns:
         the answers; slots that shared a key share the answer object.
@@ -163,7 +179,7 @@ def run_batch(tasks: Sequence[Task[T]], *, widen: bool, concurrency: int,
     workers = min(concurrency, len(groups))
     firsts = [slots[0] for slots in groups.values()]
     if executor is not None or all(tasks[i].start is not None for i in firsts):
-        done = _on_executor(executor, [tasks[i] for i in firsts], workers)
+        done = _on_executor(executor, [tasks[i] for i in firsts], workers, flush, wait_all)
     else:
         pool = ThreadPoolExecutor(workers, thread_name_prefix=f"{thread_name}-{os.getpid()}")
         try:

@@ -86,6 +86,8 @@ class Correlator:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: dict[int | str, Pending] = {}
+        #: How many requests await their answer (``len(self)``, without a Python frame).
+        self.waiting: Callable[[], int] = self._pending.__len__
         self._abandoned: collections.OrderedDict[int | str, str] = collections.OrderedDict()
         self._on_warn = on_warn
 

@@ -16,18 +16,20 @@ three-line test.  Errors it detects are raised as
 
 from __future__ import annotations
 
+import json
 import math
 
-from .exceptions import ProtocolError, URLElicitationRequired
+from .exceptions import MCPClientError, ProtocolError, URLElicitationRequired
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Iterable, Mapping, Sequence
+    from typing import Any, Callable, Iterable, Mapping, Sequence
 
 __all__ = [
     "MODERN_VERSIONS", "LEGACY_VERSIONS", "LATEST_LEGACY_VERSION", "LOG_LEVELS",
     "META_PROTOCOL_VERSION", "META_CLIENT_INFO", "META_CLIENT_CAPABILITIES",
     "META_LOG_LEVEL", "META_SERVER_INFO", "CACHEABLE_METHODS", "INPUT_METHODS",
+    "encode_line", "request_line",
     "BOOKKEEPING_KEYS", "HEADER_MISMATCH", "MISSING_CAPABILITY", "UNSUPPORTED_VERSION",
     "URL_ELICITATION_REQUIRED",
     "METHOD_NOT_FOUND", "PARSE_ERROR", "INVALID_REQUEST", "INVALID_PARAMS", "INTERNAL_ERROR",
@@ -180,6 +182,72 @@ def request(ident: int | str, method: str, params: Mapping[str, Any] | None = No
     return message
 
 
+def _not_json(value: object) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _encoder() -> Callable[[object], str]:
+    """One compact, strict encoder for every line.
+
+    ``json.dumps`` with options makes an encoder per call, and even a kept
+    ``JSONEncoder.encode`` makes its C encoder anew each time; this one is
+    made once.  A reference cycle is a RecursionError here, not a ValueError.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:   # no C accelerator: the pure-Python encoder, kept
+        return json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+    chunks = make(None, _not_json, json.encoder.encode_basestring_ascii, None, ":", ",",
+                  False, False, False)
+    join = "".join
+    return lambda value: join(chunks(value, 0))
+
+
+_encode = _encoder()
+
+
+def encode_line(message: Mapping[str, Any]) -> bytes:
+    """One message as one line of compact JSON, ``\\n``-terminated (stdio framing).
+
+    Raises:
+        MCPClientError: the message is not JSON (or nests too deeply to encode).
+    """
+    try:
+        return (_encode(message) + "\n").encode()
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
+
+
+def request_line(ident: int, method: str, params: Mapping[str, Any] | None,
+                 meta: Mapping[str, Any] | None = None, meta_text: str | None = None) -> bytes:
+    """:func:`request` as :func:`encode_line` writes it, with one encode of ``params``.
+
+    ``meta_text``, when given, is ``meta`` already encoded (a caller that sends
+    the same envelope with every request keeps it): the line is spliced from
+    it rather than the envelope being copied into each message and encoded again.
+
+    Raises:
+        MCPClientError: as :func:`encode_line`.
+    """
+    if not meta or not params or type(params) is not dict or "_meta" in params or \
+            type(ident) is not int:
+        return encode_line(request(ident, method, params, meta=meta))
+    try:
+        body = _encode(params)
+        text = meta_text if meta_text is not None else _encode(meta)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
+    name = _METHOD_TEXT.get(method)
+    if name is None:
+        name = _encode(method)
+        if len(_METHOD_TEXT) < 64:   # the methods of the protocol, not every name a caller tries
+            _METHOD_TEXT[method] = name
+    return (f'{{"jsonrpc":"2.0","id":{ident},"method":{name},"params":'
+            f'{body[:-1]},"_meta":{text}}}}}\n').encode()
+
+
+_METHOD_TEXT: dict[str, str] = {}
+
+
 def notification(method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A JSON-RPC notification (no id, nobody answers it)."""
     message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
@@ -260,12 +328,18 @@ class Shaped:
         return max(0, int(ttl))
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+_BOOKKEEPING = frozenset(BOOKKEEPING_KEYS)
+
+
 def _deeper_than(value: object, limit: int) -> bool:
     """Whether ``value`` nests objects and arrays more than ``limit`` levels (no recursion)."""
     stack: list[tuple[Iterable[object], int]] = [((value,), 0)]
     while stack:
         items, depth = stack.pop()
         for item in items:
+            if type(item) in _LEAVES:   # most of a result: answered without isinstance
+                continue
             if isinstance(item, dict):
                 children: Iterable[object] = item.values()
             elif isinstance(item, list):
@@ -298,7 +372,9 @@ def shape_result(method: str, result: object) -> Shaped:
                             f"{MAX_DEPTH} levels deep")
     result_type = result.get("resultType", "complete")
     if result_type == "complete":
-        body = {k: v for k, v in result.items() if k not in BOOKKEEPING_KEYS}
+        body = dict(result)
+        for key in _BOOKKEEPING.intersection(result):
+            del body[key]
         return Shaped("complete", body, result)
     if result_type == "input_required" and method in INPUT_METHODS:
         if not isinstance(result.get("inputRequests", {}), dict) or (

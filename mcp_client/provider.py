@@ -231,7 +231,7 @@ _NOT_CALLS = (str, bytes, int, float, list, tuple)
 
 
 def _member(obj: Any, key: str) -> Any:
-    if isinstance(obj, Mapping):
+    if type(obj) is dict or isinstance(obj, Mapping):   # dict first: no ABC look-up
         return obj.get(key, _MISSING)
     if obj is None or isinstance(obj, _NOT_CALLS):
         return _MISSING
@@ -301,7 +301,7 @@ def parse_arguments(arguments: Any) -> dict[str, Any]:
     """
     if arguments is None:
         return {}
-    if isinstance(arguments, Mapping):
+    if type(arguments) is not str and isinstance(arguments, Mapping):
         try:
             return dict(arguments)
         except Exception as exc:   # a Mapping of our caller's whose items raise
@@ -342,11 +342,15 @@ def json_kind(value: Any) -> str:
 def arguments_key(name: str, arguments: Mapping[str, Any]) -> Hashable | None:
     """What makes two calls identical: the tool and its canonical JSON arguments."""
     try:
-        text = json.dumps(arguments, sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=False, allow_nan=False)
+        text = _canonical(arguments)
     except (TypeError, ValueError):
         return None
     return (name, text)
+
+
+#: ``json.dumps`` with these options, made once (it makes an encoder per call).
+_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                              allow_nan=False).encode
 
 
 # -- shaping entries ------------------------------------------------------------------

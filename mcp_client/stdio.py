@@ -16,6 +16,11 @@ not take waits in an outbox that a second thread, started only then, drains
 -- so a server that stops reading its stdin cannot stop a call from timing
 out or :meth:`StdioTransport.close` from returning.
 
+A caller blocked on its answer does not wait for the reader thread: it reads
+stdout itself while it waits (leader/follower, :mod:`mcp_client._stdio.reading`),
+one reader at a time, every line dispatched as the reader thread would, and
+the reader thread takes over whenever no caller waits.
+
 Reads never outlive the transport either.  On POSIX the reader and the
 watcher wait in ``poll()`` on the child's pipes *and* on a wake-up pipe of
 our own, and read with ``os.read``: a process that escaped the server's
@@ -58,6 +63,7 @@ from typing import IO, Any, Callable, Iterator, Mapping, Sequence
 from ._environ import SAFE_ENV_VARS, InheritEnv, base_environment, is_inherit_env, safe_env_vars
 from ._lines import LineBuffer
 from ._stdio.watcher import Watch, watch
+from ._stdio.reading import PipeReader
 from .exceptions import MCPClientError, ServerGone, SpawnFailed, TransportClosed
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from ._log import WireTrace, warn_through, wire_trace
@@ -84,6 +90,8 @@ _SHIMS = ("npx", "npm", "pnpm", "yarn", "uvx")
 
 #: One encoder for every message (json.dumps with options builds a new one per call).
 _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+#: ``json.loads`` without its wrappers: (value, end) of the JSON text at an index.
+_scan: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
 
 
 def _has_nul(value: str) -> bool:
@@ -168,6 +176,7 @@ class StdioTransport(Transport):
     """
 
     pipelines = True   # send() never waits on a live child: the outbox takes the rest
+    line_wire = True
 
     def __init__(self, command: str, *, args: Sequence[str] = (),
                  env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
@@ -193,6 +202,7 @@ class StdioTransport(Transport):
         self._writer: threading.Thread | None = None
         self._waker: _Waker | None = None
         self._watch: Watch | None = None
+        self._pipe: PipeReader | None = None   # stdout, read by the reader thread or a caller
         self._state = "new"
         self._death: ServerGone | None = None
         self._on_message: MessageCallback | None = None
@@ -309,6 +319,13 @@ class StdioTransport(Transport):
         self._writer = None
         self._waker = waker = _Waker()
         self._trace = wire_trace(f"stdio pid={proc.pid}")
+        self._pipe = None
+        if _POSIX:
+            assert proc.stdout is not None
+            os.set_blocking(proc.stdout.fileno(), False)   # our end only
+            self._pipe = PipeReader(proc.stdout.fileno(), waker,
+                                    LineBuffer(self._max_line, on_drop=self._dropped),
+                                    self._handle_line)
         with self._state_lock:
             self._state = "open"
         reader = threading.Thread(target=self._read_loop, args=(proc, waker),
@@ -344,11 +361,17 @@ class StdioTransport(Transport):
 
     def _read_loop(self, proc: subprocess.Popen[bytes], waker: _Waker) -> None:
         assert proc.stdout is not None
-        lines = LineBuffer(self._max_line, on_drop=self._dropped)
+        pipe = self._pipe
         try:
-            for chunk in _chunks(proc.stdout, waker):
-                for line in lines.feed(chunk):
-                    self._handle_line(line)
+            if pipe is not None:   # POSIX: shared with the callers that lead (see lead())
+                pipe.run()
+                with pipe.token:
+                    lines = pipe.lines
+            else:
+                lines = LineBuffer(self._max_line, on_drop=self._dropped)
+                for chunk in _chunks(proc.stdout, waker):
+                    for line in lines.feed(chunk):
+                        self._handle_line(line)
             for line in lines.finish():
                 self._handle_line(line)
         except (OSError, ValueError):
@@ -362,10 +385,20 @@ class StdioTransport(Transport):
                    f"(longer than max_line_bytes={self._max_line})")
 
     def _handle_line(self, line: bytes) -> None:
+        if self._trace is not None and line.strip():
+            self._trace.received(line)
+        if line[:1] == b"{":   # the common case, kept short: one object alone on its line
+            try:
+                text = line.decode("utf-8")
+                message, end = _scan(text, 0)
+            except (ValueError, StopIteration, RecursionError):
+                pass   # the long way below says what is wrong with it
+            else:
+                if end == len(text) and type(message) is dict:
+                    self._deliver(message)
+                    return
         if not line.strip():
             return
-        if self._trace is not None:
-            self._trace.received(line)
         try:
             text, mangled = line.decode("utf-8"), False
         except UnicodeDecodeError:   # one bad byte must not cost a whole answer
@@ -381,6 +414,9 @@ class StdioTransport(Transport):
         if mangled:
             self._warn(f"a stdout line is not valid UTF-8; its bad bytes became U+FFFD: "
                        f"{line[:200]!r}")
+        self._deliver(message)
+
+    def _deliver(self, message: dict[str, Any]) -> None:
         callback = self._on_message
         if callback is None:
             return
@@ -449,6 +485,21 @@ class StdioTransport(Transport):
             except Exception as exc:
                 self._warn(f"close handler raised {exc!r}")
 
+    def lead(self, done: Callable[[], bool], timeout: float | None,
+             waiting: Callable[[], int],
+             first: Callable[[], None] | None = None) -> float | None:
+        """Read stdout on the caller's thread until ``done()`` (see :mod:`._stdio.reading`).
+
+        Returns what is left of ``timeout``; at once, with ``timeout``, when
+        another thread reads the pipe or the transport is not open.
+        """
+        pipe = self._pipe
+        if pipe is None or self._state != "open":
+            if first is not None:
+                first()
+            return timeout
+        return pipe.lead(done, timeout, waiting, first)
+
     # -- sending ---------------------------------------------------------------
 
     def send(self, message: dict[str, Any], *, headers: Mapping[str, str] | None = None) -> None:
@@ -458,6 +509,13 @@ class StdioTransport(Transport):
             raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
         with self._write_lock:
             self._check_open()
+            self._write(data, patient=True)
+
+    def send_line(self, data: bytes) -> None:
+        """Write one message already encoded as a line of JSON (ending in ``\\n``)."""
+        with self._write_lock:
+            if self._state != "open":
+                self._check_open()
             self._write(data, patient=True)
 
     def cancel(self, ident: int | str, reason: str) -> None:
@@ -498,8 +556,11 @@ class StdioTransport(Transport):
             if not patient:
                 return
             # A broken pipe: the reader is about to see EOF and report the
-            # death with its exit code and stderr tail; report that one.
-            self._reader_done.wait(_DRAIN_WAIT)
+            # death with its exit code and stderr tail; report that one --
+            # unless this thread holds the pipe (it leads), and so the EOF.
+            pipe = self._pipe
+            if pipe is None or not pipe.leads_here():
+                self._reader_done.wait(_DRAIN_WAIT)
             self._check_open()
             raise ServerGone(proc.poll(), self.stderr_tail,
                              "the server stopped reading its stdin") from exc
@@ -625,6 +686,8 @@ class StdioTransport(Transport):
         proc = self._proc
         if proc is None:
             return
+        if self._pipe is not None:   # a caller that leads leaves first (the waker is set)
+            self._pipe.retire(self._kill_grace)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             try:
                 if stream is not None:

@@ -8,8 +8,10 @@ the client and one server.  It knows nothing about eras, ids or results: the
   sent.  From then on the transport calls ``on_message(message)`` for every
   inbound JSON object, **on a thread the transport owns**: a stream transport's
   one reader thread, in the order the server sent them; over HTTP, one worker
-  per request, concurrently, in order within each response.  A callback must not block for long:
-  everything behind it on the wire waits.  Input that is not a JSON object is
+  per request, concurrently, in order within each response.  A wire that
+  implements :meth:`Transport.lead` may also call it on a caller's thread
+  inside ``lead()``, still one reader at a time and in order.  A callback must
+  not block for long: everything behind it on the wire waits.  Input that is not a JSON object is
   reported through ``on_warn`` and skipped, never delivered.
 * When one request fails on the wire without a JSON-RPC answer (an HTTP
   status with no JSON-RPC body, a stream that ended early), the transport calls
@@ -70,6 +72,9 @@ class Transport(abc.ABC):
     #: outbox), so a call may be sent from the caller's thread and finished on
     #: the reader's (``call_tool_async``, widened batches).
     pipelines: bool = False
+    #: Whether :meth:`send_line` takes a message already encoded as one line of
+    #: JSON (stdio), which spares the client building the message as a dict.
+    line_wire: bool = False
 
     @abc.abstractmethod
     def start(self, on_message: MessageCallback, on_close: CloseCallback,
@@ -88,6 +93,30 @@ class Transport(abc.ABC):
             ServerGone: the server is gone.
             TransportClosed: :meth:`close` was called.
         """
+
+    def send_line(self, data: bytes) -> None:
+        """Write one message encoded as one line of JSON, ``\\n`` included (:attr:`line_wire`).
+
+        Raises as :meth:`send` does.
+        """
+        raise NotImplementedError(f"{type(self).__name__} takes messages, not lines")
+
+    def lead(self, done: Callable[[], bool], timeout: float | None,
+             waiting: Callable[[], int],
+             first: Callable[[], None] | None = None) -> float | None:
+        """Let a caller that waits for an answer read the wire on its own thread (optional).
+
+        A wire that can reads and dispatches inbound messages on the calling
+        thread, as its reader would, until ``done()`` or ``timeout`` seconds
+        (None: no bound), and returns what is left of ``timeout`` (0.0: none);
+        ``waiting()`` says how many other answers are awaited; ``first``, if
+        given, runs once, as soon as this thread leads (or does not).  The
+        default reads nothing and returns ``timeout``: the caller waits as a
+        follower.
+        """
+        if first is not None:
+            first()
+        return timeout
 
     def cancel(self, ident: int | str, reason: str) -> None:
         """Tell the server that request ``ident`` was abandoned (never raises, never waits).

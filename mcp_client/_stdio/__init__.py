@@ -1,5 +1,5 @@
-"""What the stdio transport shares between its children, below :mod:`mcp_client.stdio`.
+"""What the stdio transport (:mod:`mcp_client.stdio`) is built from, private to it.
 
-``watcher``: one thread for every child's stderr and exit.  Private: the
-transport is the only user.
+``watcher``: one thread for every child's stderr and exit; ``reading``: the
+pipe reader a waiting caller may lead (leader/follower).
 """

@@ -146,6 +146,11 @@ class Bridge:
             result it objects to becomes an ``is_error`` entry naming why.
         stamp: when the catalogue ``list_tools()`` would return has changed
             (see :data:`StampFunction`); None: it may change at every call.
+        hold, send_held: a pipelined batch's requests are held from
+            ``hold()`` and written together by ``send_held(stop)``.
+        wait_all: ``wait_all(futures, send)`` waits for a pipelined batch's
+            futures, calling ``send`` first (it may read the wire on the
+            batch's own thread meanwhile).
     """
 
     def __init__(self, *, list_tools: Callable[..., Any], call: CallFunction,
@@ -155,7 +160,11 @@ class Bridge:
                  concurrency: int = 4, parallel_tools: Iterable[str] = (),
                  serial_tools: Iterable[str] = (),
                  check: CheckFunction | None = None,
-                 stamp: StampFunction | None = None) -> None:
+                 stamp: StampFunction | None = None,
+                 hold: Callable[[], None] | None = None,
+                 send_held: Callable[[bool], None] | None = None,
+                 wait_all: Callable[[Sequence[Future[Outcome]], Callable[[], None]], None]
+                 | None = None) -> None:
         self._list_tools = list_tools
         self._stamp = stamp
         self._kept: dict[str, tuple[tuple[Hashable, Hashable], Any]] = {}
@@ -167,6 +176,9 @@ class Bridge:
         self._concurrency = concurrency
         self._parallel_tools = tuple(parallel_tools)
         self._serial_tools = tuple(serial_tools)
+        self._hold = hold
+        self._send_held = send_held
+        self._wait_all = wait_all
 
     def __repr__(self) -> str:
         return f"<Bridge concurrency={self._concurrency}>"
@@ -329,7 +341,20 @@ class Bridge:
                  for index, target, arguments in planned]
         pool = self._executor() if self._executor is not None and widen and not pipelined \
             else None
-        return batch.run_batch(tasks, widen=widen, concurrency=self._concurrency, executor=pool)
+        send_held = self._send_held
+        if not pipelined or self._hold is None or send_held is None:
+            return batch.run_batch(tasks, widen=widen, concurrency=self._concurrency,
+                                   executor=pool)
+        wait_all = self._wait_all
+        self._hold()   # the batch's requests go out in one write, not one each
+        try:
+            return batch.run_batch(
+                tasks, widen=widen, concurrency=self._concurrency, executor=pool,
+                flush=lambda: send_held(False),
+                wait_all=None if wait_all is None else
+                lambda futures: wait_all(futures, lambda: send_held(False)))
+        finally:
+            send_held(True)
 
 
 def _plan(parts: Sequence[CallParts], catalogue: _Catalogue | None

@@ -459,6 +459,9 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         check = self._outputs.problem if self._opts["validate_output"] else None
         return Bridge(list_tools=self._runnable_tools, call=call, start=start, check=check,
                       can_pipeline=self._pipelining, executor=self._batch_executor,
+                      hold=self._connection.hold_requests,
+                      send_held=self._connection.send_held,
+                      wait_all=self._connection.wait_all,
                       concurrency=self._opts["tool_concurrency"],
                       parallel_tools=self._opts["parallel_tools"],
                       serial_tools=self._opts["serial_tools"],
@@ -530,6 +533,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
 
     @staticmethod
     def _arguments(arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        if type(arguments) is dict:   # the common case, without the ABC's isinstance
+            return dict(arguments)
         if arguments is None:
             return {}
         if not isinstance(arguments, Mapping):

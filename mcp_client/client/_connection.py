@@ -52,7 +52,7 @@ from ._stream import Stream
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
-    from typing import Any, Callable, Mapping, ParamSpec, TypeVar
+    from typing import Any, Callable, Mapping, ParamSpec, Sequence, TypeVar
 
     from ..correlator import Pending
     from ..transport import Transport
@@ -68,6 +68,8 @@ log = get_logger(__name__)
 #: Server requests waiting for a hook worker or in one; beyond, each is refused at once
 #: (-32603), so that a flood cannot queue without end.
 MAX_SERVER_REQUESTS = 64
+#: The longest a caller waiting for a batch of pipelined calls reads the wire itself.
+LEAD_SLICE = 0.05
 #: The wait before retrying a state-only ``input_required`` round: first, cap.
 _STATE_BACKOFF = (0.05, 0.25)
 #: Which cached methods a list_changed notification makes stale.
@@ -107,6 +109,9 @@ class Connection:
             capabilities=capabilities, wire=lambda: self._transport, warn=warn,
             fallback=self._fall_back_to_sse)
         self._pools = Pools()
+        self._meta_json: tuple[dict[str, Any], str] | None = None   # see _meta_text
+        self._held: list[tuple[Pending, bytes]] | None = None   # see hold_requests
+        self._holder = 0
         self._serving = 0                # server requests taken, not yet answered
         self._flood_warned = False
         hooks = {ELICIT: opts["on_elicit"], SAMPLE: opts["on_sample"],
@@ -265,7 +270,8 @@ class Connection:
         if cancelled is not None:
             check_cancel_signal(cancelled)
         budget = self._default_budget if timeout is None else _checked_budget(timeout)
-        self.revive()
+        if self._state == "dead":
+            self.revive()
         negotiation = self._negotiation
         info = negotiation.info or negotiation.ensure(budget, cancelled, method)
         self._watch.ensure(info)
@@ -298,9 +304,11 @@ class Connection:
                     meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
                     ticket: Ticket | None,
                     headers: Mapping[str, str] | None = None) -> protocol.Shaped:
-        answer = self.exchange(method, params, meta, budget, cancelled=cancelled, ticket=ticket,
-                               headers=headers)
-        return self.shaped(info, method, answer)
+        if self._state != "open":   # exchange(), unrolled: this is every request's path
+            raise self._failure()
+        pending = self._correlator.register(method)
+        self.post(pending, params, meta, headers=headers)
+        return self.shaped(info, method, self._await(pending, budget, cancelled, True, ticket))
 
     def shaped(self, info: EraInfo, method: str, answer: dict[str, Any]) -> protocol.Shaped:
         """An answer message as a shaped result; an error answer is raised."""
@@ -372,7 +380,9 @@ class Connection:
         stretch = ticket is not None and timeout is not None and \
             self._opts["reset_timeout_on_progress"]
         if cancelled is None and not stretch:
-            if pending.wait(timeout):
+            # the wire may let this thread read the answer itself (stdio: leader/follower)
+            left = self._transport.lead(pending.done, timeout, self._correlator.waiting)
+            if pending.wait(left):
                 return pending.result()
             return self._timed_out(pending, timeout, notify_cancel)
         start = time.monotonic()
@@ -438,22 +448,45 @@ class Connection:
         return self._correlator.register(method, then)
 
     def post(self, pending: Pending, params: Mapping[str, Any], meta: dict[str, Any] | None,
-             *, headers: Mapping[str, str] | None = None) -> None:
-        """Send ``pending``'s request.
+             *, headers: Mapping[str, str] | None = None, pipelined: bool = False) -> None:
+        """Send ``pending``'s request (``pipelined``: or hold it, see :meth:`hold_requests`).
 
         If the send fails the request is abandoned and the error raised --
         unless the request completed meanwhile (the wire died under it): then
         its cell holds that answer, and this returns.
         """
-        message = protocol.request(pending.ident, pending.method, params, meta=meta)
+        transport = self._transport
         try:
-            self._transport.send(message, headers=headers)
+            if transport.line_wire and headers is None:
+                kept = self._meta_json
+                text = kept[1] if kept is not None and kept[0] is meta else self._meta_text(meta)
+                line = protocol.request_line(pending.ident, pending.method, params, meta, text)
+                held = self._held
+                if pipelined and held is not None and self._holder == threading.get_ident():
+                    held.append((pending, line))   # sent with the others: send_held()
+                    return
+                transport.send_line(line)
+            else:
+                transport.send(protocol.request(pending.ident, pending.method, params,
+                                                meta=meta), headers=headers)
         except BaseException:
             if self._correlator.abandon(pending.ident) is None:
                 return   # completed meanwhile (the wire died): the cell has its answer
             raise
         if self._state != "open":  # the wire died between the check and the send
             self._correlator.fail(pending.ident, self._failure())
+
+    def _meta_text(self, meta: dict[str, Any] | None) -> str | None:
+        """The JSON of the envelope every modern request shares (kept, never mutated)."""
+        if meta is None:
+            return None
+        kept = self._meta_json
+        if kept is not None and kept[0] is meta:
+            return kept[1]
+        text = protocol.encode_line(meta)[:-1].decode()
+        if meta is self._negotiation.shared_envelope():
+            self._meta_json = (meta, text)
+        return text
 
     def abandon(self, pending: Pending) -> bool:
         """Stop waiting for ``pending``; False if its answer won the race."""
@@ -499,6 +532,60 @@ class Connection:
         """Run ``fn`` on the pool of ``*_async`` calls."""
         self.check_usable()
         return self._pools.submit(fn, *args, **kwargs)
+
+    def hold_requests(self) -> None:
+        """Keep this thread's requests until :meth:`send_held`, to write them in one go.
+
+        Only over a line wire (stdio), and for one thread at a time: a batch
+        of pipelined calls costs the server one wake-up, not one per call.
+        """
+        if self._transport.line_wire and self._held is None:
+            self._held, self._holder = [], threading.get_ident()
+
+    def send_held(self, stop: bool = False) -> None:
+        """Write the requests this thread holds (``stop``: and hold no more).
+
+        A write that fails fails each of them, as their own send would have.
+        """
+        held = self._held
+        if held is None or self._holder != threading.get_ident():
+            return
+        self._held = None if stop else []
+        if not held:
+            return
+        try:
+            self._transport.send_line(b"".join(line for _, line in held))
+        except MCPClientError as exc:
+            for pending, _ in held:
+                self._correlator.fail(pending.ident, exc)
+            return
+        if self._state != "open":  # the wire died between the check and the send
+            for pending, _ in held:
+                self._correlator.fail(pending.ident, self._failure())
+
+    def wait_all(self, futures: Sequence[Future[Any]],
+                 first: Callable[[], None] | None = None) -> None:
+        """Until every one of ``futures`` (pipelined calls) is done, reading the wire meanwhile.
+
+        ``first`` (:meth:`send_held`, say) runs once this thread leads.
+
+        This thread leads (see :meth:`Transport.lead`) for at most
+        :data:`LEAD_SLICE`: a call that ends without an answer (its timeout)
+        is not read from the wire, so after that the reader thread takes over.
+        """
+        from concurrent.futures import wait
+
+        index = 0
+
+        def done() -> bool:
+            nonlocal index
+            while index < len(futures) and futures[index].done():
+                index += 1
+            return index == len(futures)
+
+        if first is not None or not done():
+            self._transport.lead(done, LEAD_SLICE, self._correlator.waiting, first)
+        wait(futures)
 
     def batch_executor(self) -> ThreadPoolExecutor | None:
         """The pool a widened batch runs on; None where it must start threads of its own."""

@@ -161,7 +161,7 @@ class Flight:
             if self.deadlines is not None:
                 assert self.budget is not None
                 self.deadlines.add(pending.ident, self.start + self.budget, self.due)
-            connection.post(pending, self.params, meta)
+            connection.post(pending, self.params, meta, pipelined=True)
         except BaseException:
             if self.deadlines is not None:
                 self.deadlines.discard(pending.ident)

@@ -179,6 +179,11 @@ class Negotiation:
             return cached[2]   # shared and never mutated: it is only ever serialised
         return self._build_envelope(info.version, progress_token)
 
+    def shared_envelope(self) -> dict[str, Any] | None:
+        """The envelope :meth:`meta` hands every request without a progress token."""
+        cached = self._envelope
+        return None if cached is None else cached[2]
+
     def forget_envelope(self) -> None:
         """Build the envelope afresh: an option it carries (``log_level``) changed."""
         self._envelope = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -121,7 +122,15 @@ class BothErasTest(ClientCase):
                 sent.append(message.get("method", ""))
             original(message, **kwargs)
 
+        original_line = client.transport.send_line
+
+        def counting_lines(data: bytes) -> None:   # requests go out as encoded lines
+            with lock:
+                sent.append(json.loads(data).get("method", ""))
+            original_line(data)
+
         client.transport.send = counting  # type: ignore[method-assign]
+        client.transport.send_line = counting_lines  # type: ignore[method-assign]
         first = client.list_tools()
         self.assertEqual(client.list_tools(), first)
         self.assertEqual(sent.count("tools/list"), 1)      # ttlMs 60000 on this server

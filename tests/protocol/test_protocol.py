@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import unittest
+from typing import Any
 
 from mcp_client import protocol
-from mcp_client.exceptions import ProtocolError
+from mcp_client.exceptions import MCPClientError, ProtocolError
 from mcp_client.protocol import Kind
 
 
@@ -80,6 +81,44 @@ class BuildTest(unittest.TestCase):
         self.assertEqual(protocol.error_response(2, -32601, "nope"),
                          {"jsonrpc": "2.0", "id": 2,
                           "error": {"code": -32601, "message": "nope"}})
+
+
+class LineTest(unittest.TestCase):
+    """``request_line`` writes what ``encode_line(request(...))`` writes, byte for byte."""
+
+    META = protocol.envelope("2026-07-28", client_info={"name": "t", "version": "1"},
+                             capabilities={"elicitation": {}}, log_level="info")
+
+    def test_the_spliced_line_is_the_encoded_request(self) -> None:
+        cases: list[tuple[Any, Any]] = [
+            ({"name": "echo", "arguments": {"text": "h\u00e9llo \u2713", "n": [1, 2.5, None]}},
+             self.META),
+            ({"name": "x", "_meta": {"progressToken": 7}}, self.META),   # merged, not spliced
+            ({}, self.META), (None, self.META), ({"uri": "file:///a"}, None),
+            ({"cursor": "c"}, {"progressToken": "p"}),
+        ]
+        for params, meta in cases:
+            with self.subTest(params=params, meta=meta):
+                text = protocol.encode_line(meta)[:-1].decode() if meta else None
+                line = protocol.request_line(3, "tools/call", params, meta)
+                kept = protocol.request_line(3, "tools/call", params, meta, text)
+                expected = protocol.encode_line(protocol.request(3, "tools/call", params,
+                                                                 meta=meta))
+                self.assertEqual(line, expected)
+                self.assertEqual(kept, expected)
+                self.assertTrue(line.endswith(b"\n"))
+                self.assertEqual(line.count(b"\n"), 1)
+
+    def test_what_is_not_json_is_a_client_error(self) -> None:
+        for params in ({"name": "x", "arguments": {"n": float("nan")}},
+                       {"name": "x", "arguments": {"o": object()}}):
+            with self.subTest(params=params):
+                with self.assertRaisesRegex(MCPClientError, "cannot encode the message as JSON"):
+                    protocol.request_line(1, "tools/call", params, self.META)
+        looped: dict[str, object] = {}
+        looped["self"] = looped
+        with self.assertRaisesRegex(MCPClientError, "cannot encode"):
+            protocol.request_line(1, "tools/call", {"name": "x", "arguments": looped}, self.META)
 
 
 class ShapeTest(unittest.TestCase):

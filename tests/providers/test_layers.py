@@ -185,7 +185,15 @@ class RealStackTest(LeakCheckingTestCase):
                 wire.append(message)
             send(message, **kwargs)
 
+        send_line = client.transport.send_line
+
+        def recording_lines(data: bytes) -> None:   # requests go out as encoded lines
+            with lock:
+                wire.append(json.loads(data))
+            send_line(data)
+
         client.transport.send = recording  # type: ignore[method-assign]
+        client.transport.send_line = recording_lines  # type: ignore[method-assign]
         registry = Registry()
         self.addCleanup(registry.close)
         registry.add(client, prefix="fs")
