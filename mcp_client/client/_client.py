@@ -48,7 +48,7 @@ from ._extras import Extras
 from ._outputs import OutputChecks
 from ._taskcalls import TaskCalls
 from ._tasks import needs_task
-from ._taskext import with_tasks
+from ._taskext import declares_tasks, with_tasks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -101,6 +101,7 @@ class Client(AsyncTwins, Extras, TaskCalls):
         self._outputs = OutputChecks()
         self._task_tools: frozenset[str] | None = None   # ._taskcalls
         self._asked_tasks: set[str] = set()
+        self._tasks_declared = declares_tasks(self._declared)
         client_info = {"name": self._opts["client_name"],
                        "version": self._opts["client_version"] or __version__}
         self._connection = Connection(transport, self._opts, client_info=client_info,

@@ -50,7 +50,7 @@ class TaskCalls:
 
     _connection: Connection
     _opts: dict[str, Any]
-    _declared: dict[str, Any]
+    _tasks_declared: bool   # the client declares the extension on every request
     _task_tools: frozenset[str] | None
     _asked_tasks: set[str]
 
@@ -77,8 +77,8 @@ class TaskCalls:
     def _task_tool(self, name: str, timeout: float | None = None,
                    cancelled: Any = None) -> bool:
         """Whether a call to ``name`` goes through the task runner (see the module)."""
-        if self._era_info(timeout, cancelled).era == "modern" and \
-                (declares_tasks(self._declared) or name in self._asked_tasks):
+        if (self._tasks_declared or name in self._asked_tasks) and \
+                self._era_info(timeout, cancelled).era == "modern":
             return True
         if not self._tasks_possible(timeout, cancelled):
             return False

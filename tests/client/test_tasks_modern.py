@@ -281,7 +281,6 @@ class ModernNegotiationTest(ModernCase):
 
 class ModernHandleTest(ModernCase):
     def test_the_handle_knows_its_task_and_gives_the_result(self) -> None:
-        seen: list[str] = []
         client = self.modern(task("working", statusMessage="half"),
                              task("completed", result=DONE))
         handle = client.call_tool_task("long", {"a": 1})
@@ -289,7 +288,6 @@ class ModernHandleTest(ModernCase):
         self.assertNotIn("resultType", handle.task)
         self.assertEqual(handle.result(10), DONE)
         self.assertEqual(handle.status, "completed")
-        self.assertEqual(seen, [])
 
     def test_an_answer_at_once_is_a_done_handle(self) -> None:
         client = self.modern()
@@ -312,6 +310,26 @@ class ModernHandleTest(ModernCase):
                              on_task_status=lambda t: seen.append(t["status"]))
         client.call_tool("long")
         self.assertEqual(seen, ["working", "working", "completed"])
+
+
+class PollIntervalTest(ClientCase):
+    def test_the_servers_interval_within_bounds(self) -> None:
+        from mcp_client.client._taskext import _interval
+
+        for given, seconds in ((200, 0.2), (10, 0.05), (10 ** 9, 10.0), (None, 1.0),
+                               (True, 1.0), (-5, 1.0), ("100", 1.0)):
+            with self.subTest(given=given):
+                found = {} if given is None else {"pollIntervalMs": given}
+                self.assertEqual(_interval(found), seconds)
+
+    def test_a_task_created_finished_is_asked_about_at_once(self) -> None:
+        fake = FakeTransport()
+        fake.on("server/discover", {"resultType": "complete", "supportedVersions": [V],
+                                    "capabilities": {"extensions": {EXT: {}}}})
+        fake.on("tools/call", {**created("completed"), "pollIntervalMs": 60000})
+        fake.on("tasks/get", task("completed", result=DONE, pollIntervalMs=60000))
+        client = self.connect(fake, tasks=True)
+        self.assertEqual(client.call_tool("x", timeout=5), DONE)   # no 10 s pause first
 
 
 class RoutingHeaderTest(ClientCase):
