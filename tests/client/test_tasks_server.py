@@ -10,6 +10,7 @@ from typing import Any
 from mcp_client import Client, ProtocolError, Timeout
 
 from ..base import ClientCase, server
+from ..httpkit import LiveServer
 
 
 def accept(request: dict[str, Any]) -> dict[str, Any]:
@@ -86,7 +87,7 @@ class TasksServerTest(TasksServerCase):
 
     def test_input_before_the_task_then_the_task(self) -> None:
         client = self.tasks_client(on_elicit=accept)
-        self.assertEqual(text(client.call_tool("gather_then_task")), "hello Your name")
+        self.assertEqual(text(client.call_tool("test_tool_with_task")), "hello Your name")
 
     def test_a_timeout_cancels_the_task_on_the_server(self) -> None:
         client = self.tasks_client(tasks=True)
@@ -112,3 +113,25 @@ class TasksServerTest(TasksServerCase):
             {"id": "2", "function": {"name": "greet", "arguments": '{"name": "Bo"}'}}])
         self.assertEqual([(e["content"], e["is_error"]) for e in entries],
                          [("deleted", False), ("Hello, Bo!", False)])
+
+
+class TasksOverHTTPTest(TasksServerCase):
+    """The same server over Streamable HTTP: it checks ``Mcp-Name`` against ``taskId``."""
+
+    def test_a_task_with_input_over_http(self) -> None:
+        self.warnings: list[str] = []
+        live = LiveServer("--http", "0", script="tasks_server.py")
+        self.addCleanup(live.stop)
+        client = Client.connect_http(live.url, on_elicit=accept, tasks=True,
+                                     on_warn=self.warnings.append)
+        self.addCleanup(client.close)
+        self.assertEqual(text(client.call_tool("confirm_delete", {"filename": "c.txt"})),
+                         "deleted")
+        with self.assertRaises(Timeout):
+            client.call_tool("slow_compute", {"seconds": 60}, timeout=0.5)
+        self.assertEqual(text(client.call_tool("slow_compute", {"seconds": 0})),
+                         "computed after 0s")
+        methods = self.audit(client)
+        self.assertIn(("tasks/update", True), methods)
+        self.assertIn(("tasks/cancel", True), methods)
+        self.assertEqual(self.warnings, [])

@@ -19,10 +19,14 @@ Tools:
 * ``confirm_delete(filename)`` -- task-only: one elicitation;
 * ``two_rounds`` -- task-only: an elicitation, then a sampling request;
 * ``multi_input`` -- task-only: two elicitations at once;
-* ``gather_then_task`` -- task-only: a multi round-trip elicitation before the task;
+* ``test_tool_with_task`` -- task-only: a multi round-trip elicitation before the task;
 * ``audit`` -- plain: every request seen so far, ``[method, declared the extension]``.
 
-Usage: ``python tests/servers/tasks_server.py`` (exits on stdin EOF).
+Usage: ``python tests/servers/tasks_server.py`` (exits on stdin EOF), or
+``python tests/servers/tasks_server.py --http PORT`` to serve
+``http://127.0.0.1:PORT/`` (0: any free port; ``PORT=<n>`` is printed once it
+listens, and it exits on stdin EOF).  The conformance suite's ``tasks-*``
+server scenarios all pass against the HTTP mode.
 """
 
 import json
@@ -54,7 +58,7 @@ TOOLS = [tool("greet", properties={"name": {"type": "string"}}),
          tool("failing_job", "required"), tool("protocol_error_job", "required"),
          tool("confirm_delete", "required", properties={"filename": {"type": "string"}}),
          tool("two_rounds", "required"), tool("multi_input", "required"),
-         tool("gather_then_task", "required"), tool("audit")]
+         tool("test_tool_with_task", "required"), tool("audit")]
 TASK_TOOLS = {t["name"] for t in TOOLS if "execution" in t}
 REQUIRED = {t["name"] for t in TOOLS if t.get("execution", {}).get("taskSupport") == "required"}
 
@@ -198,14 +202,14 @@ def multi_input(task: Task) -> Dict[str, Any]:
                            for k in ("first", "second")))
 
 
-def gather_then_task(task: Task) -> Dict[str, Any]:
+def test_tool_with_task(task: Task) -> Dict[str, Any]:
     return text(f"hello {task.arguments['_gathered']}")
 
 
 WORK = {"slow_compute": slow_compute, "failing_job": failing_job,
         "protocol_error_job": protocol_error_job, "confirm_delete": confirm_delete,
         "two_rounds": two_rounds, "multi_input": multi_input,
-        "gather_then_task": gather_then_task}
+        "test_tool_with_task": test_tool_with_task}
 
 
 def declares(params: Dict[str, Any]) -> bool:
@@ -229,20 +233,20 @@ def missing() -> Refused:
 def call_tool(params: Dict[str, Any]) -> Dict[str, Any]:
     name, arguments = params.get("name"), dict(params.get("arguments") or {})
     if name == "greet":
-        return text(f"Hello, {arguments.get('name')}!")
+        return {"resultType": "complete", **text(f"Hello, {arguments.get('name')}!")}
     if name == "audit":
-        return text(json.dumps(seen))
+        return {"resultType": "complete", **text(json.dumps(seen))}
     if name not in TASK_TOOLS:
         raise Refused(-32602, f"unknown tool {name}")
     if not declares(params):
         if name in REQUIRED:
             raise missing()
-        return WORK[name](Task(name, arguments))   # optional: run it plainly
-    if name == "gather_then_task":   # SEP-2663 + SEP-2322: input first, then the task
-        answer = (params.get("inputResponses") or {}).get("user")
+        return {"resultType": "complete", **WORK[name](Task(name, arguments))}   # optional
+    if name == "test_tool_with_task":   # SEP-2663 + SEP-2322: input first, then the task
+        answer = (params.get("inputResponses") or {}).get("user_name")
         if answer is None:
             return {"resultType": "input_required",
-                    "inputRequests": {"user": elicit("Your name?", NAME_SCHEMA)}}
+                    "inputRequests": {"user_name": elicit("Your name?", NAME_SCHEMA)}}
         arguments["_gathered"] = answer.get("content", {}).get("name")
     task = Task(name, arguments)
     tasks[task.id] = task
@@ -273,9 +277,10 @@ def answer(method: str, params: Dict[str, Any]) -> Dict[str, Any]:
     if method == "server/discover":
         return {"resultType": "complete", "supportedVersions": [VERSION],
                 "capabilities": {"tools": {}, "extensions": {EXT: {}}},
-                "serverInfo": {"name": "tasks-server", "version": "0.1.0"}}
+                "serverInfo": {"name": "tasks-server", "version": "0.1.0"},
+                "ttlMs": 0, "cacheScope": "private"}
     if method == "tools/list":
-        return {"resultType": "complete", "tools": TOOLS}
+        return {"resultType": "complete", "tools": TOOLS, "ttlMs": 0, "cacheScope": "private"}
     if method == "tools/call":
         return call_tool(params)
     if method in ("tasks/get", "tasks/update", "tasks/cancel"):
@@ -289,22 +294,80 @@ def write(message: Dict[str, Any]) -> None:
         sys.stdout.flush()
 
 
+def reply(message: Dict[str, Any]) -> Dict[str, Any]:
+    """The answer to one request."""
+    params = message.get("params") or {}
+    seen.append([message["method"], declares(params)])
+    try:
+        return {"jsonrpc": "2.0", "id": message["id"],
+                "result": answer(message["method"], params)}
+    except Refused as exc:
+        return {"jsonrpc": "2.0", "id": message["id"], "error": exc.error}
+
+
+def is_request(message: Any) -> bool:
+    return isinstance(message, dict) and "id" in message and "method" in message
+
+
 def main() -> None:
     for line in sys.stdin:
         try:
             message = json.loads(line)
         except ValueError:
             continue
-        if not isinstance(message, dict) or "id" not in message or "method" not in message:
-            continue   # notifications and answers: nothing to do
-        params = message.get("params") or {}
-        seen.append([message["method"], declares(params)])
-        try:
-            write({"jsonrpc": "2.0", "id": message["id"],
-                   "result": answer(message["method"], params)})
-        except Refused as exc:
-            write({"jsonrpc": "2.0", "id": message["id"], "error": exc.error})
+        if is_request(message):   # notifications and answers: nothing to do
+            write(reply(message))
+
+
+def header_mismatch(headers: Any, message: Dict[str, Any]) -> Optional[str]:
+    """Why the routing headers disagree with the body (SEP-2243, SEP-2663), or None."""
+    method, params = message.get("method"), message.get("params") or {}
+    if headers.get("Mcp-Method") not in (None, method):
+        return "Mcp-Method does not match the body"
+    field = {"tools/call": "name", "tasks/get": "taskId", "tasks/update": "taskId",
+             "tasks/cancel": "taskId"}.get(str(method))
+    name = headers.get("Mcp-Name")
+    if field and name is None and str(method).startswith("tasks/"):
+        return "Mcp-Name is required on tasks/* requests"
+    if field and name is not None and name.strip() != params.get(field):
+        return "Mcp-Name does not match the body"
+    return None
+
+
+def serve_http(port: int) -> None:
+    """The same server over a bare Streamable HTTP endpoint (for the conformance suite)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            message = json.loads(body or b"null")
+            if not is_request(message):
+                self.send_response(202)
+                self.end_headers()
+                return
+            why = header_mismatch(self.headers, message)
+            status, out = (400, {"jsonrpc": "2.0", "id": message["id"], "error": {
+                "code": -32020, "message": why}}) if why else (200, reply(message))
+            data = json.dumps(out).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    print(f"PORT={httpd.server_address[1]}", flush=True)
+    sys.stdin.read()   # until EOF
+    httpd.shutdown()
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--http"]:
+        serve_http(int(sys.argv[2]))
+    else:
+        main()
