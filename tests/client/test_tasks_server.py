@@ -135,3 +135,22 @@ class TasksOverHTTPTest(TasksServerCase):
         self.assertIn(("tasks/update", True), methods)
         self.assertIn(("tasks/cancel", True), methods)
         self.assertEqual(self.warnings, [])
+
+
+class TasksCLITest(TasksServerCase):
+    def test_the_cli_calls_a_task_only_tool(self) -> None:
+        import io
+        import shlex
+
+        from mcp_client.cli import main
+
+        from ..base import PYTHON
+
+        stdout, stderr = io.StringIO(), io.StringIO()
+        command = shlex.join([PYTHON, *server("tasks_server.py")])
+        code = main(["--stdio", command, "call", "confirm_delete", '{"filename": "d.txt"}'],
+                    stdin=io.StringIO(), stdout=stdout, stderr=stderr)
+        # without a terminal the elicitation is declined, and the task says so
+        self.assertEqual(code, 0)
+        self.assertIn("the server asked 'Delete d.txt?'; declined", stderr.getvalue())
+        self.assertIn("kept (decline)", stdout.getvalue())
