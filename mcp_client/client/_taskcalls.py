@@ -63,16 +63,22 @@ class TaskCalls:
         return connection.era_info or connection.ensure_era(connection.budget(timeout),
                                                             cancelled, "tools/call")
 
-    def _tasks_possible(self, timeout: float | None = None, cancelled: Any = None) -> bool:
+    def _tasks_possible(self, timeout: float | None = None, cancelled: Any = None, *,
+                        discover: bool = False) -> bool:
         """Whether this client can run a task here: the server declares tasks, in its era.
 
         The era is negotiated first if it is not known, within the call's budget.
+        A modern server's capabilities are those its DiscoverResult gave; with a
+        pinned era there is none, and only ``discover`` sends one to know (a
+        plain call must not cost a round trip more; a task-only tool is then
+        found out by the server's ``-32021``).
         """
         info = self._era_info(timeout, cancelled)
-        capabilities = self._connection.discovered().capabilities
         if info.era == "legacy":
-            return server_runs_tasks(capabilities)
-        return declares_tasks(capabilities)
+            return server_runs_tasks(info.capabilities)
+        connection = self._connection
+        return declares_tasks(connection.discovered().capabilities if discover
+                              else info.capabilities)
 
     def _task_tool(self, name: str, timeout: float | None = None,
                    cancelled: Any = None) -> bool:
@@ -148,7 +154,7 @@ class TaskCalls:
             ProtocolError: the server refused to create the task.
         """
         params = self._tool_params(name, arguments)
-        if not self._tasks_possible(timeout):
+        if not self._tasks_possible(timeout, discover=True):
             raise MCPClientError("this server does not run tools as tasks (it declares neither "
                                  "the 2025-11-25 tasks.requests.tools.call capability nor the "
                                  "io.modelcontextprotocol/tasks extension)")

@@ -242,6 +242,14 @@ class ModernNegotiationTest(ModernCase):
         self.assertEqual([declared(m) for m in self.fake.requests("tools/call")],
                          [False, True, True])
 
+    def test_a_pinned_era_sends_no_discover_for_a_plain_call(self) -> None:
+        client = self.modern(task("completed", result=DONE), era=V)
+        self.assertEqual(client.call_tool("plain"), DONE)
+        self.assertEqual([m["method"] for m in self.fake.requests()], ["tools/call"])
+        self.assertEqual(client.call_tool_task("long").result(10), DONE)   # asks, to know
+        self.assertEqual([m["method"] for m in self.fake.requests()][:3],
+                         ["tools/call", "server/discover", "tools/call"])
+
     def test_another_missing_capability_is_raised(self) -> None:
         client = self.modern()
         self.fake.on("tools/call", Error(-32021, "needs sampling", {
@@ -310,6 +318,28 @@ class ModernHandleTest(ModernCase):
                              on_task_status=lambda t: seen.append(t["status"]))
         client.call_tool("long")
         self.assertEqual(seen, ["working", "working", "completed"])
+
+
+class ShapeTest(ClientCase):
+    def test_a_task_result_is_read_only_where_declared(self) -> None:
+        from mcp_client import protocol
+
+        raw = {**created(), "_meta": {"x": 1}}
+        shaped = protocol.shape_result("tools/call", raw, tasks=True)
+        self.assertEqual(shaped.result_type, "task")
+        self.assertEqual(shaped.body, created())   # resultType kept, _meta dropped
+        for method, tasks in (("tools/call", False), ("prompts/get", True)):
+            with self.subTest(method=method), self.assertRaises(ProtocolError):
+                protocol.shape_result(method, raw, tasks=tasks)
+
+    def test_a_tasks_get_result_keeps_the_tasks_own_fields(self) -> None:
+        from mcp_client import protocol
+
+        found = task("input_required", inputRequests={"a": ASK}, _meta={"x": 1})
+        body = protocol.shape_result("tasks/get", found).body
+        self.assertEqual((body["inputRequests"], body["ttlMs"]), ({"a": ASK}, 60000))
+        self.assertNotIn("resultType", body)
+        self.assertNotIn("_meta", body)
 
 
 class PollIntervalTest(ClientCase):
