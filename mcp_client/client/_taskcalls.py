@@ -174,7 +174,7 @@ class TaskCalls:
             if created.get("resultType") != "task":
                 return _done(created)
             created = checked_task({k: v for k, v in created.items() if k != "resultType"},
-                                   "tools/call")
+                                   "tools/call")   # what the handle shows
             send = self._task_send(True)
 
             def wait(handle: TaskHandle) -> dict[str, Any]:

@@ -117,7 +117,7 @@ def wait_modern(send: Send, answer: Answer, task: Mapping[str, Any], *, timeout:
             request: ``tasks/cancel`` was sent), or the server sent something
             that is not a task.
     """
-    first = checked_task(task, "tools/call")
+    first = checked_task({k: v for k, v in task.items() if k != "resultType"}, "tools/call")
     task_id = first["taskId"]
     tell(on_status, dict(first))
     # the CreateTaskResult carries no result, error or inputRequests: a task that

@@ -313,11 +313,12 @@ class ModernHandleTest(ModernCase):
         self.assertEqual(self.fake.requests("tasks/cancel")[0]["params"]["taskId"], "t1")
 
     def test_on_task_status_is_told_each_status(self) -> None:
-        seen: list[str] = []
+        tasks: list[dict[str, Any]] = []
         client = self.modern(task("working"), task("completed", result=DONE),
-                             on_task_status=lambda t: seen.append(t["status"]))
+                             on_task_status=tasks.append)
         client.call_tool("long")
-        self.assertEqual(seen, ["working", "working", "completed"])
+        self.assertEqual([t["status"] for t in tasks], ["working", "working", "completed"])
+        self.assertFalse(any("resultType" in t for t in tasks))
 
 
 class ShapeTest(ClientCase):
