@@ -50,6 +50,7 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "on_list_changed": None,
     "validate_output": True,
     "on_task_status": None,
+    "tasks": False,
 }
 #: Options that configure a stdio transport.
 STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines",
@@ -183,6 +184,8 @@ def check_client_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if merged["restart"] not in ("never", "on-failure"):
         raise MCPClientError(f"option restart must be 'never' or 'on-failure', "
                              f"not {merged['restart']!r}")
+    if not isinstance(merged["tasks"], bool):
+        raise MCPClientError(f"option tasks must be True or False, not {merged['tasks']!r}")
     if not isinstance(merged["watch"], bool):
         raise MCPClientError(f"option watch must be True or False, not {merged['watch']!r}")
     merged["max_restarts"] = _integer("max_restarts", merged["max_restarts"], 0)

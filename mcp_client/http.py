@@ -91,8 +91,10 @@ log = logging.getLogger(__name__)
 
 #: Seconds allowed for connecting (a bound on a dead host, not a spec value).
 DEFAULT_CONNECT_TIMEOUT = 10.0
-#: ``params`` member mirrored into ``Mcp-Name`` (2026-07-28 basic/transports).
-_NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+#: ``params`` member mirrored into ``Mcp-Name`` (2026-07-28 basic/transports; the
+#: ``tasks/*`` requests route by ``taskId``, SEP-2663 "Streamable HTTP: Routing Headers").
+_NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+                "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 _ACCEPT = "application/json, text/event-stream"
 _READ_SIZE = 64 * 1024
 _EXCERPT = 300

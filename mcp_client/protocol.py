@@ -36,6 +36,7 @@ __all__ = [
     "Kind", "classify", "is_modern_version", "envelope", "request", "notification",
     "response", "error_response", "error_from", "shape_result", "Shaped",
     "discover_versions", "pick_version", "legacy_version_ok", "MAX_DEPTH",
+    "TASKS_EXTENSION", "TASK_METHODS", "TASK_STATE_METHODS",
 ]
 
 # -- versions (2026-07-28 and 2025-11-25 versioning) --------------------------
@@ -66,6 +67,14 @@ CACHEABLE_METHODS = frozenset({
     "resources/templates/list", "resources/read"})
 #: The only requests a server may answer with ``input_required`` (2026-07-28 multi round-trip).
 INPUT_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
+#: The tasks extension's identifier (SEP-2663, ``capabilities.extensions``).
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+#: Requests a server may answer with a task (``resultType: "task"``) once the
+#: request declared :data:`TASKS_EXTENSION` (SEP-2663 "Supported Methods").
+TASK_METHODS = frozenset({"tools/call"})
+#: Requests whose result is a task: its ``ttlMs`` and ``inputRequests`` are the
+#: task's own fields, not bookkeeping (SEP-2663 ``tasks/get``).
+TASK_STATE_METHODS = frozenset({"tasks/get"})
 #: Keys that are protocol bookkeeping and never reach a caller of ``call_tool`` and the rest.
 BOOKKEEPING_KEYS = ("resultType", "_meta", "ttlMs", "cacheScope", "requestState",
                     "inputRequests")
@@ -289,8 +298,9 @@ class Shaped:
     """A result read by :func:`shape_result`.
 
     Attributes:
-        result_type: ``"complete"`` or ``"input_required"``.
-        body: the caller's view (bookkeeping stripped) for a complete result.
+        result_type: ``"complete"``, ``"input_required"`` or ``"task"``.
+        body: the caller's view (bookkeeping stripped) for a complete result;
+            for a task, the task itself with ``resultType: "task"`` kept.
         raw: the result as it came.
     """
 
@@ -330,6 +340,8 @@ class Shaped:
 
 _LEAVES = frozenset({str, int, float, bool, type(None)})
 _BOOKKEEPING = frozenset(BOOKKEEPING_KEYS)
+#: A task's own ``ttlMs`` and ``inputRequests`` are kept (see TASK_STATE_METHODS).
+_TASK_STATE_BOOKKEEPING = frozenset({"resultType", "_meta"})
 
 
 def _deeper_than(value: object, limit: int) -> bool:
@@ -352,14 +364,16 @@ def _deeper_than(value: object, limit: int) -> bool:
     return False
 
 
-def shape_result(method: str, result: object) -> Shaped:
+def shape_result(method: str, result: object, *, tasks: bool = False) -> Shaped:
     """Read a result: its ``resultType`` and the caller's view of it.
 
     A missing ``resultType`` is ``"complete"`` (legacy servers send none);
     ``input_required`` is accepted only for :data:`INPUT_METHODS` and must carry
-    ``inputRequests`` or ``requestState``; any other value is invalid
-    (2026-07-28 basic/index: an unrecognised resultType MUST be treated as
-    invalid).
+    ``inputRequests`` or ``requestState``; ``task`` only for
+    :data:`TASK_METHODS`, and only when the request declared the tasks
+    extension (``tasks``; SEP-2663: a task the client did not ask to handle is
+    an invalid response); any other value is invalid (2026-07-28 basic/index:
+    an unrecognised resultType MUST be treated as invalid).
 
     Raises:
         ProtocolError: the result is not an object, its resultType is invalid,
@@ -373,7 +387,8 @@ def shape_result(method: str, result: object) -> Shaped:
     result_type = result.get("resultType", "complete")
     if result_type == "complete":
         body = dict(result)
-        for key in _BOOKKEEPING.intersection(result):
+        for key in (_TASK_STATE_BOOKKEEPING if method in TASK_STATE_METHODS
+                    else _BOOKKEEPING).intersection(result):
             del body[key]
         return Shaped("complete", body, result)
     if result_type == "input_required" and method in INPUT_METHODS:
@@ -381,6 +396,8 @@ def shape_result(method: str, result: object) -> Shaped:
                 "inputRequests" not in result and "requestState" not in result):
             raise ProtocolError(None, f"{method}: malformed input_required result", result)
         return Shaped("input_required", {}, result)
+    if result_type == "task" and tasks and method in TASK_METHODS:
+        return Shaped("task", {k: v for k, v in result.items() if k != "_meta"}, result)
     raise ProtocolError(None, f"{method}: invalid resultType {result_type!r}", result)
 
 

@@ -41,10 +41,14 @@ def connect(url: str, **options: Any) -> Client:
 
 
 class LiveServer:
-    """The demo server over Streamable HTTP, in a child process on 127.0.0.1."""
+    """The demo server over Streamable HTTP, in a child process on 127.0.0.1.
 
-    def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen([PYTHON, *server("http_server.py"), *args],
+    ``script`` names another server of ``tests/servers`` that prints ``PORT=<n>``
+    once it listens and exits on stdin EOF.
+    """
+
+    def __init__(self, *args: str, script: str = "http_server.py") -> None:
+        self.proc = subprocess.Popen([PYTHON, *server(script), *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
         try:

@@ -48,7 +48,9 @@ from ._extras import Extras
 from ._outputs import OutputChecks
 from ._skills import EXTENSION as SKILLS_EXTENSION
 from ._skills import Skills
-from ._tasks import TaskCalls, needs_task
+from ._taskcalls import TaskCalls
+from ._tasks import needs_task
+from ._taskext import declares_tasks, with_tasks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -106,7 +108,9 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         self._header_tools: dict[str, dict[str, Any]] | None = None   # x-mcp-header
         self._header_warned: set[Any] = set()
         self._outputs = OutputChecks()
-        self._task_tools: frozenset[str] | None = None   # ._tasks
+        self._task_tools: frozenset[str] | None = None   # ._taskcalls
+        self._asked_tasks: set[str] = set()
+        self._tasks_declared = declares_tasks(self._declared)
         client_info = {"name": self._opts["client_name"],
                        "version": self._opts["client_version"] or __version__}
         self._connection = Connection(transport, self._opts, client_info=client_info,
@@ -212,6 +216,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         # This client loads skills (._skills); the declaration tells a server so
         # (SEP-2133 negotiation; SEP-2640 defines no client-side settings).
         caps["extensions"] = {SKILLS_EXTENSION: {}}
+        if self._opts["tasks"]:
+            caps = with_tasks(caps)
         return caps
 
     # -- state ---------------------------------------------------------------------
@@ -351,11 +357,11 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         or taken from the cache, first); the LLM bridge always checks unless
         the ``validate_output`` option is False.
 
-        A tool whose ``execution.taskSupport`` is ``"required"``, on a legacy
-        server that declares task-augmented ``tools/call``, is run as a task
-        (:mod:`._tasks`): ``timeout`` then bounds the whole task.  To know
-        which tools those are, such a server's catalogue is fetched once
-        before the first call (and kept from every ``list_tools``).
+        A tool whose ``execution.taskSupport`` is ``"required"``, on a server
+        that runs tasks, is run as one (:mod:`._taskcalls`, both eras; such a
+        server's catalogue is fetched once first): ``timeout`` then bounds the
+        whole task.  With the ``tasks`` option a 2026-07-28 server may make a
+        task of any call.
 
         Args:
             name: the tool's name.
@@ -376,11 +382,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
             Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError.
         """
         params = self._tool_params(name, arguments, progress_token)
-        if self._task_tool(name, timeout, cancelled):
-            result = self._run_task(params, timeout=timeout, cancelled=cancelled)
-        else:
-            result = self._call(params, timeout=timeout, cancelled=cancelled,
-                                progress_token=progress_token)
+        result = self._tool_call(params, timeout=timeout, cancelled=cancelled,
+                                 progress_token=progress_token)
         if validate:
             problem = self._outputs.problem(self._tool_named(name, timeout), result)
             if problem is not None:
@@ -443,11 +446,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         def call(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
             # progress is reported under the model's tool_call_id, the join key
             # back to the model's tool card
-            if self._task_tool(name):
-                return self._run_task(self._tool_params(name, arguments), timeout=None,
-                                      cancelled=None)
-            return self._call(self._tool_params(name, arguments), timeout=None, cancelled=None,
-                              tool_call_id=tool_call_id)
+            return self._tool_call(self._tool_params(name, arguments), timeout=None,
+                                   cancelled=None, tool_call_id=tool_call_id)
 
         def start(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
             if self._task_tool(name):   # polled on a worker: a task is no single answer
@@ -470,9 +470,9 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
     def _runnable_tools(self, *, refresh: bool = False) -> list[Tool]:
         """The tools a model may be offered: none this client cannot run.
 
-        A tool whose ``execution.taskSupport`` is ``"required"`` (2025-11-25
-        tasks) can only be called as a task: it is offered only where this
-        client runs tasks (:mod:`._tasks`: a legacy server that declares them).
+        A tool whose ``execution.taskSupport`` is ``"required"`` can only be
+        called as a task: it is offered only where this client runs tasks
+        (:mod:`._taskcalls`: a server that declares them, in either era).
         """
         tools = self.list_tools(refresh=refresh)
         if self._tasks_possible():
@@ -483,23 +483,26 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
 
     def _call(self, params: dict[str, Any], *, timeout: float | None, cancelled: Any,
               progress_token: str | int | None = None,
-              tool_call_id: str | None = None) -> dict[str, Any]:
+              tool_call_id: str | None = None, tasks: bool = False) -> dict[str, Any]:
         """``tools/call``, with ``Mcp-Param-*`` headers on wires that want them.
 
         The catalogue is fetched (or taken from the cache) before the first
         call; a ``-32020`` answer re-fetches it, bypassing the cache, and the
-        call is retried once with the rebuilt headers.
+        call is retried once with the rebuilt headers.  ``tasks``: the request
+        declares the tasks extension and may come back as a task.
         """
         connection = self._connection
         if not connection.transport.wants_tool_headers:
             return connection.request("tools/call", params, timeout=timeout, cancelled=cancelled,
-                                      progress_token=progress_token, tool_call_id=tool_call_id)
+                                      progress_token=progress_token, tool_call_id=tool_call_id,
+                                      tasks=tasks)
         for refresh in (False, True):
             headers = self._param_headers(params, refresh=refresh, timeout=timeout)
             try:
                 return connection.request("tools/call", params, timeout=timeout,
                                           cancelled=cancelled, progress_token=progress_token,
-                                          tool_call_id=tool_call_id, headers=headers)
+                                          tool_call_id=tool_call_id, headers=headers,
+                                          tasks=tasks)
             except ProtocolError as exc:
                 if exc.code != protocol.HEADER_MISMATCH or refresh:
                     raise

@@ -260,12 +260,14 @@ class Connection:
     def request(self, method: str, params: Mapping[str, Any], *, timeout: float | None,
                 cancelled: Any, progress_token: str | int | None = None,
                 tool_call_id: str | None = None, refresh: bool = False,
-                headers: Mapping[str, str] | None = None) -> dict[str, Any]:
+                headers: Mapping[str, str] | None = None, tasks: bool = False) -> dict[str, Any]:
         """Send a request in the negotiated era and return the caller's view of its result.
 
         Completes a multi round-trip request (``input_required``) through the
         hooks, serves and fills the result cache, and tracks progress.
-        ``timeout`` bounds each round trip, not the time hooks spend.
+        ``timeout`` bounds each round trip, not the time hooks spend.  With
+        ``tasks`` the request declares the tasks extension, and a
+        ``tools/call`` may come back as a task (``{"resultType": "task", ...}``).
         """
         if cancelled is not None:
             check_cancel_signal(cancelled)
@@ -287,13 +289,13 @@ class Connection:
         ticket = self._progress.open(progress_token, tool_call_id) \
             if method == "tools/call" else None
         try:
-            meta = negotiation.meta(info, ticket.token if ticket is not None else None)
+            meta = negotiation.meta(info, ticket.token if ticket is not None else None, tasks)
             shaped = self._round_trip(info, method, params, meta, budget, cancelled, ticket,
-                                      headers)
+                                      headers, tasks)
             more = shaped.result_type == "input_required"
             if more:
                 shaped = self.more_rounds(info, method, params, meta, budget, cancelled, ticket,
-                                          headers, shaped)
+                                          headers, shaped, tasks)
         finally:
             self._progress.close(ticket)
         if key is not None and not more:
@@ -302,22 +304,25 @@ class Connection:
 
     def _round_trip(self, info: EraInfo, method: str, params: Mapping[str, Any],
                     meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
-                    ticket: Ticket | None,
-                    headers: Mapping[str, str] | None = None) -> protocol.Shaped:
+                    ticket: Ticket | None, headers: Mapping[str, str] | None = None,
+                    tasks: bool = False) -> protocol.Shaped:
         if self._state != "open":   # exchange(), unrolled: this is every request's path
             raise self._failure()
         pending = self._correlator.register(method)
         self.post(pending, params, meta, headers=headers)
-        return self.shaped(info, method, self._await(pending, budget, cancelled, True, ticket))
+        return self.shaped(info, method, self._await(pending, budget, cancelled, True, ticket),
+                           tasks)
 
-    def shaped(self, info: EraInfo, method: str, answer: dict[str, Any]) -> protocol.Shaped:
-        """An answer message as a shaped result; an error answer is raised."""
+    def shaped(self, info: EraInfo, method: str, answer: dict[str, Any],
+               tasks: bool = False) -> protocol.Shaped:
+        """An answer message as a shaped result (a task only with ``tasks``); an error
+        answer is raised."""
         if "error" in answer:
             error = protocol.error_from(answer, method)
             if method == "tools/call" and error.code == protocol.INVALID_PARAMS:
                 self._cache.evict("tools/list")   # an early refetch is allowed
             raise error
-        shaped = protocol.shape_result(method, answer.get("result"))
+        shaped = protocol.shape_result(method, answer.get("result"), tasks=tasks)
         if info.era == "modern" and not info.server_info and shaped.server_info:
             info.server_info = dict(shaped.server_info)
         return shaped
@@ -325,7 +330,7 @@ class Connection:
     def more_rounds(self, info: EraInfo, method: str, params: Mapping[str, Any],
                     meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
                     ticket: Ticket | None, headers: Mapping[str, str] | None,
-                    shaped: protocol.Shaped) -> protocol.Shaped:
+                    shaped: protocol.Shaped, tasks: bool = False) -> protocol.Shaped:
         """Complete a multi round-trip request through the hooks.
 
         Each ``input_required`` answer is retried under a fresh id with the
@@ -351,7 +356,7 @@ class Connection:
             if shaped.request_state is not None:
                 retry["requestState"] = shaped.request_state
             shaped = self._round_trip(info, method, retry, meta, budget, cancelled, ticket,
-                                      headers)
+                                      headers, tasks)
         return shaped
 
     def list_all(self, method: str, key: str, *, refresh: bool, timeout: float | None,
@@ -495,6 +500,10 @@ class Connection:
     def cancel(self, ident: int | str, reason: str) -> None:
         """Tell the server a request was given up (``notifications/cancelled``, or a hang-up)."""
         self._transport.cancel(ident, reason)
+
+    def answer_inputs(self, method: str, requests: Mapping[str, Any]) -> dict[str, Any]:
+        """The hooks' answers to one round of ``inputRequests`` (see :mod:`._inputs`)."""
+        return self._inputs.answer_round(method, requests)
 
     def open_ticket(self, token: str | int | None, tool_call_id: str | None) -> Ticket | None:
         """Start tracking a call's progress (see :class:`._progress.ProgressBook`)."""

@@ -18,6 +18,7 @@ from .. import protocol
 from .._log import get_logger
 from ..exceptions import MCPClientError, TransportClosed
 from ._era import Attempt, Negotiator, fill_from_discover
+from ._taskext import declares_tasks, with_tasks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -167,10 +168,20 @@ class Negotiation:
         fill_from_discover(info, answer.get("result"))
         return info
 
-    def meta(self, info: EraInfo, progress_token: str | int | None) -> dict[str, Any] | None:
-        """A request's ``_meta``: the modern envelope, or a legacy progress token."""
+    def meta(self, info: EraInfo, progress_token: str | int | None,
+             tasks: bool = False) -> dict[str, Any] | None:
+        """A request's ``_meta``: the modern envelope, or a legacy progress token.
+
+        ``tasks`` declares the tasks extension on this one request (SEP-2663:
+        per-request capabilities) when the client does not declare it anyway.
+        """
         if info.era != "modern":
             return {"progressToken": progress_token} if progress_token is not None else None
+        if tasks and not declares_tasks(self._capabilities):
+            return protocol.envelope(info.version, client_info=self._client_info,
+                                     capabilities=with_tasks(self._capabilities),
+                                     log_level=self._opts["log_level"],
+                                     progress_token=progress_token)
         if progress_token is None:
             cached = self._envelope
             if cached is None or cached[0] is not info or cached[1] != info.version:

@@ -13,7 +13,8 @@ the caller's budget runs out or ``cancelled`` fires.
 It owns no thread and no state: everything goes through the ``send``
 callable it is given (the connection's request), so the state machine's
 edges are tested with a scripted transport.  The 2026-07-28
-``io.modelcontextprotocol/tasks`` extension is not spoken here.
+``io.modelcontextprotocol/tasks`` extension is :mod:`._taskext`; which calls
+run as tasks, and :class:`TaskHandle`'s polling, are :mod:`._taskcalls`.
 """
 
 from __future__ import annotations
@@ -30,14 +31,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
 
-    from ..types import Tool
-    from ._connection import Connection
-
     #: ``send(method, params, timeout, cancelled)`` -> the result (it may raise).
     Send = Callable[[str, dict[str, Any], "float | None", Any], dict[str, Any]]
 
-__all__ = ["TaskCalls", "TaskHandle", "run_task", "create_task", "wait_task", "needs_task",
-           "server_runs_tasks", "DEFAULT_POLL", "POLL_BOUNDS", "TASK_TTL_MS"]
+__all__ = ["TaskHandle", "run_task", "create_task", "wait_task", "needs_task",
+           "server_runs_tasks", "wait_or_stop", "guarded", "give_up", "said", "tell",
+           "DEFAULT_POLL", "POLL_BOUNDS", "TASK_TTL_MS"]
 
 log = get_logger(__name__)
 
@@ -107,42 +106,54 @@ def wait_task(send: Send, task: dict[str, Any], *, timeout: float | None,
     return its result; see :func:`run_task`."""
     task_id = task["taskId"]
     while True:
-        _tell(on_status, task)
+        tell(on_status, task)
         status = task["status"]
         if status == "cancelled":
             raise ProtocolError(None, f"the server cancelled task {task_id}"
-                                + _said(task), method="tools/call")
+                                + said(task), method="tools/call")
         if status in ("completed", "failed", "input_required"):
             # tasks/result waits for the end; meanwhile the server's own requests
             # (input_required) reach the hooks
             return _result(send, task_id, deadline, cancelled)
-        wait = _poll_interval(task)
-        left = _left(deadline)
-        if left is not None and left <= wait:
-            if left > 0:
-                _pause(send, task_id, left, cancelled)
-            _give_up(send, task_id)
-            raise Timeout("tools/call", timeout or 0.0)
-        _pause(send, task_id, wait, cancelled)
-        task = _checked(_guarded(send, "tasks/get", task_id, deadline, cancelled), "tasks/get")
+        wait_or_stop(send, task_id, _poll_interval(task), deadline, timeout, cancelled)
+        task = _checked(guarded(send, "tasks/get", task_id, deadline, cancelled), "tasks/get")
 
 
 def _result(send: Send, task_id: str, deadline: float | None, cancelled: Any) -> dict[str, Any]:
-    return dict(_guarded(send, "tasks/result", task_id, deadline, cancelled))
+    return dict(guarded(send, "tasks/result", task_id, deadline, cancelled))
 
 
-def _guarded(send: Send, method: str, task_id: str, deadline: float | None,
-             cancelled: Any) -> dict[str, Any]:
-    """One request about the task; the task is cancelled if it times out or is cancelled."""
+def wait_or_stop(send: Send, task_id: str, wait: float, deadline: float | None,
+                 timeout: float | None, cancelled: Any) -> None:
+    """Wait ``wait`` seconds before the next poll, or stop the task if its budget ends first.
+
+    Raises:
+        Timeout: the deadline comes before the poll would (``tasks/cancel`` was sent).
+        Cancelled: ``cancelled`` fired meanwhile (``tasks/cancel`` was sent).
+    """
+    left = _left(deadline)
+    if left is not None and left <= wait:
+        if left > 0:
+            _pause(send, task_id, left, cancelled)
+        give_up(send, task_id)
+        raise Timeout("tools/call", timeout or 0.0)
+    if wait > 0:
+        _pause(send, task_id, wait, cancelled)
+
+
+def guarded(send: Send, method: str, task_id: str, deadline: float | None,
+            cancelled: Any, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One request about the task (``{"taskId", **extra}``); the task is cancelled if
+    the request times out or is cancelled."""
     left = _left(deadline)
     if left is None:   # no budget: tasks/result waits for the end, tasks/get is short
         budget = 0.0 if method == "tasks/result" else None
     else:
         budget = max(left, 0.001)
     try:
-        return send(method, {"taskId": task_id}, budget, cancelled)
+        return send(method, {"taskId": task_id, **(extra or {})}, budget, cancelled)
     except (Timeout, Cancelled):
-        _give_up(send, task_id)
+        give_up(send, task_id)
         raise
 
 
@@ -150,11 +161,11 @@ def _pause(send: Send, task_id: str, seconds: float, cancelled: Any) -> None:
     try:
         pause(seconds, cancelled, "tools/call")
     except Cancelled:
-        _give_up(send, task_id)
+        give_up(send, task_id)
         raise
 
 
-def _give_up(send: Send, task_id: str) -> None:
+def give_up(send: Send, task_id: str) -> None:
     """Best effort ``tasks/cancel``: the caller is told why it stopped whatever the answer."""
     try:
         send("tasks/cancel", {"taskId": task_id}, 5.0, None)
@@ -183,12 +194,14 @@ def _left(deadline: float | None) -> float | None:
     return None if deadline is None else deadline - time.monotonic()
 
 
-def _said(task: Mapping[str, Any]) -> str:
+def said(task: Mapping[str, Any]) -> str:
+    """``": <statusMessage>"``, or nothing."""
     message = task.get("statusMessage")
     return f": {message}" if isinstance(message, str) and message else ""
 
 
-def _tell(on_status: Callable[[dict[str, Any]], None] | None, task: dict[str, Any]) -> None:
+def tell(on_status: Callable[[dict[str, Any]], None] | None, task: dict[str, Any]) -> None:
+    """Give ``on_status`` a copy of ``task``; a callback that raises is logged."""
     if on_status is None:
         return
     try:
@@ -240,110 +253,3 @@ class TaskHandle(Future):  # type: ignore[type-arg]
             self.set_exception(exc)
         else:
             self.set_result(result)
-
-
-class TaskCalls:
-    """Mixin of :class:`~mcp_client.Client`: which calls run as tasks, and running them.
-
-    ``_task_tools`` is the set of task-only tool names of the latest
-    ``list_tools()`` (None before one); the client's ``list_tools`` keeps it.
-    """
-
-    _connection: Connection
-    _opts: dict[str, Any]
-    _task_tools: frozenset[str] | None
-
-    list_tools: Callable[..., list[Tool]]   # the client's own
-    _tool_params: Callable[..., dict[str, Any]]
-
-    def _tasks_possible(self, timeout: float | None = None, cancelled: Any = None) -> bool:
-        """Whether this client can run a task here: a legacy server that declares them.
-
-        The era is negotiated first if it is not known, within the call's budget.
-        """
-        connection = self._connection
-        info = connection.era_info or connection.ensure_era(connection.budget(timeout),
-                                                            cancelled, "tools/call")
-        return info.era == "legacy" and server_runs_tasks(connection.discovered().capabilities)
-
-    def _task_tool(self, name: str, timeout: float | None = None,
-                   cancelled: Any = None) -> bool:
-        """Whether ``name`` must run as a task (the catalogue is fetched once to know)."""
-        if not self._tasks_possible(timeout, cancelled):
-            return False
-        if self._task_tools is None:
-            self.list_tools(timeout=timeout, cancelled=cancelled)
-        return name in (self._task_tools or ())
-
-    def _note_tools(self, tools: list[dict[str, Any]]) -> None:
-        self._task_tools = frozenset(t["name"] for t in tools
-                                     if needs_task(t) and isinstance(t.get("name"), str))
-
-    def _run_task(self, params: dict[str, Any], *, timeout: float | None,
-                  cancelled: Any) -> dict[str, Any]:
-        return run_task(self._task_send(), params, timeout=self._connection.budget(timeout),
-                        cancelled=cancelled, on_status=self._on_task_status)
-
-    def call_tool_task(self, name: str, arguments: Mapping[str, Any] | None = None, *,
-                       timeout: float | None = None) -> TaskHandle:
-        """Start a tool as a task and return its handle at once.
-
-        The task is created before this returns (its ``task_id`` is known);
-        it is then polled on the client's thread pool, and the handle's result
-        is the tool's final result.  ``timeout`` bounds the whole task (None:
-        ``request_timeout``; 0: none); when it runs out, or the handle is
-        cancelled, ``tasks/cancel`` is sent.
-
-        Raises:
-            MCPClientError: the server does not run tasks (a 2025-11-25
-                server declaring ``tasks.requests.tools.call``), or bad arguments.
-            ProtocolError: the server refused to create the task.
-        """
-        params = self._tool_params(name, arguments)
-        if not self._tasks_possible(timeout):
-            raise MCPClientError("this server does not run tools as tasks (it declares no "
-                                 "tasks.requests.tools.call capability in the 2025-11-25 era)")
-        connection = self._connection
-        send = self._task_send()
-        budget = connection.budget(timeout)
-        deadline = None if budget is None else time.monotonic() + budget
-        created = create_task(send, params, timeout=budget, cancelled=None)
-        if "result" in created:
-            handle = TaskHandle({"taskId": "", "status": "completed"})
-            handle.settle(dict(created["result"]), None)
-            return handle
-        handle = TaskHandle(created)
-
-        def poll() -> None:
-            try:
-                result = wait_task(send, created, timeout=budget, deadline=deadline,
-                                   cancelled=handle.stop, on_status=handle.seen)
-            except BaseException as exc:
-                handle.settle(None, exc)
-                return
-            handle.settle(result, None)
-
-        connection.submit(poll)
-        return handle
-
-    def _task_send(self) -> Send:
-        connection = self._connection
-
-        def send(method: str, body: dict[str, Any], budget: float | None,
-                 signal: Any) -> dict[str, Any]:
-            return connection.request(method, body, timeout=budget, cancelled=signal)
-
-        return send
-
-    def _on_task_status(self, task: dict[str, Any]) -> None:
-        log.debug("task %s: %s%s", task.get("taskId"), task.get("status"), _said(task))
-        hook = self._opts["on_task_status"]
-        if hook is not None:
-            hook(task)   # run_task's _tell reports a hook that raises
-
-    def _task_outcome(self, params: dict[str, Any]) -> Any:
-        """:meth:`_run_task` for the bridge's batches: an exception is returned."""
-        try:
-            return self._run_task(params, timeout=None, cancelled=None)
-        except Exception as exc:
-            return exc

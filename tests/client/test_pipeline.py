@@ -171,10 +171,10 @@ class ChaosEchoTest(ChaosCase):
 
         shaped = client._connection.shaped
 
-        def broken(info: Any, method: str, answer: Any) -> Any:
+        def broken(info: Any, method: str, answer: Any, *rest: Any) -> Any:
             if method == "tools/call":
                 raise RuntimeError("a bug")
-            return shaped(info, method, answer)
+            return shaped(info, method, answer, *rest)
 
         client._connection.shaped = broken  # type: ignore[method-assign]
         calls = [{"id": f"c{n}", "type": "function",

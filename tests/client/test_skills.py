@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import pickle
 import unittest
 from typing import Any, Mapping
@@ -36,6 +37,10 @@ class Recording(StdioTransport):
              headers: Mapping[str, str] | None = None) -> None:
         self.sent.append(message)
         super().send(message, headers=headers)
+
+    def send_line(self, data: bytes) -> None:   # requests encoded ahead arrive here
+        self.sent.append(json.loads(data))
+        super().send_line(data)
 
     def methods(self) -> list[str]:
         return [m["method"] for m in self.sent if "id" in m and "method" in m]
