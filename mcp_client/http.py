@@ -146,7 +146,8 @@ class HTTPTransport(Transport):
         headers: sent on every POST (``Authorization``, ...); the protocol's
             own headers (:data:`OWNED_HEADERS`, ``Mcp-Param-*``) are refused.
         persistent: keep connections alive between requests (a
-            ``requests.Session`` pool); False opens a connection per POST.
+            ``requests.Session`` pool that keeps up to :data:`POOL_SIZE`
+            idle per host); False opens a connection per POST.
         connect_timeout: seconds allowed for connecting.
         auth: a ``requests.auth.AuthBase`` (or any callable taking and
             returning a ``PreparedRequest``, or a ``(user, password)`` pair),
