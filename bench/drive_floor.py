@@ -8,10 +8,9 @@ envelope, PROTOCOL §3.1), written and flushed; each answer is a
 any stdio client must do, so ``mcp_client / floor`` is the price of the
 library.  Calls in flight are written in one go, then read back.
 
-Over Streamable HTTP the floor is :mod:`http.client` on one keep-alive
-connection: one POST per request with the 2026-07-28 headers (PROTOCOL §7.2),
-body and headers in one write; it has no in-flight figure (HTTP/1.1 carries
-one request at a time per connection).
+Over Streamable HTTP the floor is :mod:`http_floor`: :mod:`http.client` on
+keep-alive connections, one POST per request (in either era), and one
+connection per thread for calls in flight.
 """
 
 from __future__ import annotations
@@ -19,10 +18,13 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from common import ECHO_TEXT, INFLIGHT, BenchError, Figure, NotAvailable, Sizes, Target, \
     check_echo, peak_rss_kb
+
+if TYPE_CHECKING:
+    from http_floor import HttpWire
 
 __all__ = ["connect", "sequential", "inflight", "batch", "cached_list"]
 
@@ -86,42 +88,11 @@ class Wire:
         self.stdout.close()
 
 
-class HttpWire(Wire):
-    """One keep-alive HTTP connection and a request counter."""
-
-    def __init__(self, target: Target) -> None:
-        assert target.url is not None
-        import http.client   # here: the stdio floor's RSS should not carry an HTTP stack
-        import urllib.parse
-        url = urllib.parse.urlsplit(target.url)
-        self.path = url.path or "/"
-        self.conn = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port or 80)
-        self.next_id = 0
-
-    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        ident, data = self.encode(method, params)
-        headers = {"Content-Type": "application/json",
-                   "Accept": "application/json, text/event-stream",
-                   "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
-        if "name" in params:
-            headers["Mcp-Name"] = params["name"]
-        self.conn.request("POST", self.path, data, headers)   # bytes: one write with headers
-        response = self.conn.getresponse()
-        body = response.read()
-        if response.getheader("content-type", "").startswith("text/event-stream"):
-            body = [line[5:] for line in body.splitlines() if line.startswith(b"data:")][-1]
-        answer = json.loads(body)
-        if answer.get("id") != ident or "result" not in answer:
-            raise BenchError(f"unexpected answer to {method}: {answer!r:.200}")
-        result: dict[str, Any] = answer["result"]
-        return result
-
-    def close(self) -> None:
-        self.conn.close()
-
-
-def _wire(target: Target) -> Wire:
-    return Wire(target) if target.url is None else HttpWire(target)
+def _wire(target: Target) -> Wire | HttpWire:
+    if target.url is None:
+        return Wire(target)
+    from http_floor import HttpWire   # here: the stdio floor's RSS should not carry http.client
+    return HttpWire(target)
 
 
 def _text(result: dict[str, Any]) -> Any:
@@ -160,8 +131,8 @@ def sequential(target: Target, sizes: Sizes) -> Figure:
 def inflight(target: Target, sizes: Sizes) -> Figure:
     """Rounds of INFLIGHT requests written at once, then read back (calls/s)."""
     if target.url is not None:
-        raise NotAvailable("no HTTP in-flight floor: HTTP/1.1 carries one request at a time "
-                           "per connection")
+        from http_floor import inflight as http_inflight
+        return http_inflight(target, sizes)   # a connection per request in flight
     texts = [f"m{i}" for i in range(INFLIGHT)]
     wire = Wire(target)
 

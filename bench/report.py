@@ -17,6 +17,8 @@ import statistics
 import subprocess
 from typing import Any, Iterable
 
+import http_scenarios
+
 __all__ = ["Row", "Budget", "Stat", "Results", "ROWS", "BUDGETS", "machine",
            "render_markdown", "write_chart"]
 
@@ -85,7 +87,7 @@ def _rows() -> list[Row]:
     return rows
 
 
-ROWS = _rows()
+ROWS = _rows() + http_scenarios.rows(Row)
 BUDGETS = [
     Budget("sequential calls/s ≥ 1.3× SDK (stdio echo)", "sequential/echo", "sdk", ">=", 1.3),
     Budget("sequential calls/s ≥ 0.8× floor (stdio echo)", "sequential/echo", "floor", ">=", 0.8),
@@ -106,6 +108,8 @@ BUDGETS = [
     Budget("sequential calls/s ≥ 1.3× SDK (legacy HTTP)", "sequential/legacy", "sdk", ">=", 1.3),
     Budget("64 in flight ≥ 1× SDK, call_tool_async (legacy HTTP)", "inflight/legacy", "sdk",
            ">=", 1.0),
+    # issue 20, items 3 and 5: HTTP against the hand-written echo HTTP server
+    *(Budget(*fields) for fields in http_scenarios.BUDGETS),
 ]
 CLIENT_NAMES = {"mcp_client": "mcp_client", "sdk": "official SDK", "floor": "floor (no library)"}
 
@@ -298,7 +302,7 @@ def _workload(results: Results) -> str:
     """Calls and rounds per server, as measured (older raw files lack them: the defaults)."""
     sizes = results.about.get("sizes") or {}
     parts = []
-    for server in ("echo", "sdk", "http", "legacy"):
+    for server in ("echo", "sdk", "http", "legacy", *http_scenarios.SERVERS):
         lines = [line for line in results.lines if line["server"] == server]
         if not lines:
             continue

@@ -26,17 +26,19 @@ from common import BENCH_DIR, SERVERS_DIR, Sizes
 from report import Results, machine, render_markdown, write_chart
 from scale import SCALE, scale_lines, write_chart as write_scale_chart
 from scenarios import CLIENTS, SCENARIOS
+import http_scenarios
 
 __all__ = ["main", "plan", "HttpServer"]
 
 REPO_DIR = os.path.dirname(BENCH_DIR)
-SERVERS = ("echo", "sdk", "http", "legacy")
+SERVERS = ("echo", "sdk", "http", "legacy", *http_scenarios.SERVERS)
 #: The servers that run as one HTTP child per run (``legacy``: the SDK's legacy sessions).
 HTTP_SERVERS = ("http", "legacy")
 #: Which clients each scenario is run for (the others have no such figure).
 SCENARIO_CLIENTS = {
     "connect": CLIENTS, "sequential": CLIENTS, "inflight": CLIENTS,
     "batch": ("mcp_client",), "cached_list": ("mcp_client", "sdk"), "import": CLIENTS,
+    **{name: http_scenarios.CLIENTS for name in http_scenarios.SCENARIOS},
 }
 QUICK = Sizes(calls=200, warmup=10, rounds=3, lookups=1000)
 #: The SDK's servers cost far more per call than the clients do, so their calls and rounds are
@@ -62,7 +64,8 @@ def plan(scenarios: list[str], servers: list[str], run_index: int) -> list[Job]:
         clients = list(SCENARIO_CLIENTS[scenario])
         shift = run_index % len(clients)
         clients = clients[shift:] + clients[:shift]
-        for server in (["-"] if scenario == "import" else servers):
+        for server in (["-"] if scenario == "import" else
+                       [s for s in servers if http_scenarios.wanted(scenario, s)]):
             # no floor over legacy HTTP: a hand-rolled session is more library than floor
             jobs.extend(Job(client, scenario, server) for client in clients
                         if not (server == "legacy" and client == "floor"))
@@ -109,14 +112,14 @@ def _environment() -> dict[str, str]:
 
 
 def _sizes_for(server: str, sizes: Sizes) -> Sizes:
-    if server == "echo":
+    if server == "echo" or server in http_scenarios.SERVERS:
         return sizes
     return dataclasses.replace(sizes, calls=max(1, sizes.calls // SLOW_SERVER_DIVISOR),
                                rounds=max(1, sizes.rounds // SLOW_SERVER_DIVISOR))
 
 
 def _measure(job: Job, url: str | None, sizes: Sizes, env: dict[str, str]) -> dict[str, Any]:
-    server = url if job.server in HTTP_SERVERS and url else job.server
+    server = url or job.server
     sizes = _sizes_for(job.server, sizes)
     argv = [sys.executable, os.path.join(BENCH_DIR, "scenarios.py"), job.client, job.scenario,
             server, "--calls", str(sizes.calls), "--warmup", str(sizes.warmup),
@@ -155,19 +158,24 @@ def _runs(args: argparse.Namespace, sizes: Sizes, env: dict[str, str]) -> Iterat
         jobs = [job for job in plan(scenarios, args.server, index) if job not in unavailable]
         https = {name: HttpServer(env, legacy=name == "legacy") for name in HTTP_SERVERS
                  if any(job.server == name for job in jobs)}
+        echo_http = http_scenarios.EchoHttpServer(env) if any(
+            job.server in http_scenarios.SERVERS for job in jobs) else None
         try:
             for job in jobs:
                 http = https.get(job.server)
-                line = _measure(job, http.url if http else None, sizes, env)
+                url = http.url if http else echo_http.url_for(job.server) if echo_http else None
+                line = _measure(job, url, sizes, env)
                 line["run"] = index + 1
                 if "na" in line:
                     unavailable.add(job)   # it will not become available next run
-                print(f"run {index + 1}/{args.runs}  {job.scenario:<11} {job.server:<5} "
+                print(f"run {index + 1}/{args.runs}  {job.scenario:<11} {job.server:<15} "
                       f"{job.client:<10} {_describe(line)}", flush=True)
                 yield line
         finally:
             for http in https.values():
                 http.close()
+            if echo_http is not None:
+                echo_http.close()
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:

@@ -26,11 +26,13 @@ import traceback
 from typing import Any, Callable
 
 from common import BenchError, Figure, NotAvailable, Sizes, target_for
+import http_scenarios
 
 __all__ = ["CLIENTS", "SCENARIOS", "IMPORTS", "measure", "import_cost", "main"]
 
 CLIENTS = ("mcp_client", "sdk", "floor")
-SCENARIOS = ("connect", "sequential", "inflight", "batch", "cached_list", "import")
+SCENARIOS = ("connect", "sequential", "inflight", "batch", "cached_list", "import",
+             *http_scenarios.SCENARIOS)
 #: What each client costs to import: the statement a program needs before its first call.
 IMPORTS = {"mcp_client": "import mcp_client", "sdk": "import mcp.client",
            "floor": "import json, subprocess"}
@@ -90,6 +92,8 @@ def measure(client: str, scenario: str, server: str, sizes: Sizes) -> Figure:
     """Run one scenario; raises NotAvailable or BenchError."""
     if scenario == "import":
         return import_cost(IMPORTS[client])
+    if scenario in http_scenarios.SCENARIOS:
+        return http_scenarios.measure(client, scenario, target_for(server), sizes)
     driver = importlib.import_module(_DRIVERS[client])
     run: Callable[..., Figure] = getattr(driver, scenario)
     return run(target_for(server), sizes)

@@ -14,8 +14,9 @@ passes ``Mcp-Param-*`` headers per message (:mod:`mcp_client.xheaders`).
 by ``import mcp_client``.
 
 Threads: :meth:`HTTPTransport.send` returns at once; each message is posted
-by its own worker thread (``mcp-http-request-<id>``, or ``mcp-http-post-<n>``
-for a message that is not a request), which reads the whole answer and calls
+by a worker thread of its own (``mcp-http-request-<id>``, or ``mcp-http-post-<n>``
+for a message that is not a request; a worker that finished waits idle for a
+next message, :mod:`mcp_client._http.workers`), which reads the whole answer and calls
 ``on_message`` for each message on the response stream, then for the
 response -- so notifications reach the client before the answer they belong
 to.  Callbacks therefore run on several threads at once (one per request in
@@ -62,6 +63,7 @@ Decisions:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import logging
@@ -79,18 +81,24 @@ from ._log import WireTrace, warn_through, wire_trace
 from ._http.checks import OWNED_HEADERS, check_header as _check_header, check_settings, \
     media_type as _media_type, origin as _origin
 from ._http.session import MAX_RESUMES, LegacySession
+from ._http.workers import Workers
 
 if TYPE_CHECKING:
     import requests
 
     from ._http.wire import Handle
 
-__all__ = ["HTTPTransport", "DEFAULT_CONNECT_TIMEOUT", "OWNED_HEADERS"]
+__all__ = ["HTTPTransport", "DEFAULT_CONNECT_TIMEOUT", "OWNED_HEADERS", "POOL_SIZE"]
 
 log = logging.getLogger(__name__)
 
 #: Seconds allowed for connecting (a bound on a dead host, not a spec value).
 DEFAULT_CONNECT_TIMEOUT = 10.0
+#: Idle keep-alive connections kept per host, and idle workers kept to post on them: a
+#: burst of this many calls in flight finds a connection and a thread for each the next
+#: time, instead of connecting and starting a thread per POST (a bound of ours; a
+#: connection exists only once a burst needed it).
+POOL_SIZE = 128
 #: ``params`` member mirrored into ``Mcp-Name`` (2026-07-28 basic/transports; the
 #: ``tasks/*`` requests route by ``taskId``, SEP-2663 "Streamable HTTP: Routing Headers").
 _NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
@@ -120,14 +128,13 @@ def _root_cause(exc: BaseException) -> str:
 class _Exchange:
     """One message on its way: the POST, the worker reading it, the abort handle."""
 
-    __slots__ = ("serial", "ident", "method", "handle", "thread", "pool", "session", "sink")
+    __slots__ = ("serial", "ident", "method", "handle", "pool", "session", "sink")
 
     def __init__(self, serial: int, ident: Any, method: str, handle: Handle) -> None:
         self.serial = serial
         self.ident = ident            # None: not a request, nobody awaits an answer
         self.method = method
         self.handle = handle
-        self.thread: threading.Thread | None = None
         self.pool: requests.Session | None = None   # the requests session it is sent on
         self.session: str | None = None   # the Mcp-Session-Id its response carried
         self.sink: list[dict[str, Any]] | None = None   # set: the answer is kept, not delivered
@@ -141,7 +148,8 @@ class HTTPTransport(Transport):
         headers: sent on every POST (``Authorization``, ...); the protocol's
             own headers (:data:`OWNED_HEADERS`, ``Mcp-Param-*``) are refused.
         persistent: keep connections alive between requests (a
-            ``requests.Session`` pool); False opens a connection per POST.
+            ``requests.Session`` pool that keeps up to :data:`POOL_SIZE`
+            idle per host); False opens a connection per POST.
         connect_timeout: seconds allowed for connecting.
         auth: a ``requests.auth.AuthBase`` (or any callable taking and
             returning a ``PreparedRequest``, or a ``(user, password)`` pair),
@@ -183,6 +191,7 @@ class HTTPTransport(Transport):
         self._on_error: ErrorCallback | None = None
         self._trace: WireTrace | None = None   # set by start(): see mcp_client._log
         self._legacy = LegacySession(self)
+        self._workers = Workers(max_idle=POOL_SIZE)
 
     # -- state ---------------------------------------------------------------------
 
@@ -222,7 +231,7 @@ class HTTPTransport(Transport):
     def _new_session(self) -> requests.Session:
         from ._http import wire as _http_wire
 
-        return _http_wire.new_session(self.url, pool_size=32, trace=self._trace)
+        return _http_wire.new_session(self.url, pool_size=POOL_SIZE, trace=self._trace)
 
     @staticmethod
     def _close_session(session: requests.Session) -> None:
@@ -259,9 +268,8 @@ class HTTPTransport(Transport):
             if not inline:
                 name = f"mcp-http-request-{exchange.ident}" if is_request \
                     else f"mcp-http-post-{serial}"
-                exchange.thread = threading.Thread(target=self._run, name=name, daemon=True,
-                                                   args=(exchange, body, wire_headers))
-                exchange.thread.start()
+                self._workers.submit(name, functools.partial(self._run, exchange, body,
+                                                             wire_headers))
         if inline:
             self._run(exchange, body, wire_headers)
 
@@ -381,21 +389,22 @@ class HTTPTransport(Transport):
         """One HTTP request, its failures translated (the response is streamed)."""
         import requests
 
-        from ._http.wire import explicit_auth
+        from ._http.wire import explicit_auth, send
 
-        shown = redact_url(url)
         try:
-            return session.request(verb, url, data=body, headers=headers,
-                                   auth=explicit_auth(self._auth, headers),
-                                   timeout=(self._connect_timeout, read_timeout), stream=True,
-                                   allow_redirects=False)
+            return send(session, verb, url, body=body, headers=headers,
+                        auth=explicit_auth(self._auth, headers),
+                        timeout=(self._connect_timeout, read_timeout))
         except requests.exceptions.ConnectTimeout as exc:
+            shown = redact_url(url)
             raise TransportError(f"{what}: could not connect to {shown} within "
                                  f"{self._connect_timeout:g}s") from self._chained(exc, url)
         except requests.exceptions.ConnectionError as exc:
+            shown = redact_url(url)
             raise TransportError(f"{what}: cannot reach {shown}: "
                                  f"{self._cause(exc, url)}") from self._chained(exc, url)
         except requests.exceptions.RequestException as exc:
+            shown = redact_url(url)
             raise TransportError(f"{what}: the {verb} to {shown} failed: "
                                  f"{self._cause(exc, url)}") from self._chained(exc, url)
 
@@ -630,13 +639,7 @@ class HTTPTransport(Transport):
         for exchange in exchanges:
             exchange.handle.abort()
         self._legacy.stop(self._connect_timeout + 5)
-        current = threading.current_thread()
-        for exchange in exchanges:
-            thread = exchange.thread
-            if thread is not None and thread is not current:
-                thread.join(self._connect_timeout + 5)
-                if thread.is_alive():
-                    log.warning("%s did not finish", thread.name)
+        self._workers.stop(self._connect_timeout + 5)
         session = self._session
         if session is None and self._legacy.session_id:
             session = self._new_session()   # not persistent: a connection for the DELETE

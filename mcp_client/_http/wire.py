@@ -42,6 +42,7 @@ MCP: no JSON-RPC, no headers of the protocol, no threads of its own.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import socket
 import threading
@@ -52,6 +53,8 @@ import requests
 import requests.utils
 import urllib3
 from requests.adapters import HTTPAdapter
+from requests.cookies import extract_cookies_to_jar, get_cookie_header
+from requests.hooks import dispatch_hook
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import PoolManager
@@ -60,7 +63,8 @@ from urllib3.poolmanager import pool_classes_by_scheme as _DEFAULT_POOLS
 from .._redact import redact_text, redact_url
 from .._version import __version__
 
-__all__ = ["Handle", "active", "new_session", "close_session", "explicit_auth", "WIRE_ERRORS"]
+__all__ = ["Handle", "active", "new_session", "close_session", "explicit_auth", "send",
+           "WIRE_ERRORS"]
 
 #: Exceptions that mean "this exchange failed on the wire" once a response
 #: exists (reading its body): urllib3's own and the socket's.
@@ -183,24 +187,46 @@ def _untrack(conn: Any) -> None:
         conn._mcp_handle = None
 
 
-class _TrackedHTTPConnection(HTTPConnection):
+class _OneWrite:
+    """A connection that writes a request's head and its (bytes) body in one ``send``.
+
+    urllib3 sends them apart: the server then wakes for the head alone, and a
+    peer that has Nagle on waits for a delayed ACK before the body follows.
+    ``http.client`` itself joins them when it is handed the body (so does the floor).
+    """
+
+    _mcp_hold = False                  # the next send is a head to keep for the body
+    _mcp_held: bytes | None = None
+
+    def request(self, method: str, url: str, body: Any = None, *args: Any,
+                **kwargs: Any) -> None:
+        _track(self)
+        self._mcp_held = None
+        self._mcp_hold = isinstance(body, bytes) and bool(body) and not kwargs.get("chunked")
+        super().request(method, url, body, *args, **kwargs)   # type: ignore[misc]
+
+    def send(self, data: Any) -> None:
+        held = self._mcp_held
+        if held is not None:
+            self._mcp_held = None
+            data = held + data
+        elif self._mcp_hold and isinstance(data, bytes):
+            self._mcp_hold = False
+            self._mcp_held = data   # the head: it goes with the body
+            return
+        super().send(data)   # type: ignore[misc]
+
+
+class _TrackedHTTPConnection(_OneWrite, HTTPConnection):
     def connect(self) -> None:
         super().connect()
         _track(self)   # again: an abort that came while connecting takes effect now
 
-    def request(self, *args: Any, **kwargs: Any) -> None:
-        _track(self)
-        super().request(*args, **kwargs)
 
-
-class _TrackedHTTPSConnection(HTTPSConnection):
+class _TrackedHTTPSConnection(_OneWrite, HTTPSConnection):
     def connect(self) -> None:
         super().connect()
         _track(self)
-
-    def request(self, *args: Any, **kwargs: Any) -> None:
-        _track(self)
-        super().request(*args, **kwargs)
 
 
 class _Traced:
@@ -321,6 +347,56 @@ def explicit_auth(auth: Any, headers: Mapping[str, str]) -> Any:
     if auth is None and any(name.lower() == "authorization" for name in headers):
         return _as_given
     return auth
+
+
+@functools.lru_cache(maxsize=64)
+def _prepared_url(url: str) -> tuple[str, bool]:
+    """``url`` as requests sends it, and whether it carries userinfo (cached: it is pure)."""
+    request = requests.PreparedRequest()
+    request.prepare_url(url, None)
+    return str(request.url), bool(urlsplit(url).username or urlsplit(url).password)
+
+
+def send(session: requests.Session, verb: str, url: str, *, body: bytes | None,
+         headers: Mapping[str, str], auth: Any, timeout: Any) -> requests.Response:
+    """What ``session.request(verb, url, ..., stream=True, allow_redirects=False)`` sends.
+
+    The same request -- the session's headers under ``headers``, ``auth``
+    (else the session's, else the URL's userinfo), the session's cookies both
+    ways, its proxies and verification, the response hooks an ``auth`` object
+    registers -- with less of the work requests repeats on every call: the
+    URL is prepared once, and the settings a session made by
+    :func:`new_session` never changes are not merged again (``trust_env`` is
+    off).  A caller that follows no redirects needs none of their bookkeeping.
+
+    Raises:
+        requests.RequestException: as ``session.request`` would.
+    """
+    request = requests.PreparedRequest()
+    request.method = verb
+    request.url, userinfo = _prepared_url(url)
+    request.prepare_headers({**session.headers, **headers})
+    jar = session.cookies
+    request._cookies = jar   # type: ignore[attr-defined]  # auth handlers may read it
+    if len(jar):
+        cookie = get_cookie_header(jar, request)   # type: ignore[no-untyped-call]
+        if cookie is not None:
+            request.headers["Cookie"] = cookie
+    request.prepare_body(body, None)
+    if auth is None:
+        auth = session.auth
+    if auth is not None or userinfo:
+        request.prepare_auth(auth, url)
+    options: dict[str, Any] = {"stream": True, "timeout": timeout, "verify": session.verify,
+                               "cert": session.cert, "proxies": session.proxies}
+    response: requests.Response = session.get_adapter(url).send(request, **options)
+    response = dispatch_hook(   # type: ignore[no-untyped-call]
+        "response", request.hooks, response, **options)
+    for earlier in response.history:   # an auth hook's retries
+        extract_cookies_to_jar(jar, earlier.request, earlier.raw)   # type: ignore[no-untyped-call]
+    if response.raw is not None and response.raw.headers.get("Set-Cookie") is not None:
+        extract_cookies_to_jar(jar, request, response.raw)   # type: ignore[no-untyped-call]
+    return response
 
 
 def close_session(session: requests.Session) -> None:

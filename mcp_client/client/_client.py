@@ -531,7 +531,9 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
             if name not in self._header_warned:
                 self._header_warned.add(name)
                 self._warn(f"dropped tool {name!r} from the catalogue: {reason}")
-        self._header_tools = {t["name"]: t for t in kept if isinstance(t.get("name"), str)}
+        # Only the tools with annotations: a call to any other needs no schema walk.
+        self._header_tools = {t["name"]: t for t in kept
+                              if isinstance(t.get("name"), str) and xheaders.header_paths(t)}
         return kept
 
     @staticmethod

@@ -7,6 +7,8 @@ servers of ``tests/httpkit.py``; the misbehaving ones are in ``test_http_faults.
 
 from __future__ import annotations
 
+import json
+import queue
 import subprocess
 import threading
 import time
@@ -20,8 +22,8 @@ from mcp_client.http import HTTPTransport
 from mcp_client.xheaders import headers_for_call
 
 from ..base import HERE, PYTHON, LeakCheckingTestCase, server
-from ..httpkit import (WAIT, LiveServer, Reply, ScriptedCase, ScriptedServer, Seen, Wire, connect,
-                       elapsed)
+from ..httpkit import (DISCOVER, WAIT, LiveServer, Reply, ScriptedCase, ScriptedServer, Seen,
+                       Wire, connect, elapsed)
 
 # -- the live SDK server ---------------------------------------------------------------
 
@@ -330,6 +332,58 @@ class ConnectionTest(ScriptedCase):
             client.call_tool("t")
         self.assertEqual(len(srv.seen("tools/call")), 3)
         self.assertEqual(len({s.port for s in srv.requests}), 1)
+
+    def test_the_pool_keeps_a_connection_for_each_call_in_flight(self) -> None:
+        in_flight = 40   # more than urllib3's default pool, fewer than ours
+        together = threading.Barrier(in_flight, timeout=WAIT)
+
+        def respond(reply: Reply, seen: Seen) -> None:
+            if seen.rpc_method == "tools/call":
+                together.wait()   # every call of the round is on a connection of its own
+            ScriptedServer.default(reply, seen)
+
+        srv = self.serve(respond)
+        client = self.client(srv)
+        for _ in range(2):
+            futures = [client.call_tool_async("t") for _ in range(in_flight)]
+            for future in futures:
+                future.result(WAIT)
+        calls = srv.seen("tools/call")
+        self.assertEqual(len(calls), 2 * in_flight)
+        # the second round finds the first round's connections in the pool: none is new
+        self.assertEqual(len({s.port for s in calls}), in_flight)
+
+    def test_sequential_posts_reuse_one_worker_thread(self) -> None:
+        srv = self.serve()
+        answers: queue.Queue[tuple[dict[str, Any], threading.Thread]] = queue.Queue()
+        transport = HTTPTransport(srv.url)
+        self.addCleanup(transport.close)
+        transport.start(lambda message: answers.put((message, threading.current_thread())),
+                        lambda exc: None, lambda text: None)
+        workers = []   # the Thread objects stay referenced: identity means one thread
+        for ident in range(1, 4):
+            transport.send({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+                            "params": {"name": "t"}})
+            message, worker = answers.get(timeout=WAIT)
+            self.assertEqual(message["id"], ident)
+            workers.append(worker)
+        self.assertEqual(len({id(worker) for worker in workers}), 1)
+        self.assertEqual(workers[0].name, "mcp-http-request-3")   # named for its last request
+
+    def test_a_cookie_the_server_sets_is_sent_back(self) -> None:
+        def respond(reply: Reply, seen: Seen) -> None:
+            if seen.rpc_method == "server/discover":
+                reply.send(200, json.dumps({"jsonrpc": "2.0", "id": seen.rpc_id,
+                                            "result": DISCOVER}).encode(), "application/json",
+                           {"Set-Cookie": "route=b7; Path=/"})
+            else:
+                ScriptedServer.default(reply, seen)
+
+        srv = self.serve(respond)
+        client = self.client(srv)
+        client.call_tool("t")
+        self.assertNotIn("cookie", srv.seen("server/discover")[0].headers)
+        self.assertEqual(srv.seen("tools/call")[0].headers.get("cookie"), "route=b7")
 
     def test_not_persistent_opens_one_per_post(self) -> None:
         srv = self.serve()
