@@ -86,6 +86,36 @@ class URLFormTest(LeakCheckingTestCase):
         self.assertIn("https://ok.example/\\x1b[2J\\x07", shown)
         self.assertNotIn("\x1b", shown)
 
+    def test_a_url_that_is_not_http_is_refused_unasked(self) -> None:
+        for url in ("javascript:alert(1)", "JavaScript:alert(1)", "file:///etc/passwd",
+                    "data:text/html,<script>x</script>", "ftp://h/x", "https:/no-host", ""):
+            result, shown = self.ask(url, "y\n")
+            self.assertEqual(result, {"action": "decline"}, url)
+            self.assertNotIn("[y/n]", shown, url)
+            self.assertIn("refused", shown, url)
+
+    def test_a_url_that_browsers_read_otherwise_is_refused_unasked(self) -> None:
+        # a browser takes "\\" for "/": the host it opens is evil.example, Python's good.example
+        for url in ("https://evil.example\\@good.example/", "https://evil.example\\.good.example/"):
+            result, shown = self.ask(url, "y\n")
+            self.assertEqual(result, {"action": "decline"}, url)
+            self.assertNotIn("[y/n]", shown, url)
+
+    def test_userinfo_shows_the_real_host_and_warns(self) -> None:
+        result, shown = self.ask("https://good.example@evil.example/login", "n\n")
+        self.assertEqual(result, {"action": "decline"})
+        self.assertIn("host: evil.example\n", shown)
+        self.assertIn("warning: the part before @ (good.example) is not the host", shown)
+
+    def test_a_non_ascii_host_is_shown_as_punycode_with_a_warning(self) -> None:
+        result, shown = self.ask("https://\u0430pple.com/login", "n\n")   # Cyrillic a
+        self.assertEqual(result, {"action": "decline"})
+        self.assertIn("host: \u0430pple.com (xn--pple-43d.com)", shown)
+        self.assertIn("warning: the host name is not plain ASCII", shown)
+        result, shown = self.ask("https://ok.example/\u202egnp.exe", "n\n")   # RTL override
+        self.assertIn("\\u202e", shown)
+        self.assertNotIn("\u202e", shown)
+
 
 class TitlesTest(CLITestCase):
     def test_the_tables_show_titles_from_a_real_server(self) -> None:
