@@ -63,7 +63,7 @@ from typing import IO, Any, Callable, Mapping, Sequence
 #: ``suggest(argument, typed, context) -> {"values", "total"?, "hasMore"?}`` or None.
 Suggest = Callable[[str, str, Mapping[str, str]], "Mapping[str, Any] | None"]
 
-__all__ = ["ProgressBar", "Form", "Declined", "printable"]
+__all__ = ["ProgressBar", "Form", "Declined", "printable", "url_check"]
 
 #: Characters in the progress bar's bar.
 BAR_WIDTH = 24
@@ -213,7 +213,7 @@ class Form:
         message = printable(str(params.get("message", "(no message)")))
         self._say(f"\n{who} asks you to open a URL: {message}")
         self._say(f"  {printable(url)}")
-        refusal, host, warnings = _url_check(url)
+        refusal, host, warnings = url_check(url)
         if refusal is not None:
             self._say(f"  refused: {refusal}")
             self._say("declined")
@@ -339,7 +339,7 @@ class Form:
         raise Declined()
 
 
-def _url_check(url: str) -> tuple[str | None, str, list[str]]:
+def url_check(url: str) -> tuple[str | None, str, list[str]]:
     """Why ``url`` is not offered at all (or None), its host as shown, and warnings.
 
     Refused: a scheme other than http(s) (``javascript:``, ``file:``, ``data:``
