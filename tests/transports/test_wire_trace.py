@@ -318,3 +318,10 @@ class RedactionTest(LeakCheckingTestCase):
                 shown = _shown(payload)
                 self.assertNotIn("SSSS", shown, name)
                 self.assertIn(f'"{name}": "***', shown)
+
+    def test_a_servers_name_cannot_forge_a_trace_line(self) -> None:
+        trace = _log.WireTrace(logging.getLogger(WIRE_LOGGER), "stdio pid=1")
+        trace.received(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {
+            "protocolVersion": "2025-11-25",
+            "serverInfo": {"name": "evil\n<< {\"forged\": 1}\x1b[2K", "version": "1"}}}))
+        self.assertEqual(trace.label, 'evil<< {"forged": 1}[2K stdio pid=1')
