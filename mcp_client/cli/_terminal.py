@@ -318,12 +318,12 @@ class Form:
             self._say(f"    {problem}")
 
     def _say(self, text: str) -> None:
-        self._out.write(text + "\n")
+        self._out.write(_terminal_safe(text) + "\n")
         self._out.flush()
 
     def _line(self, prompt: str) -> str:
         """One answer, without its newline; raises :class:`Declined` at end of input."""
-        self._out.write(prompt)
+        self._out.write(_terminal_safe(prompt))
         self._out.flush()
         while not self._stopped.is_set():
             try:
@@ -378,6 +378,18 @@ def url_check(url: str) -> tuple[str | None, str, list[str]]:
     elif "xn--" in host:
         warnings.append("the host name is punycode; it may imitate another one")
     return None, shown, warnings
+
+
+def _terminal_safe(text: str) -> str:
+    """``text`` for the terminal: its lines kept, every other control character escaped.
+
+    What the form shows is mostly the server's (a message, a title, a choice,
+    a suggestion): an ESC sequence in it must not move the cursor or rewrite
+    what the person reads.
+    """
+    if text.isprintable():
+        return text
+    return "\n".join(printable(line) for line in text.split("\n"))
 
 
 def printable(text: str) -> str:

@@ -117,6 +117,31 @@ class URLFormTest(LeakCheckingTestCase):
         self.assertNotIn("\u202e", shown)
 
 
+class ServerTextEscapedTest(LeakCheckingTestCase):
+    """Every text a server wrote reaches the terminal with its control characters escaped."""
+
+    def test_a_forms_message_labels_descriptions_and_choices(self) -> None:
+        shown = io.StringIO()
+        schema = {"type": "object", "properties": {"pick": {
+            "type": "string", "title": "P\x1b[1Aick", "description": "d\x1b]0;t\x07",
+            "enum": ["a\x1b[2J", "b"]}}}
+        result = Form(io.StringIO("2\n"), shown)({"method": "elicitation/create", "params": {
+            "message": "Hi\x1b[2J\nthere\u009b31m", "requestedSchema": schema}})
+        self.assertEqual(result, {"action": "accept", "content": {"pick": "b"}})
+        self.assertNotIn("\x1b", shown.getvalue())
+        self.assertNotIn("\x9b", shown.getvalue())
+        self.assertIn("Hi\\x1b[2J\nthere\\x9b31m", shown.getvalue())
+
+    def test_prompt_arguments_and_their_suggestions(self) -> None:
+        shown = io.StringIO()
+        declared = [{"name": "n\x1b[1A", "description": "x\x1b[2K", "required": True}]
+        answers = Form(io.StringIO("v\n"), shown).arguments(
+            declared, {}, lambda name, typed, context: {"values": ["s\x1b[31m"]})
+        self.assertEqual(answers, {"n\x1b[1A": "v"})
+        self.assertNotIn("\x1b", shown.getvalue())
+        self.assertIn("suggestions: s\\x1b[31m", shown.getvalue())
+
+
 class TitlesTest(CLITestCase):
     def test_the_tables_show_titles_from_a_real_server(self) -> None:
         outcomes = run_many({verb: [verb, "--stdio", SERVER]
