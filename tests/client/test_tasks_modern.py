@@ -321,6 +321,25 @@ class ModernHandleTest(ModernCase):
             handle.result(5)   # not after the pause: the poller is gone with close()
         self.assertEqual(self.fake.requests("tasks/cancel"), [])   # the task is not ours to end
 
+    def test_close_while_a_call_waits_between_polls_ends_the_call_at_once(self) -> None:
+        client = self.modern({**task("working"), "pollIntervalMs": 10 ** 9})   # a 10 s pause
+        raised: list[BaseException] = []
+
+        def call() -> None:
+            try:
+                client.call_tool("long", timeout=0)
+            except BaseException as exc:
+                raised.append(exc)
+
+        caller = threading.Thread(target=call)
+        caller.start()
+        self.fake.wait_for("tasks/get", 1)
+        client.close()
+        caller.join(5)
+        self.assertFalse(caller.is_alive())
+        self.assertEqual([type(exc) for exc in raised], [TransportClosed])
+        self.assertEqual(self.fake.requests("tasks/cancel"), [])
+
     def test_on_task_status_is_told_each_status(self) -> None:
         tasks: list[dict[str, Any]] = []
         client = self.modern(task("working"), task("completed", result=DONE),
