@@ -198,7 +198,8 @@ class WireTrace:
         except (ValueError, AttributeError, KeyError, TypeError, RecursionError):
             return
         if isinstance(name, str) and name:
-            self.server = name[:100]
+            # the label heads every record: a newline in it would forge a trace line
+            self.server = "".join(c for c in name[:100] if c.isprintable()) or None
 
 
 def _shown(payload: bytes | str) -> str:

@@ -20,7 +20,8 @@ rules serve it: :func:`redact_header` hides the value of a header that carries
 credentials (``Authorization: Bearer ***``, ``Cookie: ***``), and
 :func:`redact_payload` hides, in a message's text, its URLs' secrets, a
 ``Bearer``/``Basic`` credential and the string value of a member whose name
-says it is a secret (``"password"``, ``"api_key"``, ``"access_token"``...).
+says it is a secret (``"password"``, ``"api_key"``, ``"apiToken"``,
+``"privateKey"``...), also when the text ends inside that value.
 Strings in, strings out: no I/O, no logging.
 """
 
@@ -39,15 +40,23 @@ _URL_IN_TEXT = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
 _TRAILING = ".,:;!?)]}"
 #: Headers whose whole value is a credential (RFC 9110 §11.6, RFC 6265).
 _SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie"}
-#: Words that make any other header (``X-API-Key``, ``X-Auth-Token``) a credential too.
-_SECRET_WORDS = ("token", "secret", "password", "api-key", "apikey", "credential")
+#: Words that make any other header (``X-API-Key``, ``X-Auth-Token``,
+#: ``Ocp-Apim-Subscription-Key``, ``X_API_KEY``) a credential too.  Any "key" is
+#: hidden: a header that merely names a key costs a trace reader little.
+_SECRET_WORDS = ("token", "secret", "passw", "key", "credential", "signature")
 #: A credential after its scheme, in free text.
 _CREDENTIAL = re.compile(r"\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
-#: A JSON member whose name says its string value is a secret.
-_SECRET_MEMBER = re.compile(
-    r'("(?:[A-Za-z0-9_.-]*(?:password|passwd|secret|api[_-]?key|access[_-]?token|'
-    r'refresh[_-]?token|id[_-]?token|auth[_-]?token|authorization|cookie)[A-Za-z0-9_.-]*'
-    r'|token)"\s*:\s*)"(?:[^"\\]|\\.)*"', re.IGNORECASE)
+#: A JSON member name that says its string value is a secret: any ``*token*``
+#: (``apiToken``, ``sessionToken``) but MCP's own ``progressToken``, which is no
+#: credential and which a trace reader follows.
+_SECRET_NAME = (
+    r'"(?!progressToken")[A-Za-z0-9_.-]*(?:passw|secret|api[_-]?key|private[_-]?key|'
+    r'access[_-]?key|token|authorization|cookie|credential|signature)[A-Za-z0-9_.-]*"')
+#: A secret member's string value.
+_SECRET_MEMBER = re.compile(rf'({_SECRET_NAME}\s*:\s*)"(?:[^"\\]|\\.)*"', re.IGNORECASE)
+#: A secret member's string value that the text ends inside of (a window cut
+#: before its closing quote): hidden to the end.
+_SECRET_TAIL = re.compile(rf'({_SECRET_NAME}\s*:\s*)"(?:[^"\\]|\\.)*\\?\Z', re.IGNORECASE)
 
 
 def redact_url(url: str) -> str:
@@ -104,7 +113,7 @@ def redact_header(name: str, value: str) -> str:
 
     ``Authorization`` and ``Proxy-Authorization`` keep their scheme
     (``Bearer ***``); cookies and any header whose name speaks of a token, a
-    secret, a password, an API key or a credential are hidden whole; a ``Location``
+    secret, a password, a key, a credential or a signature are hidden whole; a ``Location``
     or ``Link`` is shown through :func:`redact_url`/:func:`redact_text`; any
     other value is kept.
     """
@@ -124,7 +133,9 @@ def redact_payload(text: str) -> str:
     if "://" in text:
         text = redact_text(text)
     text = _CREDENTIAL.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
-    return _SECRET_MEMBER.sub(lambda m: f'{m.group(1)}"{MASK}"', text)
+    text = _SECRET_MEMBER.sub(lambda m: f'{m.group(1)}"{MASK}"', text)
+    # The text may be a window of a larger message, cut inside a secret's value.
+    return _SECRET_TAIL.sub(lambda m: f'{m.group(1)}"{MASK}', text)
 
 
 def _redact_match(match: re.Match[str]) -> str:

@@ -364,10 +364,19 @@ def _deeper_than(value: object, limit: int) -> bool:
     return False
 
 
+#: The list each result must carry (the schema's CallToolResult.content,
+#: ReadResourceResult.contents, GetPromptResult.messages); a server that leaves
+#: it out (or sends null) is read as having sent an empty one.
+_REQUIRED_LIST = {"tools/call": "content", "resources/read": "contents",
+                  "prompts/get": "messages"}
+
+
 def shape_result(method: str, result: object, *, tasks: bool = False) -> Shaped:
     """Read a result: its ``resultType`` and the caller's view of it.
 
-    A missing ``resultType`` is ``"complete"`` (legacy servers send none);
+    A missing ``resultType`` is ``"complete"`` (legacy servers send none), and
+    a missing list a complete result must carry (:data:`_REQUIRED_LIST`) is
+    an empty one;
     ``input_required`` is accepted only for :data:`INPUT_METHODS` and must carry
     ``inputRequests`` or ``requestState``; ``task`` only for
     :data:`TASK_METHODS`, and only when the request declared the tasks
@@ -390,6 +399,9 @@ def shape_result(method: str, result: object, *, tasks: bool = False) -> Shaped:
         for key in (_TASK_STATE_BOOKKEEPING if method in TASK_STATE_METHODS
                     else _BOOKKEEPING).intersection(result):
             del body[key]
+        listed = _REQUIRED_LIST.get(method)
+        if listed is not None and body.get(listed) is None:
+            body[listed] = []   # the caller's type promises the list: none is an empty one
         return Shaped("complete", body, result)
     if result_type == "input_required" and method in INPUT_METHODS:
         if not isinstance(result.get("inputRequests", {}), dict) or (

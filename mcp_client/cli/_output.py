@@ -21,7 +21,8 @@ Decisions:
   gets the table as before, where a missing description shows the title.
   Icons are never drawn (a terminal cannot); ``--json`` keeps them.
 * Descriptions show their first line; on a terminal the last column is cut
-  to the terminal's width (with ``...``), never when output is piped.
+  to the terminal's width (with ``...``), never when output is piped.  A
+  table's cells show control characters escaped (``\\x1b``).
 * Results are text; images, audio and blob resources are named with their
   MIME type and decoded size (``[image: image/png, 67 bytes]``), never
   dumped (the LLM bridge's rendering, :func:`mcp_client.provider.flatten_content`).
@@ -56,7 +57,16 @@ HINTS_LEGEND = ("hints: r read-only, d destructive, i idempotent, o open-world "
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *,
           width: int | None = None) -> str:
-    """Rows in aligned columns under ``headers``; the last column cut to ``width``."""
+    """Rows in aligned columns under ``headers``; the last column cut to ``width``.
+
+    Every cell is shown with its control characters escaped: the cells are
+    the server's names and descriptions, and an ESC sequence in one (``ESC[8m``
+    conceals what follows) could hide from the person reading the table what
+    a model reads in the same description.
+    """
+    from ._terminal import printable
+
+    rows = [[printable(cell) for cell in row] for row in rows]
     widths = [max(len(row[n]) for row in [headers, *rows]) for n in range(len(headers) - 1)]
     lines = []
     for row in [headers, *rows]:

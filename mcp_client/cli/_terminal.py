@@ -29,9 +29,11 @@ Decisions about the form (the 2025-11-25 / 2026-07-28 elicitation
   whole command (exit 130), which abandons the call.  The form never answers
   ``cancel``.
 * A ``url``-mode elicitation (:meth:`Form.url`) shows the server's message,
-  the full URL and its host (with a warning for a punycode ``xn--`` host;
-  control characters shown escaped, so a URL cannot rewrite the terminal),
-  and asks ``[y/n]``: ``y`` accepts -- the person opens the URL in a browser
+  the full URL and its host (with a warning for a user part before ``@`` and
+  for a punycode or non-ASCII host; control characters shown escaped, so a
+  URL cannot rewrite the terminal), and asks ``[y/n]``; a URL that is not
+  http(s), names no host, or has a host part browsers would read otherwise
+  (a backslash, a space) is declined unasked: ``y`` accepts -- the person opens the URL in a browser
   themselves; nothing here opens or fetches it (2025-11-25 client/elicitation,
   "Safe URL Handling") -- ``n`` or end of input declines.  A url-mode request
   that reaches the form is declined.
@@ -61,7 +63,7 @@ from typing import IO, Any, Callable, Mapping, Sequence
 #: ``suggest(argument, typed, context) -> {"values", "total"?, "hasMore"?}`` or None.
 Suggest = Callable[[str, str, Mapping[str, str]], "Mapping[str, Any] | None"]
 
-__all__ = ["ProgressBar", "Form", "Declined", "printable"]
+__all__ = ["ProgressBar", "Form", "Declined", "printable", "url_check"]
 
 #: Characters in the progress bar's bar.
 BAR_WIDTH = 24
@@ -211,13 +213,14 @@ class Form:
         message = printable(str(params.get("message", "(no message)")))
         self._say(f"\n{who} asks you to open a URL: {message}")
         self._say(f"  {printable(url)}")
-        try:
-            host = printable(urllib.parse.urlsplit(url).hostname or "(none)")
-        except ValueError:   # an invalid IPv6 literal, say
-            host = "(unreadable)"
+        refusal, host, warnings = url_check(url)
+        if refusal is not None:
+            self._say(f"  refused: {refusal}")
+            self._say("declined")
+            return {"action": "decline"}
         self._say(f"  host: {host}")
-        if "xn--" in host:
-            self._say("  warning: the host name is punycode; it may imitate another one")
+        for warning in warnings:
+            self._say(f"  warning: {warning}")
         self._say("  (it is not opened for you: open it in your browser to go on)")
         while True:
             try:
@@ -315,12 +318,12 @@ class Form:
             self._say(f"    {problem}")
 
     def _say(self, text: str) -> None:
-        self._out.write(text + "\n")
+        self._out.write(_terminal_safe(text) + "\n")
         self._out.flush()
 
     def _line(self, prompt: str) -> str:
         """One answer, without its newline; raises :class:`Declined` at end of input."""
-        self._out.write(prompt)
+        self._out.write(_terminal_safe(prompt))
         self._out.flush()
         while not self._stopped.is_set():
             try:
@@ -334,6 +337,59 @@ class Form:
                     raise Declined()
                 return line.rstrip("\r\n").strip()
         raise Declined()
+
+
+def url_check(url: str) -> tuple[str | None, str, list[str]]:
+    """Why ``url`` is not offered at all (or None), its host as shown, and warnings.
+
+    Refused: a scheme other than http(s) (``javascript:``, ``file:``, ``data:``
+    run or read things where a browser opens them), no host, and a host part
+    with a backslash, a space or an invisible character -- where browsers and
+    :func:`urllib.parse.urlsplit` disagree (a browser reads
+    ``https://evil\\@good/`` as host ``evil``), so the host shown could be
+    another than the one opened.  Warned: a user part before ``@`` (it looks
+    like a host and is not one), and a host that is punycode or not ASCII,
+    shown in both forms (it may imitate another name).
+    """
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host = parts.hostname
+    except ValueError:   # an invalid IPv6 literal, say
+        return "the URL cannot be read", "", []
+    if any(c == "\\" or c == " " or not c.isprintable() for c in parts.netloc):
+        return ("the URL's host part holds a backslash, a space or an invisible character, "
+                "which browsers read otherwise than shown here"), "", []
+    if parts.scheme.lower() not in ("http", "https"):
+        return "only an http or https URL is offered for opening", "", []
+    if not host:
+        return "the URL names no host", "", []
+    warnings = []
+    userinfo = parts.netloc.rpartition("@")[0]
+    if userinfo:
+        warnings.append(f"the part before @ ({userinfo}) is not the host; the browser "
+                        f"goes to {host}")
+    shown = host
+    if not host.isascii():
+        try:
+            shown = f"{host} ({host.encode('idna').decode('ascii')})"
+        except UnicodeError:
+            return "the URL's host name is no valid international name", "", []
+        warnings.append("the host name is not plain ASCII; it may imitate another one")
+    elif "xn--" in host:
+        warnings.append("the host name is punycode; it may imitate another one")
+    return None, shown, warnings
+
+
+def _terminal_safe(text: str) -> str:
+    """``text`` for the terminal: its lines kept, every other control character escaped.
+
+    What the form shows is mostly the server's (a message, a title, a choice,
+    a suggestion): an ESC sequence in it must not move the cursor or rewrite
+    what the person reads.
+    """
+    if text.isprintable():
+        return text
+    return "\n".join(printable(line) for line in text.split("\n"))
 
 
 def printable(text: str) -> str:

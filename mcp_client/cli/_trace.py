@@ -5,8 +5,8 @@ a verb runs with ``--trace``, every record of the logger ``mcp_client.wire``
 (see :mod:`mcp_client._log`) is written to stderr as the trace text alone,
 ``>>`` for what the client sent and ``<<`` for what it read -- HTTP request
 and status lines with their headers included, credentials hidden, long
-payloads cut.  It must not change any other logger, and it leaves the wire
-logger as it found it.
+payloads cut, control characters shown escaped.  It must not change any
+other logger, and it leaves the wire logger as it found it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import logging
 from typing import IO, Callable
 
 from .._log import WIRE_LOGGER
+from ._terminal import printable
 
 __all__ = ["Tracing"]
 
@@ -31,6 +32,9 @@ class _Printer(logging.Handler):
         text = getattr(record, "mcp_trace", None)
         if not isinstance(text, str):
             text = record.getMessage()
+        # What a server sent is shown before any parser saw it: a raw ESC (or a
+        # C1 control, valid unescaped in JSON) would be a terminal escape.
+        text = "\n".join(printable(line) for line in text.split("\n"))
         try:
             if self._before is not None:
                 self._before()   # a progress bar is redrawn after the line

@@ -34,6 +34,7 @@ Decisions:
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Iterable, Mapping
 
 from .. import protocol
@@ -49,7 +50,7 @@ from ._outputs import OutputChecks
 from ._skills import EXTENSION as SKILLS_EXTENSION
 from ._skills import Skills
 from ._taskcalls import TaskCalls
-from ._tasks import needs_task
+from ._tasks import TaskHandle, needs_task
 from ._taskext import declares_tasks, with_tasks
 
 TYPE_CHECKING = False
@@ -110,6 +111,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         self._outputs = OutputChecks()
         self._task_tools: frozenset[str] | None = None   # ._taskcalls
         self._asked_tasks: set[str] = set()
+        self._handles: weakref.WeakSet[TaskHandle] = weakref.WeakSet()   # ._taskcalls
+        self._tasks_closing = False
         self._tasks_declared = declares_tasks(self._declared)
         client_info = {"name": self._opts["client_name"],
                        "version": self._opts["client_version"] or __version__}
@@ -627,8 +630,11 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         finishes.  A hook (``on_elicit``, ``on_sample``, ...) still running is
         given half a second, then left to finish on its own: whatever it
         returns is dropped, and a call waiting on it fails with
-        :class:`TransportClosed` once it returns.
+        :class:`TransportClosed` once it returns.  A :meth:`call_tool_task`
+        handle still polling fails with :class:`TransportClosed` at once (its
+        task is left to the server: no ``tasks/cancel`` is sent).
         """
+        self._stop_handles()
         self._connection.close()
 
     def _warn(self, text: str) -> None:

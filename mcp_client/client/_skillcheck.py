@@ -47,10 +47,22 @@ def skill_path(uri: Any) -> str | None:
     if not isinstance(uri, str) or not uri.endswith(_SKILL_MD) or "://" not in uri:
         return None
     path = uri[uri.index("://") + 3:-len(_SKILL_MD)]
-    segments = path.split("/")
-    if not path or any(part in ("", ".", "..") for part in segments):
+    if not path or any(_bad_segment(part) for part in path.split("/")):
         return None
     return path
+
+
+def _bad_segment(part: str) -> bool:
+    """Whether one path segment could leave its directory or hide what it is.
+
+    Refused beyond ``.`` and ``..``: their percent-encoded spellings (RFC 3986
+    §6.2.2.2 decodes them before dot segments are removed), a backslash (a
+    separator on Windows and to browsers), and any character that does not
+    print (a NUL, a right-to-left override that makes ``gpj.exe`` read
+    ``exe.jpg``).
+    """
+    return (part.lower().replace("%2e", ".") in ("", ".", "..") or "\\" in part
+            or not part.isprintable())
 
 
 def entry_problem(entry: Any, asked: str | None) -> SkillError | None:
@@ -120,7 +132,8 @@ def relative_path(skill_uri: str, file_uri: str) -> str | None:
     if not file_uri.startswith(root):
         return None
     relative = file_uri[len(root):]
-    if any(part in ("", ".", "..") for part in relative.split("/")):
+    # a ":" would make the path a drive ("C:/...") where it is joined to a directory
+    if ":" in relative or any(_bad_segment(part) for part in relative.split("/")):
         return None
     return relative
 
@@ -189,10 +202,14 @@ def frontmatter_problem(data: bytes, entry: Mapping[str, Any],
         return refused(f"{uri} does not begin with a --- frontmatter block")
     parsed = _parse_yaml(found.group(1))
     if not isinstance(parsed, dict):
-        return refused(f"{uri}'s frontmatter is not a YAML mapping")
+        return refused(f"{uri}'s frontmatter is not a YAML mapping (with each key once)")
     expected = entry["frontmatter"]
     for key in sorted(set(parsed) | set(expected), key=str):
-        if key not in parsed or key not in expected or not _same(parsed[key], expected[key]):
+        try:
+            same = key in parsed and key in expected and _same(parsed[key], expected[key])
+        except RecursionError:   # nesting no frontmatter needs
+            same = False
+        if not same:
             return refused(f"{uri}'s frontmatter differs from the entry's at {key!r}")
     return None
 
@@ -213,12 +230,13 @@ def _same(left: Any, right: Any) -> bool:
 
 
 def _parse_yaml(text: str) -> Any:
-    """``text`` as YAML, or None when it is not (or is more than one document)."""
+    """``text`` as YAML, or None when it is not (or is more than one document, or
+    nests past the parser's recursion, or repeats a key in a mapping)."""
     import yaml
 
     try:
         return yaml.load(text, Loader=_loader())   # noqa: S506 (a SafeLoader subclass)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return None
 
 
@@ -251,5 +269,16 @@ def _loader() -> Any:
         return int(value, 0) if value[:2] in ("0o", "0x") else int(value, 10)
 
     CoreLoader.add_constructor("tag:yaml.org,2002:int", core_int)
+
+    def unique_map(loader: Any, node: Any) -> dict[Any, Any]:
+        # PyYAML keeps the last of a repeated key, other parsers the first or
+        # neither: a SKILL.md that reads differently to the host is refused.
+        mapping: dict[Any, Any] = loader.construct_mapping(node, deep=True)
+        if len(mapping) != len(node.value):   # node.value: the pairs, merges flattened
+            raise yaml.constructor.ConstructorError(None, None, "a key is repeated",
+                                                    node.start_mark)
+        return mapping
+
+    CoreLoader.add_constructor("tag:yaml.org,2002:map", unique_map)
     _LOADER = CoreLoader
     return CoreLoader

@@ -21,8 +21,10 @@ decides whether a task is made.  A tool whose ``taskSupport`` is
 
 from __future__ import annotations
 
+import weakref
+
 from .._log import get_logger
-from ..exceptions import MCPClientError, ProtocolError
+from ..exceptions import Cancelled, MCPClientError, ProtocolError, TransportClosed
 from ._tasks import TaskHandle, create_task, needs_task, run_task, said, server_runs_tasks, \
     wait_task
 from ._taskext import asks_for_tasks, checked_task, deadline_for, declares_tasks, wait_modern
@@ -54,6 +56,8 @@ class TaskCalls:
     _tasks_declared: bool   # the client declares the extension on every request
     _task_tools: frozenset[str] | None
     _asked_tasks: set[str]
+    _handles: weakref.WeakSet[TaskHandle]   # the call_tool_task handles still polling
+    _tasks_closing: bool                    # close() began: task requests are not sent
 
     list_tools: Callable[..., list[Tool]]   # the client's own
     _tool_params: Callable[..., dict[str, Any]]
@@ -184,8 +188,21 @@ class TaskCalls:
                                    on_status=handle.seen,
                                    max_rounds=self._opts["max_input_rounds"])
         handle = TaskHandle(created)
-        self._connection.submit(_poll, handle, wait)
+        self._handles.add(handle)
+        self._connection.submit(_poll, handle, wait, lambda: self._tasks_closing)
         return handle
+
+    def _stop_handles(self) -> None:
+        """For close(): wake every polling handle, before the connection closes.
+
+        A poller waits up to ``POLL_BOUNDS[1]`` seconds between polls; woken,
+        it would send ``tasks/cancel``, so task requests are refused first (the
+        task is the server's to keep: closing this client does not end it),
+        and the handle fails with :class:`TransportClosed`, as a call would.
+        """
+        self._tasks_closing = True
+        for handle in list(self._handles):
+            handle.stop.set()
 
     def _task_send(self, tasks: bool) -> Send:
         """The runner's ``send``: the connection's request (``tasks``: declaring the extension)."""
@@ -193,6 +210,8 @@ class TaskCalls:
 
         def send(method: str, body: dict[str, Any], budget: float | None,
                  signal: Any) -> dict[str, Any]:
+            if self._tasks_closing:
+                raise TransportClosed()
             return connection.request(method, body, timeout=budget, cancelled=signal,
                                       tasks=tasks)
 
@@ -222,11 +241,14 @@ def _done(result: Mapping[str, Any]) -> TaskHandle:
     return handle
 
 
-def _poll(handle: TaskHandle, wait: Callable[[TaskHandle], dict[str, Any]]) -> None:
+def _poll(handle: TaskHandle, wait: Callable[[TaskHandle], dict[str, Any]],
+          closing: Callable[[], bool]) -> None:
     """Poll a handle's task to its end, on a pool thread."""
     try:
         result = wait(handle)
     except BaseException as exc:
-        handle.settle(None, exc)
+        # woken by close(), not by handle.cancel(): the call's end is the connection's
+        handle.settle(None, TransportClosed() if isinstance(exc, Cancelled) and closing()
+                      else exc)
         return
     handle.settle(result, None)

@@ -9,6 +9,7 @@ import logging
 from mcp_client._log import WIRE_LOGGER
 from mcp_client.cli import main
 
+from ..base import LeakCheckingTestCase
 from .test_cli import STDIO, CLITestCase, Outcome, run_many
 from .test_config import HTTPServer
 
@@ -89,3 +90,26 @@ class TraceTest(CLITestCase):
         self.assertEqual(code, 0, stderr.getvalue())
         self.assertIn('>> {"jsonrpc":"2.0","id":2,"method":"tools/list"', stderr.getvalue())
         self.assertEqual((logger.level, list(logger.handlers)), before)
+
+
+class TerminalSafeTraceTest(LeakCheckingTestCase):
+    def test_control_characters_from_the_server_are_shown_escaped(self) -> None:
+        from mcp_client._log import wire_trace
+        from mcp_client.cli._trace import Tracing
+
+        stream = io.StringIO()
+        tracing = Tracing(stream).start()
+        try:
+            trace = wire_trace("stdio pid=1")
+            assert trace is not None
+            # a raw ESC is no valid JSON but reaches the trace before any parser; a C1
+            # CSI (U+009B) is valid unescaped JSON and a terminal escape to some terminals
+            trace.received(b'{"result":{"x":"\x1b]0;owned\x07\x1b[2J\xc2\x9b31m"}}\n')
+            trace.event("message", '{"x":"\x1b[1A"}', "\x1b[2K")
+        finally:
+            tracing.stop()
+        shown = stream.getvalue()
+        for raw in ("\x1b", "\x07", "\x9b"):
+            self.assertNotIn(raw, shown)
+        self.assertIn("\\x1b]0;owned\\x07\\x1b[2J\\x9b31m", shown)
+        self.assertEqual(shown.count("\n"), 4)   # the event's three lines, one received line

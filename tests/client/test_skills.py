@@ -277,7 +277,19 @@ class ChecksTest(unittest.TestCase):
             "twice": {**good, "resources": good["resources"] * 2},
             "digest form": {**good, "resources": [{**good["resources"][0], "digest": "md5:x"}]},
             "bool size": {**good, "resources": [{**good["resources"][0], "size": True}]},
+            "invisible in the name": {
+                **good, "uri": "skill://demo\u202e/SKILL.md",
+                "frontmatter": {"name": "demo\u202e", "description": "d"},
+                "resources": [{**good["resources"][0], "uri": "skill://demo\u202e/SKILL.md"}]},
         }
+        # files whose path would climb out of the skill's directory once decoded or
+        # written to a disk: encoded dot segments, backslashes, a drive, a NUL
+        for outside in ("skill://demo/%2e%2e/%2e%2e/etc/passwd", "skill://demo/%2E./x",
+                        "skill://demo/refs/.%2E/x", "skill://demo/a\\..\\..\\evil",
+                        "skill://demo/C:/Windows/evil", "skill://demo/a\x00.md",
+                        "skill://demo/\u202eevil.md"):
+            bad[outside] = {**good, "resources": good["resources"] + [
+                {**good["resources"][0], "uri": outside}]}
         for name, entry in bad.items():
             with self.subTest(name):
                 problem = entry_problem(entry, "demo")
@@ -296,7 +308,7 @@ class ChecksTest(unittest.TestCase):
             self.assertEqual(problem.reason if problem else None, "too_large")
 
     def test_frontmatter_is_compared_as_json(self) -> None:
-        cases = [
+        cases: list[tuple[bytes, dict[str, Any], bool]] = [
             (b"---\nname: demo\ndescription: A skill\nv: 1\n---\n", {"v": 1.0}, True),
             (b"---\nname: demo\ndescription: A skill\nv: true\n---\n", {"v": 1}, False),
             (b"---\nname: demo\ndescription: A skill\nv: yes\n---\n", {"v": "yes"}, True),
@@ -308,6 +320,11 @@ class ChecksTest(unittest.TestCase):
             (b"name: demo\n", {}, False),
             (b"---\n[unclosed\n---\n", {}, False),
             (b"\xff---\n", {}, False),
+            # one parser takes the first "name", another the last: refused, not guessed
+            (b"---\nname: evil\nname: demo\ndescription: A skill\n---\n", {}, False),
+            # nesting deeper than the parser's recursion: a refusal, not a RecursionError
+            (b"---\nname: demo\ndescription: A skill\nv: " + b"[" * 5000 + b"]" * 5000
+             + b"\n---\n", {"v": []}, False),
         ]
         for data, extra, same in cases:
             with self.subTest(data=data):

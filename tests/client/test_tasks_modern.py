@@ -7,7 +7,7 @@ import threading
 from typing import Any
 
 from mcp_client import Cancelled, Client, InputLoopExceeded, MCPClientError, ProtocolError, \
-    Timeout
+    Timeout, TransportClosed
 from mcp_client.testing import Error, FakeTransport
 
 from ..base import ClientCase
@@ -311,6 +311,34 @@ class ModernHandleTest(ModernCase):
         self.assertTrue(handle.cancel())
         self.fake.wait_for("tasks/cancel", 1)
         self.assertEqual(self.fake.requests("tasks/cancel")[0]["params"]["taskId"], "t1")
+
+    def test_close_while_a_handle_waits_between_polls_settles_it_at_once(self) -> None:
+        client = self.modern({**task("working"), "pollIntervalMs": 10 ** 9})   # a 10 s pause
+        handle = client.call_tool_task("long", timeout=0)
+        self.fake.wait_for("tasks/get", 1)
+        client.close()
+        with self.assertRaises(TransportClosed):
+            handle.result(5)   # not after the pause: the poller is gone with close()
+        self.assertEqual(self.fake.requests("tasks/cancel"), [])   # the task is not ours to end
+
+    def test_close_while_a_call_waits_between_polls_ends_the_call_at_once(self) -> None:
+        client = self.modern({**task("working"), "pollIntervalMs": 10 ** 9})   # a 10 s pause
+        raised: list[BaseException] = []
+
+        def call() -> None:
+            try:
+                client.call_tool("long", timeout=0)
+            except BaseException as exc:
+                raised.append(exc)
+
+        caller = threading.Thread(target=call)
+        caller.start()
+        self.fake.wait_for("tasks/get", 1)
+        client.close()
+        caller.join(5)
+        self.assertFalse(caller.is_alive())
+        self.assertEqual([type(exc) for exc in raised], [TransportClosed])
+        self.assertEqual(self.fake.requests("tasks/cancel"), [])
 
     def test_on_task_status_is_told_each_status(self) -> None:
         tasks: list[dict[str, Any]] = []

@@ -127,3 +127,22 @@ class ShapesTest(ClientCase):
         self.assert_shaped(entry, types.ToolMessage)
         self.assertEqual(set(entry) - set(typing.get_type_hints(types.ToolMessage)), set())
         self.assertEqual(self.client.tool_annotations("echo"), {"readOnlyHint": True})
+
+
+class MissingListsTest(ClientCase):
+    """A server that leaves out a list the schema requires: the type still holds."""
+
+    def test_content_contents_and_messages_are_empty_lists_not_absent(self) -> None:
+        fake = FakeTransport()
+        fake.on("server/discover", DISCOVER)
+        fake.on("tools/list", {"resultType": "complete", "tools": [TOOL]})
+        fake.on("tools/call", {"resultType": "complete", "structuredContent": {"ok": True}})
+        fake.on("resources/read", {"resultType": "complete"})
+        fake.on("prompts/get", {"resultType": "complete", "messages": None})
+        client = self.connect(fake)
+        result = client.call_tool("echo")
+        self.assertEqual(result, {"content": [], "structuredContent": {"ok": True}})
+        self.assertEqual(client.read_resource("file:///a"), {"contents": []})
+        self.assertEqual(client.get_prompt("greet"), {"messages": []})
+        self.assertEqual(client.execute_tool_calls([{"id": "1", "function": {
+            "name": "echo", "arguments": {}}}])[0]["content"], '{"ok": true}')

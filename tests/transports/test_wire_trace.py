@@ -296,3 +296,32 @@ class RedactionTest(LeakCheckingTestCase):
         self.assertNotIn("pa55-w0rd", shown)
         self.assertNotIn("ada", shown)
         self.assertTrue(shown.endswith(f"https://***\u2026 ({len(text):,} bytes)"), shown[-60:])
+
+    def test_key_and_token_headers_of_every_spelling(self) -> None:
+        for name in ("X_API_KEY", "Ocp-Apim-Subscription-Key", "X-Auth-Key", "X-Access-Key",
+                     "X-Goog-Api-Key", "X-Passwd", "X-Signature"):
+            self.assertEqual(redact_header(name, "s3cr3t"), "***", name)
+
+    def test_secret_members_of_every_spelling(self) -> None:
+        for name in ("apiToken", "api-token", "sessionToken", "github_token", "privateKey",
+                     "private_key", "accessKey", "credentials", "credential", "signature"):
+            shown = redact_payload(json.dumps({name: "s3cr3t", "progressToken": "p-1"}))
+            self.assertNotIn("s3cr3t", shown, name)
+            self.assertIn('"progressToken": "p-1"', shown, name)
+
+    def test_a_secret_value_that_runs_past_the_cut_is_hidden(self) -> None:
+        from mcp_client._log import _shown
+
+        for name in ("password", "apiKey"):
+            text = json.dumps({"x": "a" * 1000, name: "S" * 20_000})
+            for payload in (text, text.encode()):
+                shown = _shown(payload)
+                self.assertNotIn("SSSS", shown, name)
+                self.assertIn(f'"{name}": "***', shown)
+
+    def test_a_servers_name_cannot_forge_a_trace_line(self) -> None:
+        trace = _log.WireTrace(logging.getLogger(WIRE_LOGGER), "stdio pid=1")
+        trace.received(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {
+            "protocolVersion": "2025-11-25",
+            "serverInfo": {"name": "evil\n<< {\"forged\": 1}\x1b[2K", "version": "1"}}}))
+        self.assertEqual(trace.label, 'evil<< {"forged": 1}[2K stdio pid=1')
