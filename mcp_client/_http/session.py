@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from ..http import HTTPTransport
 
-__all__ = ["LegacySession", "MAX_RESUMES", "DEFAULT_RETRY_MS"]
+__all__ = ["LegacySession", "MAX_RESUMES", "DEFAULT_RETRY_MS", "STREAM_OPEN_WAIT"]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,8 @@ DEFAULT_RETRY_MS = 1000
 _MAX_RETRY_MS = 30_000
 #: How many times in a row the GET stream may fail to open before it is given up.
 _LISTEN_FAILURES = 3
+#: Seconds ``open_stream`` waits for the GET stream to be answered (a bound of ours).
+STREAM_OPEN_WAIT = 1.0
 #: The headers of 2026-07-28 that a handshake-era request does not carry.
 _MODERN_ONLY = ("MCP-Protocol-Version", "Mcp-Method", "Mcp-Name")
 _READ_SIZE = 64 * 1024
@@ -79,6 +81,7 @@ class LegacySession:
         self._init_params: dict[str, Any] | None = None
         self._renewals = 0
         self._listener: threading.Thread | None = None
+        self._opened = threading.Event()   # the current listener's first GET was answered
         self._listen_handle: Any = None
         self._listen_last_id: str | None = None
 
@@ -202,15 +205,26 @@ class LegacySession:
     # -- the GET stream ----------------------------------------------------------
 
     def open_stream(self) -> None:
-        """Start listening on the GET stream, unless a listener runs (idempotent)."""
+        """Start listening on the GET stream, unless a listener runs (idempotent).
+
+        Called on the thread that posted ``notifications/initialized``, it
+        waits (at most :data:`STREAM_OPEN_WAIT` seconds) until the GET was
+        answered: the stream is open, or refused, before the session's first
+        request goes out, so what the server sends after that request reaches
+        the client, and a server never takes the listener for the resumption
+        of a response stream opened before it.
+        """
+        opened = threading.Event()
         with self._lock:
             if self.stopping.is_set() or self.version is None or \
                     (self._listener is not None and self._listener.is_alive()):
                 return
-            thread = threading.Thread(target=self._listen, daemon=True,
+            thread = threading.Thread(target=self._listen, args=(opened,), daemon=True,
                                       name=f"mcp-http-listen-{id(self):x}")
             self._listener = thread
             thread.start()
+        if not opened.wait(STREAM_OPEN_WAIT):
+            log.debug("the GET stream was not answered within %s s; going on", STREAM_OPEN_WAIT)
 
     def _get_headers(self, last_id: str | None) -> dict[str, str]:
         out = {"Accept": "text/event-stream"}
@@ -222,12 +236,13 @@ class LegacySession:
             out["Last-Event-ID"] = last_id
         return out
 
-    def _listen(self) -> None:
+    def _listen(self, opened: threading.Event) -> None:
         from .wire import Handle, active
 
         transport = self._transport
         pool = transport._session or transport._new_session()
         failures, retry = 0, None
+        self._opened = opened
         try:
             while not self.stopping.is_set() and failures < _LISTEN_FAILURES:
                 handle = Handle()
@@ -247,6 +262,7 @@ class LegacySession:
                 transport._warn(f"the GET stream failed {failures} times in a row; "
                                 "listening for server messages stopped")
         finally:
+            opened.set()
             if pool is not transport._session:
                 transport._close_session(pool)
 
@@ -260,6 +276,8 @@ class LegacySession:
         except TransportError as exc:
             log.debug("the GET stream could not be opened: %s", exc)
             return "failed", retry
+        finally:
+            self._opened.set()   # answered (or not at all): open_stream's caller goes on
         with response:
             status = response.status_code
             kind = (response.headers.get("Content-Type") or "").split(";")[0].strip().lower()

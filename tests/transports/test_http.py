@@ -278,7 +278,7 @@ class HeadersTest(ScriptedCase):
     def test_a_header_mismatch_refetches_the_catalogue_and_retries_once(self) -> None:
         srv = self.catalogue(refuse_first_call=True)
         client = self.client(srv)
-        self.assertEqual(client.call_tool("valid", {"region": "eu"}), {})
+        self.assertEqual(client.call_tool("valid", {"region": "eu"}), {"content": []})
         self.assertEqual(len(srv.seen("tools/list")), 2)   # before the call, then refreshed
         self.assertEqual([s.headers["mcp-param-region"] for s in srv.seen("tools/call")],
                          ["eu", "eu"])

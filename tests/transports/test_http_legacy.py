@@ -297,6 +297,26 @@ class GetStreamTest(LegacyCase):
         script.push({"jsonrpc": "2.0", "id": 8, "method": "ping"})
         self.assertEqual(script.answers.get(timeout=WAIT)["id"], 8)
 
+    def test_the_first_request_waits_until_the_get_stream_was_answered(self) -> None:
+        # A server slow to answer its GET must still see it before the session's
+        # first request: otherwise a message it sends after that request is lost,
+        # and a server may take the listener for a response stream's resumption.
+        srv, script = self.legacy(get_stream=True)
+        original = script.get
+        order: list[str] = []
+
+        def get(reply: Reply, seen: Seen) -> None:
+            if not order:
+                script.stopped.wait(0.3)   # slow to answer (ends early when the test does)
+            order.append("GET answered")
+            original(reply, seen)
+
+        script.get = get   # type: ignore[method-assign]
+        client = self.client(srv)
+        client.list_tools()
+        order.append("tools/list answered")
+        self.assertEqual(order[0], "GET answered")
+
     def test_a_silent_get_stream_costs_nothing(self) -> None:
         srv, script = self.legacy(get_stream=True)
         client = self.client(srv)
