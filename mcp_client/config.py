@@ -102,8 +102,8 @@ from pathlib import Path
 from typing import (TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, TypeVar, Union,
                     cast)
 
-from . import _config_text as _text
 from . import protocol
+from ._config import _text
 from ._environ import InheritEnv, is_inherit_env
 from ._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options
 from .exceptions import MCPClientError
