@@ -73,7 +73,7 @@ class ServerConfig:
     Attributes:
         name: the entry's name in the file.
         kind: ``"stdio"``, ``"http"`` or ``"sse"`` (2024-11-05 HTTP+SSE).
-        prefix: the name made acceptable as a registry prefix (see the module docstring).
+        prefix: the name made acceptable as a registry prefix (see :mod:`mcp_client.config`).
         command, args, env, cwd: how to start a stdio server.
         inherit_env: what it inherits besides ``env`` (``"safe"``, True or False).
         url, headers: where an HTTP server is.
@@ -82,7 +82,7 @@ class ServerConfig:
         disabled: True if the entry says ``"disabled": true``.
         include, exclude: the entry's ``"tools": {"include": [...], "exclude": [...]}``
             globs (see :mod:`mcp_client._toolfilter`); None and ``()`` when absent.
-        extra: every key this module does not read, verbatim.
+        extra: every key the reader does not know, verbatim.
     """
 
     __module__ = "mcp_client.config"
@@ -130,8 +130,8 @@ class ServerConfig:
 
         Args:
             **options: client options, plus transport options of this entry's
-                kind; options of the other kind are dropped (see the module
-                docstring).  The entry's ``era`` wins over ``era=``.
+                kind; options of the other kind are dropped (see
+                :mod:`mcp_client.config`).  The entry's ``era`` wins over ``era=``.
 
         Returns:
             the :class:`~mcp_client.Client`.
