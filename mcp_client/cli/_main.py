@@ -12,7 +12,8 @@ Verbs: ``info``, ``tools``, ``call TOOL [JSON]``, ``resources``, ``read URI``,
 after the verb.
 
 This module owns the command line: parsing it, connecting, running one verb,
-printing the answer and choosing the exit code.  Rendering lives in
+printing the answer and choosing the exit code (the codes and the
+mapping are :mod:`mcp_client.cli._exits`).  Rendering lives in
 :mod:`mcp_client.cli._output`, the terminal conversation (progress bar,
 elicitation form) in :mod:`mcp_client.cli._terminal`.  It must never print a
 Python traceback for an expected failure: every :class:`MCPClientError` and
@@ -118,21 +119,14 @@ from typing import IO, Any, Callable, NoReturn, Sequence
 from .. import protocol
 from .._redact import redact_url
 from .._version import __version__
+from ..exceptions import MCPClientError, ServerGone
+from ._exits import (EXIT_CLIENT, EXIT_CONNECTION, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROTOCOL,
+                     EXIT_TOOL_ERROR, EXIT_USAGE, UsageError, exit_code_for)
 from ._output import program_label, write_error_json
-from ..exceptions import (InputLoopExceeded, MCPClientError, ProtocolError, ServerGone,
-                          SpawnFailed, Timeout, TransportClosed, TransportError,
-                          UnsupportedVersion)
 
 __all__ = ["main", "build_parser", "exit_code_for", "EXIT_OK", "EXIT_TOOL_ERROR", "EXIT_USAGE",
            "EXIT_PROTOCOL", "EXIT_CONNECTION", "EXIT_CLIENT", "EXIT_INTERRUPTED"]
 
-EXIT_OK = 0
-EXIT_TOOL_ERROR = 1
-EXIT_USAGE = 2          # argparse's own code for a bad command line
-EXIT_PROTOCOL = 3
-EXIT_CONNECTION = 4
-EXIT_CLIENT = 5
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports
 #: Lines of the server's stderr kept for the failure report.
 STDERR_LINES = 50
 
@@ -155,10 +149,6 @@ _VERBS = {
 _VERB_METHODS = {"tools": "tools/list", "call": "tools/call", "resources": "resources/list",
                  "read": "resources/read", "templates": "resources/templates/list",
                  "prompts": "prompts/list", "prompt": "prompts/get"}
-
-
-class UsageError(Exception):
-    """A mistake on the command line, found after argparse was done."""
 
 
 class _ParseError(Exception):
@@ -621,19 +611,6 @@ def _isatty(stream: IO[str]) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-def exit_code_for(exc: BaseException) -> int:
-    """The exit code of a failure (see the module docstring)."""
-    if isinstance(exc, (UsageError, argparse.ArgumentError)):
-        return EXIT_USAGE
-    if isinstance(exc, (ProtocolError, UnsupportedVersion, InputLoopExceeded)):
-        return EXIT_PROTOCOL
-    if isinstance(exc, (SpawnFailed, ServerGone, TransportClosed, TransportError, Timeout)):
-        return EXIT_CONNECTION
-    if isinstance(exc, KeyboardInterrupt):
-        return EXIT_INTERRUPTED
-    return EXIT_CLIENT
 
 
 def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
