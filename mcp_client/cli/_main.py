@@ -12,8 +12,9 @@ Verbs: ``info``, ``tools``, ``call TOOL [JSON]``, ``resources``, ``read URI``,
 after the verb.
 
 This module owns the command line: parsing it, connecting, running one verb,
-printing the answer and choosing the exit code (the codes and the
-mapping are :mod:`mcp_client.cli._exits`).  Rendering lives in
+printing the answer and choosing the exit code.  The options and verbs
+are :mod:`mcp_client.cli._parser`, the codes and the mapping
+:mod:`mcp_client.cli._exits`.  Rendering lives in
 :mod:`mcp_client.cli._output`, the terminal conversation (progress bar,
 elicitation form) in :mod:`mcp_client.cli._terminal`.  It must never print a
 Python traceback for an expected failure: every :class:`MCPClientError` and
@@ -114,166 +115,21 @@ import os
 import shlex
 import shutil
 import sys
-from typing import IO, Any, Callable, NoReturn, Sequence
+from typing import IO, Any, Callable, Sequence
 
-from .. import protocol
 from .._redact import redact_url
-from .._version import __version__
 from ..exceptions import MCPClientError, ServerGone
 from ._exits import (EXIT_CLIENT, EXIT_CONNECTION, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROTOCOL,
                      EXIT_TOOL_ERROR, EXIT_USAGE, UsageError, exit_code_for)
 from ._output import program_label, write_error_json
+from ._parser import (PROG, VERB_METHODS, ParseError, build_parser, check_server_options,
+                      json_arguments, option, parse_headers)
 
 __all__ = ["main", "build_parser", "exit_code_for", "EXIT_OK", "EXIT_TOOL_ERROR", "EXIT_USAGE",
            "EXIT_PROTOCOL", "EXIT_CONNECTION", "EXIT_CLIENT", "EXIT_INTERRUPTED"]
 
 #: Lines of the server's stderr kept for the failure report.
 STDERR_LINES = 50
-
-_PROG = "mcp-client"
-_VERBS = {
-    "info": "who the server is, its era and capabilities",
-    "tools": "list the tools, with their annotations",
-    "call": "call a tool: call TOOL [JSON-ARGUMENTS]",
-    "resources": "list the resources",
-    "read": "read a resource: read URI",
-    "templates": "list the resource templates",
-    "prompts": "list the prompts",
-    "prompt": "render a prompt: prompt NAME [JSON-ARGUMENTS]",
-    "login": "log in to an OAuth-protected --http server (the tokens are kept for --auth oauth)",
-    "logout": "forget the OAuth tokens kept for an --http server",
-}
-
-
-#: The method each verb sends (``info`` sends only the handshake).
-_VERB_METHODS = {"tools": "tools/list", "call": "tools/call", "resources": "resources/list",
-                 "read": "resources/read", "templates": "resources/templates/list",
-                 "prompts": "prompts/list", "prompt": "prompts/get"}
-
-
-class _ParseError(Exception):
-    """argparse's usage error, held until ``main`` knows how to print it."""
-
-    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
-        super().__init__(message)
-        self.parser = parser
-        self.message = message
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors raise instead of printing and exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        raise _ParseError(self, message)
-
-
-# -- the command line ------------------------------------------------------------------
-
-def _common_options() -> _Parser:
-    """The options every verb takes (given before or after it)."""
-    common = _Parser(add_help=False, argument_default=argparse.SUPPRESS)
-    server = common.add_argument_group("the server (one of)")
-    server.add_argument("--stdio", metavar="COMMAND",
-                        help='start a server: "COMMAND ARGS..." (split like a shell, no shell)')
-    server.add_argument("--http", metavar="URL",
-                        help="reach a Streamable HTTP server (either era; an old HTTP+SSE "
-                        "server is found by itself)")
-    server.add_argument("--sse", metavar="URL",
-                        help="reach a 2024-11-05 HTTP+SSE server directly")
-    server.add_argument("--header", metavar="NAME:VALUE", action="append",
-                        help="an HTTP header for --http or --sse (repeatable)")
-    server.add_argument("--auth", choices=["oauth"],
-                        help="--http: log in with OAuth (tokens kept by the login verb)")
-    server.add_argument("--config", metavar="FILE", help="an mcpServers configuration file")
-    server.add_argument("--server", metavar="NAME", help="the server in --config to use")
-    out = common.add_argument_group("behaviour")
-    out.add_argument("--json", action="store_true", help="print JSON for scripts")
-    out.add_argument("--timeout", metavar="SECONDS", type=float,
-                     help="budget for the verb's request (default 60; 0: none)")
-    out.add_argument("--era", metavar="ERA",
-                     help="auto (default), legacy, or a modern protocol version")
-    out.add_argument("--log-level", metavar="LEVEL", choices=protocol.LOG_LEVELS,
-                     help=f"ask for the server's logs on stderr ({', '.join(protocol.LOG_LEVELS)})")
-    out.add_argument("-v", "--verbose", action="store_true",
-                     help="show the server's stderr and the client's warnings as they come")
-    out.add_argument("--trace", action="store_true",
-                     help="print every message sent (>>) and read (<<) on stderr, HTTP "
-                     "request and status lines and headers included (credentials hidden)")
-    return common
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m mcp_client``."""
-    common = _common_options()
-    parser = _Parser(
-        prog=_PROG, parents=[common],
-        description="Talk to an MCP server: list its tools, call them, read its resources.",
-        epilog="exit codes: 0 ok, 1 the tool reported isError, 2 usage, 3 protocol error, "
-               "4 connection failure (could not start, died, timed out), 5 other client "
-               "error, 130 interrupted")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
-    for verb, summary in _VERBS.items():
-        sub = verbs.add_parser(verb, parents=[common], help=summary, description=summary)
-        if verb in ("call", "prompt"):
-            sub.add_argument("name", metavar="TOOL" if verb == "call" else "NAME")
-            sub.add_argument("arguments", metavar="JSON", nargs="?", default=None,
-                             help="the arguments as a JSON object ('-': read from stdin)")
-        elif verb == "read":
-            sub.add_argument("uri", metavar="URI")
-    return parser
-
-
-def _option(args: argparse.Namespace, name: str, default: Any = None) -> Any:
-    return getattr(args, name, default)
-
-
-def _arguments(text: str | None, stdin: IO[str]) -> dict[str, Any] | None:
-    if text is None:
-        return None
-    if text == "-":
-        text = stdin.read()
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"the arguments are not JSON ({exc.msg} at column {exc.colno}): "
-                         f"{text!r}") from None
-    if not isinstance(value, dict):
-        raise UsageError(f"the arguments must be a JSON object, like '{{\"text\": \"hi\"}}', "
-                         f"not {text!r}")
-    return value
-
-
-def _headers(values: Sequence[str]) -> dict[str, str]:
-    headers = {}
-    for value in values:
-        name, sep, rest = value.partition(":")
-        if not sep or not name.strip():
-            raise UsageError(f"--header wants NAME:VALUE, not {value!r}")
-        headers[name.strip()] = rest.strip()
-    return headers
-
-
-def _check_server_options(args: argparse.Namespace) -> None:
-    chosen = [f"--{name}" for name in ("stdio", "http", "sse", "config") if _option(args, name)]
-    if not chosen:
-        raise UsageError("say which server: --stdio \"COMMAND ARGS...\", --http URL, or "
-                         "--config FILE --server NAME")
-    if len(chosen) > 1:
-        raise UsageError(f"{' and '.join(chosen)} cannot be used together; choose one")
-    if _option(args, "header") and not (_option(args, "http") or _option(args, "sse")):
-        raise UsageError("--header goes with --http or --sse")
-    if (_option(args, "auth") or args.verb in ("login", "logout")) and not _option(args, "http"):
-        raise UsageError(f"{'--auth' if _option(args, 'auth') else args.verb} goes with --http")
-    if _option(args, "server") and not _option(args, "config"):
-        raise UsageError("--server goes with --config")
-    era = _option(args, "era")
-    if era is not None and era not in ("auto", "legacy") and not protocol.is_modern_version(era):
-        raise UsageError(f"--era must be auto, legacy or a modern protocol version such as "
-                         f"{protocol.MODERN_VERSIONS[0]}, not {era!r}")
-    timeout = _option(args, "timeout")
-    if timeout is not None and not timeout >= 0:
-        raise UsageError(f"--timeout must be a number of seconds >= 0, not {timeout:g}")
 
 
 # -- one run ---------------------------------------------------------------------------
@@ -285,12 +141,12 @@ class _Run:
                  stderr: IO[str]) -> None:
         self.args = args
         self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
-        self.json = bool(_option(args, "json", False))
+        self.json = bool(option(args, "json", False))
         self.arguments: dict[str, Any] | None = None
         self.server: str | None = None    # how errors name the server (module docstring)
         self.method: str | None = None    # the request under way, for errors
-        self.handshake = "initialize" if _option(args, "era") == "legacy" else "server/discover"
-        self.verbose = bool(_option(args, "verbose", False))
+        self.handshake = "initialize" if option(args, "era") == "legacy" else "server/discover"
+        self.verbose = bool(option(args, "verbose", False))
         self.server_stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self.terminal = _isatty(stderr)
         self.interactive = self.terminal and _isatty(stdin)
@@ -304,9 +160,9 @@ class _Run:
     def client_options(self) -> dict[str, Any]:
         options: dict[str, Any] = {"on_warn": self._on_warn, "on_elicit": self._on_elicit,
                                    "on_elicit_url": self._on_elicit_url}
-        if _option(self.args, "era") is not None:
+        if option(self.args, "era") is not None:
             options["era"] = self.args.era
-        if _option(self.args, "log_level") is not None:
+        if option(self.args, "log_level") is not None:
             options["log_level"] = self.args.log_level
             options["on_log"] = self._on_log
         if self.progress is not None:
@@ -317,7 +173,7 @@ class _Run:
     def note(self, text: str) -> None:
         if self.progress is not None:
             self.progress.clear()
-        self.stderr.write(f"{_PROG}: {text}\n")
+        self.stderr.write(f"{PROG}: {text}\n")
         self.stderr.flush()
 
     def _on_warn(self, text: str) -> None:
@@ -359,7 +215,7 @@ class _Run:
         from ..client import Client
 
         options = self.client_options()
-        if _option(self.args, "stdio"):
+        if option(self.args, "stdio"):
             try:
                 argv = shlex.split(self.args.stdio)
             except ValueError as exc:
@@ -369,21 +225,21 @@ class _Run:
             self.server = program_label(argv)
             return Client.connect_stdio(argv[0], args=argv[1:], on_stderr=self._on_stderr,
                                         **options)
-        if _option(self.args, "http"):
-            headers = _headers(_option(self.args, "header", []))
+        if option(self.args, "http"):
+            headers = parse_headers(option(self.args, "header", []))
             self.server = redact_url(self.args.http)
-            if _option(self.args, "auth") == "oauth":
+            if option(self.args, "auth") == "oauth":
                 options["auth"] = auth = self.oauth()
                 auth.login(self.args.http)   # before the probe: a person is not a server
             return Client.connect_http(self.args.http, headers=headers or None, **options)
-        if _option(self.args, "sse"):
-            headers = _headers(_option(self.args, "header", []))
+        if option(self.args, "sse"):
+            headers = parse_headers(option(self.args, "header", []))
             return Client.connect_sse(self.args.sse, headers=headers or None, **options)
         entry = self._config_entry()
         self.server = entry.name
-        if entry.era == "legacy" and _option(self.args, "era") is None:
+        if entry.era == "legacy" and option(self.args, "era") is None:
             self.handshake = "initialize"
-        if _option(self.args, "era") is not None:
+        if option(self.args, "era") is not None:
             entry = dataclasses.replace(entry, era=self.args.era)
         if entry.kind == "stdio":
             options["on_stderr"] = self._on_stderr
@@ -394,7 +250,7 @@ class _Run:
         from ..auth import FileTokenStorage, OAuth
         from ..auth._storage import user_token_path
 
-        return OAuth(client_name=_PROG, storage=FileTokenStorage(user_token_path()))
+        return OAuth(client_name=PROG, storage=FileTokenStorage(user_token_path()))
 
     def account(self) -> int:
         """The ``login`` and ``logout`` verbs."""
@@ -425,7 +281,7 @@ class _Run:
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
         by_name = {entry.name: entry for entry in entries}
-        name = _option(self.args, "server")
+        name = option(self.args, "server")
         if name is None:
             enabled = [entry.name for entry in entries if not entry.disabled]
             if len(enabled) != 1 or broken:
@@ -452,15 +308,15 @@ class _Run:
 
         verb, args = self.args.verb, self.args
         width = shutil.get_terminal_size().columns if _isatty(self.stdout) else None
-        budget = {"timeout": _option(args, "timeout")}
+        budget = {"timeout": option(args, "timeout")}
         # The handshake first, under the client's own budgets, so that an error
         # can say which request failed and which server it was.
         self.method = self.handshake
         name = client.server_info.get("name")
-        if isinstance(name, str) and name and not _option(args, "config"):
+        if isinstance(name, str) and name and not option(args, "config"):
             self.server = name
         if verb != "info":
-            self.method = _VERB_METHODS[verb]
+            self.method = VERB_METHODS[verb]
         if verb == "info":
             return _info(client), out.info_text, EXIT_OK
         if verb == "tools":
@@ -500,7 +356,7 @@ class _Run:
             raise UsageError(f"the arguments of prompt {self.args.name!r} were not all "
                              "given") from None
         finally:
-            self.method = _VERB_METHODS["prompt"]
+            self.method = VERB_METHODS["prompt"]
 
     def show(self, data: Any, render: Callable[[Any], str]) -> None:
         if self.progress is not None:
@@ -632,7 +488,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
         args = build_parser().parse_args(words)
     except SystemExit as exc:   # --help or --version
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    except _ParseError as exc:
+    except ParseError as exc:
         if "--json" in words:
             write_error_json(stdout, {"type": "UsageError", "message": exc.message})
         else:   # what argparse itself prints
@@ -640,12 +496,12 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
             stderr.write(f"{exc.parser.prog}: error: {exc.message}\n")
         return EXIT_USAGE
     run = _Run(args, stdin, stdout, stderr)
-    tracing = _tracing(run) if _option(args, "trace", False) else None
+    tracing = _tracing(run) if option(args, "trace", False) else None
     client = None
     failure: UsageError | MCPClientError | None = None
     try:
-        _check_server_options(args)
-        run.arguments = _arguments(_option(args, "arguments"), stdin)
+        check_server_options(args)
+        run.arguments = json_arguments(option(args, "arguments"), stdin)
         if args.verb in ("login", "logout"):
             return run.account()
         try:
