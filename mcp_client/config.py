@@ -16,6 +16,11 @@ mistake surface as a traceback from deep inside: every problem with the file
 is a :class:`ConfigError` naming the server and the key, and a server that
 fails to start fails only its own entry.
 
+The file as a whole and the connecting are here; one entry's keys are read
+in :mod:`mcp_client._config._reader`, and the entry's value, its error and
+its step to a transport live in :mod:`mcp_client._config._entry` (import
+them from this module).
+
 Decisions (the issue leaves these open):
 
 * **Top-level key.**  ``mcpServers`` (Claude Desktop, Cursor, Claude Code), or
@@ -95,16 +100,19 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import (TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, TypeVar, Union,
-                    cast)
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypeVar, Union
 
-from . import _config_text as _text
-from . import protocol
-from ._environ import InheritEnv, is_inherit_env
+from ._config import _text
+from ._config._entry import ENTRY_OPTIONS as _ENTRY_OPTIONS
+from ._config._entry import ConfigError, ServerConfig
+# Names this module held before the split: ConfigError and ServerConfig say
+# they live here, so their hints are resolved here, and old pickles look here.
+from ._config._entry import Kind, _rebuild_config_error  # noqa: F401
+from ._config._reader import expand, read_entry
+from ._environ import InheritEnv  # noqa: F401 -- see Kind above
 from ._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options
 from .exceptions import MCPClientError
 from .names import NameMap
@@ -120,161 +128,6 @@ log = logging.getLogger(__name__)
 
 Source = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 R = TypeVar("R", bound="ConfigRegistry")
-
-#: Keys every entry may have; anything else lands in ``ServerConfig.extra``.
-_STDIO_KEYS = ("command", "args", "env", "cwd", "inherit_env")
-_HTTP_KEYS = ("url", "serverUrl", "headers", "oauth")
-_OAUTH_KEYS = ("client_id", "client_secret", "scopes", "callback_port")
-_COMMON_KEYS = ("type", "era", "disabled", "tools")
-_TOOLS_KEYS = ("include", "exclude")
-#: ``type`` values, normalised (lower case, ``-``/``_`` removed), and the kind they mean.
-_TYPES = {"stdio": "stdio", "http": "http", "streamablehttp": "http", "sse": "sse"}
-Kind = Literal["stdio", "http", "sse"]
-#: Options :func:`connect_config` refuses: the file supplies them, or they must not be shared.
-_ENTRY_OPTIONS = ("args", "env", "cwd", "inherit_env", "headers", "auth", "transport")
-
-
-class ConfigError(MCPClientError):
-    """A configuration that cannot be used, with where the problem is.
-
-    Attributes:
-        server: the entry's name (None for a problem with the file as a whole).
-        key: the key inside the entry, as a path (``args[2]``, ``env.API_KEY``),
-            or the top-level key; None when no single key is at fault.
-        path: the file, when the configuration came from one.
-        line, column: where a JSON syntax error is (1-based), else None.
-    """
-
-    def __init__(self, message: str, *, server: str | None = None, key: str | None = None,
-                 path: str | None = None, line: int | None = None,
-                 column: int | None = None) -> None:
-        self.server, self.key, self.path = server, key, path
-        self.line, self.column = line, column
-        self.reason = message
-        where = [] if path is None else [path if line is None else f"{path}:{line}:{column}"]
-        if server is not None:
-            where.append(f"server {server!r}")
-        if key is not None:
-            where.append(f"key {key!r}")
-        super().__init__(f"{', '.join(where)}: {message}" if where else message)
-
-    def __reduce__(self) -> Any:
-        return (_rebuild_config_error, (self.reason, self.server, self.key, self.path,
-                                        self.line, self.column))
-
-
-def _rebuild_config_error(message: str, server: str | None, key: str | None, path: str | None,
-                          line: int | None, column: int | None) -> ConfigError:
-    return ConfigError(message, server=server, key=key, path=path, line=line, column=column)
-
-
-@dataclass(frozen=True)
-class ServerConfig:
-    """One server of a configuration, validated and expanded.
-
-    Attributes:
-        name: the entry's name in the file.
-        kind: ``"stdio"``, ``"http"`` or ``"sse"`` (2024-11-05 HTTP+SSE).
-        prefix: the name made acceptable as a registry prefix (see the module docstring).
-        command, args, env, cwd: how to start a stdio server.
-        inherit_env: what it inherits besides ``env`` (``"safe"``, True or False).
-        url, headers: where an HTTP server is.
-        oauth: the OAuth settings of an HTTP server (``{}`` for ``true``), or None.
-        era: ``"auto"``, ``"legacy"``, a modern version, or None (the client's default).
-        disabled: True if the entry says ``"disabled": true``.
-        include, exclude: the entry's ``"tools": {"include": [...], "exclude": [...]}``
-            globs (see :mod:`mcp_client._toolfilter`); None and ``()`` when absent.
-        extra: every key this module does not read, verbatim.
-    """
-
-    name: str
-    kind: Kind
-    prefix: str
-    command: str | None = None
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    cwd: str | None = None
-    inherit_env: InheritEnv = "safe"
-    url: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
-    oauth: Mapping[str, Any] | None = None
-    era: str | None = None
-    disabled: bool = False
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    include: tuple[str, ...] | None = None
-    exclude: tuple[str, ...] = ()
-
-    def _restart(self, default: Any) -> Any:
-        """A stdio entry's ``restart``: the entry's own, else ``default`` ("on-failure")."""
-        given = self.extra.get("restart", default)
-        if "restart" in self.extra and given not in ("never", "on-failure"):
-            raise ConfigError(f"must be \"never\" or \"on-failure\", not {given!r}",
-                              server=self.name, key="restart")
-        return given
-
-    def __repr__(self) -> str:   # values of env, headers and args may be secrets: keys only
-        from ._redact import redact_url
-
-        where = self.command if self.kind == "stdio" else redact_url(self.url or "")
-        keys = sorted(self.env if self.kind == "stdio" else self.headers)
-        return (f"<ServerConfig {self.name!r} {self.kind} {where!r} args={len(self.args)} "
-                f"{'env' if self.kind == 'stdio' else 'headers'}={keys}"
-                f"{' oauth' if self.oauth is not None else ''}"
-                f"{' disabled' if self.disabled else ''}>")
-
-    def connect(self, **options: Any) -> Client:
-        """Start (stdio) or reach (HTTP) this server.
-
-        The connection is lazy: the era is probed by the first call that
-        needs it (read ``client.era`` to force it).
-
-        Args:
-            **options: client options, plus transport options of this entry's
-                kind; options of the other kind are dropped (see the module
-                docstring).  The entry's ``era`` wins over ``era=``.
-
-        Returns:
-            the :class:`~mcp_client.Client`.
-
-        Raises:
-            ConfigError: the entry is disabled.
-            MCPClientError: an option the file supplies, or a bad value.
-            SpawnFailed: a stdio server that could not be started.
-        """
-        from .client import Client
-
-        if self.disabled:
-            raise ConfigError("the server is disabled", server=self.name, key="disabled")
-        given = sorted(set(options) & set(_ENTRY_OPTIONS) - {"auth"})
-        if given:
-            raise MCPClientError(f"option {given[0]} comes from the configuration entry")
-        dropped = HTTP_OPTIONS if self.kind == "stdio" else STDIO_OPTIONS
-        options = {k: v for k, v in options.items() if k not in dropped}
-        if self.era is not None:
-            options["era"] = self.era
-        if self.kind == "stdio":
-            assert self.command is not None
-            options["restart"] = self._restart(options.get("restart", "on-failure"))
-            return Client.connect_stdio(self.command, args=list(self.args), cwd=self.cwd,
-                                        env=dict(self.env) or None,
-                                        inherit_env=self.inherit_env, **options)
-        assert self.url is not None
-        if self.oauth is not None and options.get("auth") is None:
-            options["auth"] = self._login()
-        connect = Client.connect_sse if self.kind == "sse" else Client.connect_http
-        return connect(self.url, headers=dict(self.headers) or None, **options)
-
-    def _login(self) -> Any:
-        """The entry's OAuth, logged in (before the probe: a person is not a server)."""
-        from .auth import FileTokenStorage, OAuth
-        from .auth._storage import user_token_path
-
-        settings = dict(self.oauth or {})
-        auth = OAuth(client_name="mcp-client", storage=FileTokenStorage(user_token_path()),
-                     **settings)
-        assert self.url is not None
-        auth.login(self.url)
-        return auth
 
 
 @dataclass(frozen=True)
@@ -387,218 +240,13 @@ def parse_config(data: Any, *, environ: Mapping[str, str] | None = None,
     entries = []
     for name in names:
         try:
-            entries.append(_entry(name, servers[name], prefixes.name_for(name) or "", env, base))
+            prefix = prefixes.name_for(name) or ""
+            entries.append(read_entry(name, servers[name], prefix, env, base))
         except ConfigError as exc:
             if on_error is None:
                 raise
             on_error(exc)
     return entries
-
-
-def _entry(name: Any, raw: Any, prefix: str, environ: Mapping[str, str],
-           base: Path | None) -> ServerConfig:
-    if not isinstance(name, str) or not name:
-        raise ConfigError("a server needs a non-empty name", server=str(name))
-    if not isinstance(raw, Mapping):
-        raise ConfigError(f"the entry must be an object, not {json_kind(raw)}", server=name)
-    reader = _Reader(name, raw, environ)
-    try:
-        return _read_entry(reader, name, raw, prefix, base)
-    except ConfigError:
-        if not reader.disabled:
-            raise
-    # A disabled entry is never an error: it is kept, empty, with its keys in ``extra``.
-    kind: Literal["stdio", "http"] = "http" if "url" in raw or "serverUrl" in raw else "stdio"
-    return ServerConfig(name=name, kind=kind, prefix=prefix, disabled=True,
-                        extra={k: v for k, v in raw.items() if k != "disabled"})
-
-
-def _read_entry(reader: _Reader, name: str, raw: Mapping[str, Any], prefix: str,
-                base: Path | None) -> ServerConfig:
-    kind = reader.kind()
-    if "envFile" in raw:
-        raise ConfigError("envFile is not read by this client; list the variables under "
-                          "\"env\" instead", server=name, key="envFile")
-    known = _STDIO_KEYS + _HTTP_KEYS + _COMMON_KEYS
-    extra = {k: v for k, v in raw.items() if k not in known}
-    include, exclude = reader.tools()
-    if kind == "stdio":
-        return ServerConfig(name=name, kind=kind, prefix=prefix, command=reader.command(),
-                            args=reader.strings("args"), env=reader.mapping("env"),
-                            cwd=reader.cwd(base), inherit_env=reader.inherit_env(),
-                            era=reader.era(), disabled=reader.disabled, extra=extra,
-                            include=include, exclude=exclude)
-    return ServerConfig(name=name, kind=kind, prefix=prefix, url=reader.url(),
-                        headers=reader.mapping("headers"), oauth=reader.oauth(), era=reader.era(),
-                        disabled=reader.disabled, extra=extra, include=include, exclude=exclude)
-
-
-class _Reader:
-    """Reads one entry's keys, naming the server and the key in every error."""
-
-    def __init__(self, name: str, raw: Mapping[str, Any], environ: Mapping[str, str]) -> None:
-        self.name, self.raw, self.environ = name, raw, environ
-        disabled = raw.get("disabled", False)
-        if not isinstance(disabled, bool):
-            raise self.error("disabled", f"must be true or false, not {json_kind(disabled)}")
-        self.disabled = disabled
-
-    def error(self, key: str, message: str) -> ConfigError:
-        return ConfigError(message, server=self.name, key=key)
-
-    def kind(self) -> Kind:
-        raw = self.raw
-        if "url" in raw and "serverUrl" in raw:
-            raise self.error("serverUrl", "both \"url\" and \"serverUrl\"; keep one")
-        has_url = "url" in raw or "serverUrl" in raw
-        declared = raw.get("type")
-        if declared is None:
-            if "command" in raw and has_url:
-                raise self.error("type", "both \"command\" and \"url\": say which with "
-                                 "\"type\": \"stdio\" or \"http\"")
-            if not has_url and "command" not in raw:
-                raise self.error("command", "neither \"command\" (a stdio server) nor \"url\" "
-                                 "(an HTTP server)")
-            kind: Kind = "http" if has_url else "stdio"
-        else:
-            kind = self._declared_kind(declared)
-        wrong = _HTTP_KEYS if kind == "stdio" else _STDIO_KEYS
-        for key in wrong:
-            if key in raw:
-                raise self.error(key, f"\"{key}\" does not belong in a {kind} server's entry")
-        return kind
-
-    def _declared_kind(self, declared: Any) -> Kind:
-        if not isinstance(declared, str):
-            raise self.error("type", f"must be a string, not {json_kind(declared)}")
-        normal = declared.lower().replace("-", "").replace("_", "")
-        if normal not in _TYPES:
-            raise self.error("type", f"unknown transport {declared!r} (use \"stdio\", \"http\", "
-                             "\"streamable-http\" or \"sse\")")
-        kind = _TYPES[normal]
-        return "stdio" if kind == "stdio" else "sse" if kind == "sse" else "http"
-
-    def string(self, key: str, value: Any) -> str:
-        if not isinstance(value, str):
-            raise self.error(key, f"must be a string, not {json_kind(value)}")
-        return expand(value, self.environ, server=self.name, key=key, strict=not self.disabled)
-
-    def command(self) -> str:
-        command = os.path.expanduser(self.string("command", self.raw.get("command")))
-        if not command.strip():
-            raise self.error("command", "must not be empty")
-        return command
-
-    def strings(self, key: str) -> tuple[str, ...]:
-        values = self.raw.get(key, [])
-        if not isinstance(values, list):
-            raise self.error(key, f"must be a list of strings, not {json_kind(values)}")
-        return tuple(self.string(f"{key}[{n}]", value) for n, value in enumerate(values))
-
-    def mapping(self, key: str) -> dict[str, str]:
-        values = self.raw.get(key, {})
-        if not isinstance(values, Mapping):
-            raise self.error(key, f"must be an object of strings, not {json_kind(values)}")
-        return {name: self.string(f"{key}.{name}", value) for name, value in values.items()}
-
-    def cwd(self, base: Path | None) -> str | None:
-        if "cwd" not in self.raw:
-            return None
-        cwd = os.path.expanduser(self.string("cwd", self.raw["cwd"]))
-        if not cwd:
-            raise self.error("cwd", "must not be empty")
-        return str(base / cwd) if base is not None and not os.path.isabs(cwd) else cwd
-
-    def inherit_env(self) -> InheritEnv:
-        value = self.raw.get("inherit_env", "safe")
-        if not is_inherit_env(value):
-            shown = repr(value) if isinstance(value, str) else json_kind(value)
-            raise self.error("inherit_env", f"must be true, false or \"safe\", not {shown}")
-        return cast(InheritEnv, value)
-
-    def url(self) -> str:
-        from ._redact import redact_url
-
-        key = "serverUrl" if "serverUrl" in self.raw else "url"
-        url = self.string(key, self.raw.get(key)).strip()
-        if not self.disabled and not re.match(r"^https?://[^/\s]+", url, re.IGNORECASE):
-            raise self.error(key, f"must be an http:// or https:// URL, not {redact_url(url)!r}")
-        return url
-
-    def oauth(self) -> dict[str, Any] | None:
-        value = self.raw.get("oauth", False)
-        if isinstance(value, bool):
-            return {} if value else None
-        if not isinstance(value, dict):
-            raise self.error("oauth", f"must be true, false or an object, not {json_kind(value)}")
-        unknown = sorted(set(value) - set(_OAUTH_KEYS))
-        if unknown:
-            raise self.error("oauth", f"unknown key {unknown[0]!r} "
-                             f"(known: {', '.join(_OAUTH_KEYS)})")
-        out: dict[str, Any] = {key: self.string("oauth", value[key])
-                               for key in ("client_id", "client_secret") if key in value}
-        if "scopes" in value:
-            scopes = value["scopes"]
-            if not isinstance(scopes, list):
-                raise self.error("oauth", f"scopes must be a list, not {json_kind(scopes)}")
-            out["scopes"] = [self.string("oauth", scope) for scope in scopes]
-        port = value.get("callback_port")
-        if port is not None:
-            if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
-                raise self.error("oauth", "callback_port must be a port number (1-65535)")
-            out["callback_port"] = port
-        return out
-
-    def tools(self) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
-        """The ``tools`` key: (include globs or None, exclude globs)."""
-        from ._toolfilter import patterns
-
-        value = self.raw.get("tools")
-        if value is None:
-            return None, ()
-        if not isinstance(value, dict):
-            raise self.error("tools", "must be an object with \"include\" and/or "
-                             f"\"exclude\" lists, not {json_kind(value)}")
-        unknown = sorted(set(value) - set(_TOOLS_KEYS))
-        if unknown:
-            raise self.error("tools", f"unknown key {unknown[0]!r} (known: include, exclude)")
-        try:
-            include = None if value.get("include") is None else \
-                patterns(value["include"], "include")
-            exclude = () if value.get("exclude") is None else \
-                patterns(value["exclude"], "exclude")
-        except MCPClientError as exc:
-            raise self.error("tools", str(exc)) from None
-        return include, exclude
-
-    def era(self) -> str | None:
-        era = self.raw.get("era")
-        if era is None:
-            return None
-        if era not in ("auto", "legacy") and not protocol.is_modern_version(era):
-            raise self.error("era", f"must be \"auto\", \"legacy\" or a modern protocol version "
-                             f"such as {protocol.MODERN_VERSIONS[0]}, not {era!r}")
-        return str(era)
-
-
-def expand(text: str, environ: Mapping[str, str] | None = None, *, server: str | None = None,
-           key: str | None = None, strict: bool = True) -> str:
-    """Expand ``${VAR}``, ``${VAR:-default}`` and ``${env:VAR}`` in ``text``.
-
-    Args:
-        text: the value from the file.
-        environ: where variables are looked up (default: ``os.environ``).
-        server, key: named in the error.
-        strict: False keeps an unset variable's reference as written.
-
-    Raises:
-        ConfigError: an unset variable without a default, an unclosed
-            ``${``, or a reference of another form.
-    """
-    try:
-        return _text.expand(text, os.environ if environ is None else environ, strict=strict)
-    except _text.Unexpandable as exc:
-        raise ConfigError(str(exc), server=server, key=key) from None
 
 
 # -- connecting -------------------------------------------------------------------------

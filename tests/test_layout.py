@@ -26,7 +26,7 @@ WIRE_MAY_USE = VOCABULARY | WIRE | {"_lines", "_log", "_version"}
 #: provider layers
 LAYERS = {"reasons", "unknown_keys", "leases", "policy"}
 #: what the client package never reaches
-CLIENT_NEVER = {"registry", "local", "config", "cli", "testing", "auth"} | LAYERS
+CLIENT_NEVER = {"registry", "local", "config", "_config", "cli", "testing", "auth"} | LAYERS
 
 #: every module a user may import by name; a new one is added here deliberately
 PUBLIC = {

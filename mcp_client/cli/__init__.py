@@ -1,9 +1,11 @@
 """``python -m mcp_client`` (and ``mcp-client``): the command line, as a package.
 
 The face re-exports :func:`main`, :func:`build_parser`, :func:`exit_code_for`
-and the exit codes; the verbs and their option parsing live in
-:mod:`._main`, rendering in :mod:`._output`, the terminal conversation
-(progress bar, elicitation form) in :mod:`._terminal`.
+and the exit codes; :mod:`._main` runs the command line and records its
+behaviour, the options and verbs are parsed in :mod:`._parser`, one run
+(hooks, connecting, the verb, the failure report) is :mod:`._run`, the exit
+codes :mod:`._exits`, rendering :mod:`._output`, the terminal conversation
+(progress bar, elicitation form) :mod:`._terminal`.
 """
 from __future__ import annotations
 

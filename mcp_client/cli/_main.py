@@ -12,7 +12,11 @@ Verbs: ``info``, ``tools``, ``call TOOL [JSON]``, ``resources``, ``read URI``,
 after the verb.
 
 This module owns the command line: parsing it, connecting, running one verb,
-printing the answer and choosing the exit code.  Rendering lives in
+printing the answer and choosing the exit code; :func:`main` here ties
+the steps together.  The options and verbs are
+:mod:`mcp_client.cli._parser`, one run (the hooks, connecting, the verb and
+the failure report) :mod:`mcp_client.cli._run`, the codes and the mapping
+:mod:`mcp_client.cli._exits`.  Rendering lives in
 :mod:`mcp_client.cli._output`, the terminal conversation (progress bar,
 elicitation form) in :mod:`mcp_client.cli._terminal`.  It must never print a
 Python traceback for an expected failure: every :class:`MCPClientError` and
@@ -104,536 +108,19 @@ Decisions:
 
 from __future__ import annotations
 
-import argparse
-import collections
-import dataclasses
-import difflib
-import json
 import os
-import shlex
-import shutil
 import sys
-from typing import IO, Any, Callable, NoReturn, Sequence
+from typing import IO, Any, Sequence
 
-from .. import protocol
-from .._redact import redact_url
-from .._version import __version__
-from ._output import program_label, write_error_json
-from ..exceptions import (InputLoopExceeded, MCPClientError, ProtocolError, ServerGone,
-                          SpawnFailed, Timeout, TransportClosed, TransportError,
-                          UnsupportedVersion)
+from ..exceptions import MCPClientError
+from ._exits import (EXIT_CLIENT, EXIT_CONNECTION, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROTOCOL,
+                     EXIT_TOOL_ERROR, EXIT_USAGE, UsageError, exit_code_for)
+from ._output import write_error_json
+from ._parser import ParseError, build_parser, check_server_options, json_arguments, option
+from ._run import Run
 
 __all__ = ["main", "build_parser", "exit_code_for", "EXIT_OK", "EXIT_TOOL_ERROR", "EXIT_USAGE",
            "EXIT_PROTOCOL", "EXIT_CONNECTION", "EXIT_CLIENT", "EXIT_INTERRUPTED"]
-
-EXIT_OK = 0
-EXIT_TOOL_ERROR = 1
-EXIT_USAGE = 2          # argparse's own code for a bad command line
-EXIT_PROTOCOL = 3
-EXIT_CONNECTION = 4
-EXIT_CLIENT = 5
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports
-#: Lines of the server's stderr kept for the failure report.
-STDERR_LINES = 50
-
-_PROG = "mcp-client"
-_VERBS = {
-    "info": "who the server is, its era and capabilities",
-    "tools": "list the tools, with their annotations",
-    "call": "call a tool: call TOOL [JSON-ARGUMENTS]",
-    "resources": "list the resources",
-    "read": "read a resource: read URI",
-    "templates": "list the resource templates",
-    "prompts": "list the prompts",
-    "prompt": "render a prompt: prompt NAME [JSON-ARGUMENTS]",
-    "login": "log in to an OAuth-protected --http server (the tokens are kept for --auth oauth)",
-    "logout": "forget the OAuth tokens kept for an --http server",
-}
-
-
-#: The method each verb sends (``info`` sends only the handshake).
-_VERB_METHODS = {"tools": "tools/list", "call": "tools/call", "resources": "resources/list",
-                 "read": "resources/read", "templates": "resources/templates/list",
-                 "prompts": "prompts/list", "prompt": "prompts/get"}
-
-
-class UsageError(Exception):
-    """A mistake on the command line, found after argparse was done."""
-
-
-class _ParseError(Exception):
-    """argparse's usage error, held until ``main`` knows how to print it."""
-
-    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
-        super().__init__(message)
-        self.parser = parser
-        self.message = message
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors raise instead of printing and exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        raise _ParseError(self, message)
-
-
-# -- the command line ------------------------------------------------------------------
-
-def _common_options() -> _Parser:
-    """The options every verb takes (given before or after it)."""
-    common = _Parser(add_help=False, argument_default=argparse.SUPPRESS)
-    server = common.add_argument_group("the server (one of)")
-    server.add_argument("--stdio", metavar="COMMAND",
-                        help='start a server: "COMMAND ARGS..." (split like a shell, no shell)')
-    server.add_argument("--http", metavar="URL",
-                        help="reach a Streamable HTTP server (either era; an old HTTP+SSE "
-                        "server is found by itself)")
-    server.add_argument("--sse", metavar="URL",
-                        help="reach a 2024-11-05 HTTP+SSE server directly")
-    server.add_argument("--header", metavar="NAME:VALUE", action="append",
-                        help="an HTTP header for --http or --sse (repeatable)")
-    server.add_argument("--auth", choices=["oauth"],
-                        help="--http: log in with OAuth (tokens kept by the login verb)")
-    server.add_argument("--config", metavar="FILE", help="an mcpServers configuration file")
-    server.add_argument("--server", metavar="NAME", help="the server in --config to use")
-    out = common.add_argument_group("behaviour")
-    out.add_argument("--json", action="store_true", help="print JSON for scripts")
-    out.add_argument("--timeout", metavar="SECONDS", type=float,
-                     help="budget for the verb's request (default 60; 0: none)")
-    out.add_argument("--era", metavar="ERA",
-                     help="auto (default), legacy, or a modern protocol version")
-    out.add_argument("--log-level", metavar="LEVEL", choices=protocol.LOG_LEVELS,
-                     help=f"ask for the server's logs on stderr ({', '.join(protocol.LOG_LEVELS)})")
-    out.add_argument("-v", "--verbose", action="store_true",
-                     help="show the server's stderr and the client's warnings as they come")
-    out.add_argument("--trace", action="store_true",
-                     help="print every message sent (>>) and read (<<) on stderr, HTTP "
-                     "request and status lines and headers included (credentials hidden)")
-    return common
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m mcp_client``."""
-    common = _common_options()
-    parser = _Parser(
-        prog=_PROG, parents=[common],
-        description="Talk to an MCP server: list its tools, call them, read its resources.",
-        epilog="exit codes: 0 ok, 1 the tool reported isError, 2 usage, 3 protocol error, "
-               "4 connection failure (could not start, died, timed out), 5 other client "
-               "error, 130 interrupted")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
-    for verb, summary in _VERBS.items():
-        sub = verbs.add_parser(verb, parents=[common], help=summary, description=summary)
-        if verb in ("call", "prompt"):
-            sub.add_argument("name", metavar="TOOL" if verb == "call" else "NAME")
-            sub.add_argument("arguments", metavar="JSON", nargs="?", default=None,
-                             help="the arguments as a JSON object ('-': read from stdin)")
-        elif verb == "read":
-            sub.add_argument("uri", metavar="URI")
-    return parser
-
-
-def _option(args: argparse.Namespace, name: str, default: Any = None) -> Any:
-    return getattr(args, name, default)
-
-
-def _arguments(text: str | None, stdin: IO[str]) -> dict[str, Any] | None:
-    if text is None:
-        return None
-    if text == "-":
-        text = stdin.read()
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"the arguments are not JSON ({exc.msg} at column {exc.colno}): "
-                         f"{text!r}") from None
-    if not isinstance(value, dict):
-        raise UsageError(f"the arguments must be a JSON object, like '{{\"text\": \"hi\"}}', "
-                         f"not {text!r}")
-    return value
-
-
-def _headers(values: Sequence[str]) -> dict[str, str]:
-    headers = {}
-    for value in values:
-        name, sep, rest = value.partition(":")
-        if not sep or not name.strip():
-            raise UsageError(f"--header wants NAME:VALUE, not {value!r}")
-        headers[name.strip()] = rest.strip()
-    return headers
-
-
-def _check_server_options(args: argparse.Namespace) -> None:
-    chosen = [f"--{name}" for name in ("stdio", "http", "sse", "config") if _option(args, name)]
-    if not chosen:
-        raise UsageError("say which server: --stdio \"COMMAND ARGS...\", --http URL, or "
-                         "--config FILE --server NAME")
-    if len(chosen) > 1:
-        raise UsageError(f"{' and '.join(chosen)} cannot be used together; choose one")
-    if _option(args, "header") and not (_option(args, "http") or _option(args, "sse")):
-        raise UsageError("--header goes with --http or --sse")
-    if (_option(args, "auth") or args.verb in ("login", "logout")) and not _option(args, "http"):
-        raise UsageError(f"{'--auth' if _option(args, 'auth') else args.verb} goes with --http")
-    if _option(args, "server") and not _option(args, "config"):
-        raise UsageError("--server goes with --config")
-    era = _option(args, "era")
-    if era is not None and era not in ("auto", "legacy") and not protocol.is_modern_version(era):
-        raise UsageError(f"--era must be auto, legacy or a modern protocol version such as "
-                         f"{protocol.MODERN_VERSIONS[0]}, not {era!r}")
-    timeout = _option(args, "timeout")
-    if timeout is not None and not timeout >= 0:
-        raise UsageError(f"--timeout must be a number of seconds >= 0, not {timeout:g}")
-
-
-# -- one run ---------------------------------------------------------------------------
-
-class _Run:
-    """One invocation: the streams, the options, the connection and the report."""
-
-    def __init__(self, args: argparse.Namespace, stdin: IO[str], stdout: IO[str],
-                 stderr: IO[str]) -> None:
-        self.args = args
-        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
-        self.json = bool(_option(args, "json", False))
-        self.arguments: dict[str, Any] | None = None
-        self.server: str | None = None    # how errors name the server (module docstring)
-        self.method: str | None = None    # the request under way, for errors
-        self.handshake = "initialize" if _option(args, "era") == "legacy" else "server/discover"
-        self.verbose = bool(_option(args, "verbose", False))
-        self.server_stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
-        self.terminal = _isatty(stderr)
-        self.interactive = self.terminal and _isatty(stdin)
-        from ._terminal import Form, ProgressBar
-
-        self.progress = ProgressBar(stderr) if self.terminal and args.verb == "call" else None
-        self.form = Form(stdin, stderr, self.progress) if self.interactive else None
-
-    # -- the client's hooks --------------------------------------------------------
-
-    def client_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {"on_warn": self._on_warn, "on_elicit": self._on_elicit,
-                                   "on_elicit_url": self._on_elicit_url}
-        if _option(self.args, "era") is not None:
-            options["era"] = self.args.era
-        if _option(self.args, "log_level") is not None:
-            options["log_level"] = self.args.log_level
-            options["on_log"] = self._on_log
-        if self.progress is not None:
-            options["on_progress"] = self.progress
-            options["on_task_status"] = self.progress.task
-        return options
-
-    def note(self, text: str) -> None:
-        if self.progress is not None:
-            self.progress.clear()
-        self.stderr.write(f"{_PROG}: {text}\n")
-        self.stderr.flush()
-
-    def _on_warn(self, text: str) -> None:
-        if self.verbose:
-            self.note(f"warning: {text}")
-
-    def _on_stderr(self, line: str) -> None:
-        self.server_stderr.append(line)
-        if self.verbose:
-            self.note(f"[server stderr] {line}")
-
-    def _on_log(self, params: dict[str, Any]) -> None:
-        data = params.get("data")
-        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-        where = " ".join(str(p) for p in (params.get("level"), params.get("logger")) if p)
-        self.note(f"[server {where}] {text}")
-
-    def _on_elicit(self, request: dict[str, Any]) -> dict[str, Any]:
-        if self.form is not None:
-            return self.form(request)
-        message = (request.get("params") or {}).get("message", "")
-        self.note(f"the server asked {message!r}; declined (stdin is not a terminal)")
-        return {"action": "decline"}
-
-    def _on_elicit_url(self, request: dict[str, Any]) -> dict[str, Any]:
-        if self.form is not None:
-            return self.form.url(request, server=self.server)
-        from ._terminal import printable
-
-        params = request.get("params") or {}
-        self.note(f"the server asked you to open {printable(str(params.get('url')))} "
-                  f"({printable(str(params.get('message', '')))}); declined (stdin is not "
-                  "a terminal)")
-        return {"action": "decline"}
-
-    # -- connecting ----------------------------------------------------------------
-
-    def connect(self) -> Any:
-        from ..client import Client
-
-        options = self.client_options()
-        if _option(self.args, "stdio"):
-            try:
-                argv = shlex.split(self.args.stdio)
-            except ValueError as exc:
-                raise UsageError(f"--stdio: {exc}") from None
-            if not argv:
-                raise UsageError("--stdio needs a command")
-            self.server = program_label(argv)
-            return Client.connect_stdio(argv[0], args=argv[1:], on_stderr=self._on_stderr,
-                                        **options)
-        if _option(self.args, "http"):
-            headers = _headers(_option(self.args, "header", []))
-            self.server = redact_url(self.args.http)
-            if _option(self.args, "auth") == "oauth":
-                options["auth"] = auth = self.oauth()
-                auth.login(self.args.http)   # before the probe: a person is not a server
-            return Client.connect_http(self.args.http, headers=headers or None, **options)
-        if _option(self.args, "sse"):
-            headers = _headers(_option(self.args, "header", []))
-            return Client.connect_sse(self.args.sse, headers=headers or None, **options)
-        entry = self._config_entry()
-        self.server = entry.name
-        if entry.era == "legacy" and _option(self.args, "era") is None:
-            self.handshake = "initialize"
-        if _option(self.args, "era") is not None:
-            entry = dataclasses.replace(entry, era=self.args.era)
-        if entry.kind == "stdio":
-            options["on_stderr"] = self._on_stderr
-        return entry.connect(**options)
-
-    def oauth(self) -> Any:
-        """The OAuth object of ``--auth oauth`` and ``login``: the user's token file."""
-        from ..auth import FileTokenStorage, OAuth
-        from ..auth._storage import user_token_path
-
-        return OAuth(client_name=_PROG, storage=FileTokenStorage(user_token_path()))
-
-    def account(self) -> int:
-        """The ``login`` and ``logout`` verbs."""
-        from .._redact import redact_url
-
-        auth = self.oauth()
-        shown = redact_url(self.args.http)
-        if self.args.verb == "logout":
-            auth.bind(self.args.http)
-            auth.forget()
-            self.note(f"logged out of {shown}")
-        else:
-            auth.login(self.args.http)
-            self.note(f"logged in to {shown}")
-        auth.close()
-        return EXIT_OK
-
-    def _config_entry(self) -> Any:
-        from ..config import ConfigError, load_config
-
-        broken: dict[str | None, ConfigError] = {}
-
-        def note(exc: ConfigError) -> None:
-            broken.setdefault(exc.server, exc)
-
-        try:   # only the chosen entry has to be usable
-            entries = load_config(self.args.config, on_error=note)
-        except ConfigError as exc:
-            raise UsageError(str(exc)) from None
-        by_name = {entry.name: entry for entry in entries}
-        name = _option(self.args, "server")
-        if name is None:
-            enabled = [entry.name for entry in entries if not entry.disabled]
-            if len(enabled) != 1 or broken:
-                listed = ", ".join(enabled + [str(n) for n in broken]) or "none"
-                raise UsageError(f"--config needs --server NAME (servers: {listed})")
-            name = enabled[0]
-        if name in broken:
-            raise UsageError(str(broken[name]))
-        if name not in by_name:
-            known = list(by_name) + [str(n) for n in broken]
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            raise UsageError(f"no server {name!r} in {self.args.config}{hint}; it has: "
-                             f"{', '.join(known) or 'none'}")
-        if by_name[name].disabled:
-            raise UsageError(f"server {name!r} is disabled in {self.args.config}")
-        return by_name[name]
-
-    # -- the verbs -----------------------------------------------------------------
-
-    def perform(self, client: Any) -> tuple[Any, Callable[[Any], str], int]:
-        """Run the verb: (its data, how to render it for people, exit code)."""
-        from . import _output as out
-
-        verb, args = self.args.verb, self.args
-        width = shutil.get_terminal_size().columns if _isatty(self.stdout) else None
-        budget = {"timeout": _option(args, "timeout")}
-        # The handshake first, under the client's own budgets, so that an error
-        # can say which request failed and which server it was.
-        self.method = self.handshake
-        name = client.server_info.get("name")
-        if isinstance(name, str) and name and not _option(args, "config"):
-            self.server = name
-        if verb != "info":
-            self.method = _VERB_METHODS[verb]
-        if verb == "info":
-            return _info(client), out.info_text, EXIT_OK
-        if verb == "tools":
-            return client.list_tools(**budget), lambda d: out.tools_table(d, width=width), \
-                EXIT_OK
-        if verb == "resources":
-            return client.list_resources(**budget), \
-                lambda d: out.resources_table(d, width=width), EXIT_OK
-        if verb == "templates":
-            return client.list_resource_templates(**budget), \
-                lambda d: out.templates_table(d, width=width), EXIT_OK
-        if verb == "prompts":
-            return client.list_prompts(**budget), lambda d: out.prompts_table(d, width=width), \
-                EXIT_OK
-        if verb == "read":
-            return client.read_resource(args.uri, **budget), out.contents_text, EXIT_OK
-        if verb == "prompt":
-            if self.form is not None:
-                self.arguments = self.prompt_arguments(client, budget)
-            return client.get_prompt(args.name, self.arguments, **budget), out.prompt_text, \
-                EXIT_OK
-        result = client.call_tool(args.name, self.arguments, **budget)
-        code = EXIT_TOOL_ERROR if result.get("isError") is True else EXIT_OK
-        return result, out.result_text, code
-
-    def prompt_arguments(self, client: Any, budget: dict[str, Any]) -> dict[str, Any] | None:
-        """The ``prompt`` verb's arguments, the missing ones asked on the terminal."""
-        from ._arguments import ask_prompt_arguments
-        from ._terminal import Declined
-
-        assert self.form is not None
-        self.method = "prompts/list"
-        try:
-            return ask_prompt_arguments(client, self.form, self.args.name, self.arguments,
-                                        budget, warn=self._on_warn)
-        except Declined:
-            raise UsageError(f"the arguments of prompt {self.args.name!r} were not all "
-                             "given") from None
-        finally:
-            self.method = _VERB_METHODS["prompt"]
-
-    def show(self, data: Any, render: Callable[[Any], str]) -> None:
-        if self.progress is not None:
-            self.progress.clear()
-        text = json.dumps(data, indent=2, ensure_ascii=False) if self.json else render(data)
-        self.stdout.write(text if text.endswith("\n") else text + "\n")
-        self.stdout.flush()
-
-    def fail(self, exc: BaseException, client: Any = None) -> int:
-        """Report a failure (see the module docstring); the exit code.
-
-        Called once the client is closed, so every line the server wrote to
-        stderr has been read: a server that dies at once may be reported
-        before its last words are in (``ServerGone.stderr_tail`` empty), and
-        the transport knows its exit status by now even if the error did not.
-        """
-        code = exit_code_for(exc)
-        transport = getattr(client, "transport", None)
-        # The transport's own tail is complete once it is closed, and holds only the
-        # last run of a server restarted for the handshake; the lines we were handed
-        # are the fallback when there is no client (it failed while being built).
-        kept = getattr(transport, "stderr_tail", "")
-        tail = kept.splitlines() if isinstance(kept, str) else []
-        report: dict[str, Any] = {}
-        if isinstance(exc, ServerGone):
-            text = exc.detail or "the server went away"
-            status = exc.exit_code
-            if status is None:
-                status = getattr(transport, "returncode", None)
-            if status is not None:
-                text += f" (exit code {status})"
-                report["exit_code"] = status
-            tail = tail or exc.stderr_tail.splitlines()
-        else:
-            text = str(exc)
-            method = self._method(exc)
-            if method and text.startswith(f"{method}: "):
-                text = text[len(method) + 2:]   # named once, by _where or the "method" key
-        tail = tail or list(self.server_stderr)
-        if code != EXIT_CONNECTION:   # the server answered: its stderr is beside the point
-            tail = []
-        if self.json:
-            self._fail_json(exc, text, report, tail)
-            return code
-        kind = "" if isinstance(exc, UsageError) else f"{type(exc).__name__}: "
-        where = self._where(exc, text)
-        self.note(f"error: {kind}{where + ': ' if where else ''}{text}")
-        for wanted in getattr(exc, "elicitations", ()):   # URLElicitationRequired
-            from ._terminal import printable
-
-            self.note(f"the server asks you to open {printable(wanted['url'])} "
-                      f"({printable(str(wanted.get('message', '')))}), then to run the "
-                      "command again")
-        if tail and not self.verbose:
-            self.stderr.write("--- server stderr ---\n" + "\n".join(tail) + "\n")
-            self.stderr.flush()
-        return code
-
-    def _method(self, exc: BaseException) -> str | None:
-        method = getattr(exc, "method", None)
-        return method if isinstance(method, str) and method else self.method
-
-    def _where(self, exc: BaseException, text: str) -> str:
-        """``METHOD on SERVER``, or as much of it as the message does not say."""
-        if isinstance(exc, UsageError):
-            return ""
-        method, server = self._method(exc), self.server
-        if method and text.startswith(method):
-            method = None
-        if method and server:
-            return f"{method} on {server}"
-        return server or method or ""
-
-    def _fail_json(self, exc: BaseException, text: str, report: dict[str, Any],
-                   tail: list[str]) -> None:
-        """The failure as ``{"error": {...}}``: the one document on stdout."""
-        error: dict[str, Any] = {
-            "type": "UsageError" if isinstance(exc, UsageError) else type(exc).__name__,
-            "message": text}
-        if not isinstance(exc, UsageError):
-            if self.server:
-                error["server"] = self.server
-            if self._method(exc):
-                error["method"] = self._method(exc)
-            attributes = {k: v for k, v in vars(exc).items() if not k.startswith("_")}
-            for key, value in {**attributes, **report}.items():
-                error.setdefault(key, value)
-            if tail:
-                error["stderr_tail"] = "\n".join(tail)
-        write_error_json(self.stdout, error)
-
-    def close(self) -> None:
-        if self.form is not None:
-            self.form.stop()
-        if self.progress is not None:
-            self.progress.clear()
-
-
-def _info(client: Any) -> dict[str, Any]:
-    return {"serverInfo": client.server_info, "era": client.era,
-            "protocolVersion": client.protocol_version,
-            "supportedVersions": list(client.supported_versions),
-            "capabilities": client.capabilities, "instructions": client.instructions}
-
-
-def _isatty(stream: IO[str]) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def exit_code_for(exc: BaseException) -> int:
-    """The exit code of a failure (see the module docstring)."""
-    if isinstance(exc, (UsageError, argparse.ArgumentError)):
-        return EXIT_USAGE
-    if isinstance(exc, (ProtocolError, UnsupportedVersion, InputLoopExceeded)):
-        return EXIT_PROTOCOL
-    if isinstance(exc, (SpawnFailed, ServerGone, TransportClosed, TransportError, Timeout)):
-        return EXIT_CONNECTION
-    if isinstance(exc, KeyboardInterrupt):
-        return EXIT_INTERRUPTED
-    return EXIT_CLIENT
 
 
 def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
@@ -655,20 +142,20 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
         args = build_parser().parse_args(words)
     except SystemExit as exc:   # --help or --version
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    except _ParseError as exc:
+    except ParseError as exc:
         if "--json" in words:
             write_error_json(stdout, {"type": "UsageError", "message": exc.message})
         else:   # what argparse itself prints
             exc.parser.print_usage(stderr)
             stderr.write(f"{exc.parser.prog}: error: {exc.message}\n")
         return EXIT_USAGE
-    run = _Run(args, stdin, stdout, stderr)
-    tracing = _tracing(run) if _option(args, "trace", False) else None
+    run = Run(args, stdin, stdout, stderr)
+    tracing = _tracing(run) if option(args, "trace", False) else None
     client = None
     failure: UsageError | MCPClientError | None = None
     try:
-        _check_server_options(args)
-        run.arguments = _arguments(_option(args, "arguments"), stdin)
+        check_server_options(args)
+        run.arguments = json_arguments(option(args, "arguments"), stdin)
         if args.verb in ("login", "logout"):
             return run.account()
         try:
@@ -704,7 +191,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
     return run.fail(failure, client)
 
 
-def _tracing(run: _Run) -> Any:
+def _tracing(run: Run) -> Any:
     """``--trace``: the wire logger printed on the run's stderr, until :meth:`stop`."""
     from ._trace import Tracing
 
