@@ -304,15 +304,26 @@ class Run:
         where = self._where(exc, text)
         self.note(f"error: {kind}{where + ': ' if where else ''}{text}")
         for wanted in getattr(exc, "elicitations", ()):   # URLElicitationRequired
-            from ._terminal import printable
-
-            self.note(f"the server asks you to open {printable(wanted['url'])} "
-                      f"({printable(str(wanted.get('message', '')))}), then to run the "
-                      "command again")
+            self._url_to_open(wanted)
         if tail and not self.verbose:
             self.stderr.write("--- server stderr ---\n" + "\n".join(tail) + "\n")
             self.stderr.flush()
         return code
+
+    def _url_to_open(self, wanted: Any) -> None:
+        """One URL a ``-32042`` asks the user to open: shown only if it may be opened."""
+        from ._terminal import printable, url_check
+
+        url = str(wanted.get("url", "")) if isinstance(wanted, dict) else ""
+        refused, host, warnings = url_check(url)
+        message = printable(str(wanted.get("message", ""))) if isinstance(wanted, dict) else ""
+        if refused is not None:
+            self.note(f"the server asks you to open a URL, not shown: {refused}")
+            return
+        self.note(f"the server asks you to open {printable(url)} ({message}; host: {host}), "
+                  "then to run the command again")
+        for warning in warnings:
+            self.note(f"warning: {warning}")
 
     def _method(self, exc: BaseException) -> str | None:
         method = getattr(exc, "method", None)

@@ -60,8 +60,23 @@ class URLElicitationPipedTest(CLITestCase):
         self.check(outcomes["required"], 3, out="", err=(
             "error: URLElicitationRequired: tools/call on "
             "interactive-server: This request requires authorization. (code -32042)",
-            f"the server asks you to open {URL} (Authorize access to your git files), then "
-            "to run the command again"))
+            f"the server asks you to open {URL} (Authorize access to your git files; host: "
+            "accounts.example.com), then to run the command again"))
+
+    def test_a_url_that_may_not_be_opened_is_not_shown(self) -> None:
+        from mcp_client.cli._run import Run
+
+        for url, why in [("javascript:alert(1)", "only an http or https URL"),
+                         ("https://evil\\@good.example/", "backslash"),
+                         ("file:///etc/passwd", "only an http or https URL")]:
+            with self.subTest(url=url):
+                notes: list[str] = []
+                holder = type("Holder", (), {"note": lambda _self, text: notes.append(text)})()
+                Run._url_to_open(holder, {"url": url, "message": "Sign in"})  # type: ignore
+                self.assertEqual(len(notes), 1, notes)
+                self.assertIn("not shown", notes[0])
+                self.assertIn(why, notes[0])
+                self.assertNotIn(url, notes[0])
 
 
 class URLFormTest(LeakCheckingTestCase):
