@@ -62,7 +62,8 @@ class Deadlines:
 
     def __init__(self, name: str) -> None:
         self._name = name
-        self._cond = threading.Condition(threading.Lock())
+        self._lock = threading.Lock()   # taken bare by discard(): once per answer
+        self._cond = threading.Condition(self._lock)
         self._live: dict[Any, tuple[float, Callable[[float], float | None]]] = {}
         self._target: float | None = None   # when the thread next looks; None: never
         self._thread: threading.Thread | None = None
@@ -84,7 +85,7 @@ class Deadlines:
 
     def discard(self, key: Any) -> None:
         """Stop watching ``key`` (it finished in time)."""
-        with self._cond:
+        with self._lock:
             self._live.pop(key, None)
 
     def stop(self) -> None:
@@ -216,19 +217,24 @@ class Flight:
         return None
 
     def finish(self, body: dict[str, Any] | None, error: BaseException | None) -> None:
-        self.connection.close_ticket(self.ticket)
-        if self.future.done():   # cannot happen (the correlator completes a call once)
+        if self.ticket is not None:
+            self.connection.close_ticket(self.ticket)
+        if error is None:   # the common case first: no look at done() (it takes a lock)
+            assert body is not None
+            try:
+                self.future.set_result(body)
+            except _DONE_ALREADY:   # cannot happen (the correlator completes a call once)
+                pass
             return
-        if error is not None and self.outcome:
+        if self.future.done():
+            return
+        if self.outcome:
             if not isinstance(error, MCPClientError):
                 log.error("tools/call %s failed inside the client", self.params.get("name"),
                           exc_info=error)
             self.future.set_result(error)
-        elif error is not None:
-            self.future.set_exception(error)
         else:
-            assert body is not None
-            self.future.set_result(body)
+            self.future.set_exception(error)
 
 
 def _guarded(on_due: Callable[[float], float | None], now: float) -> float | None:
@@ -240,13 +246,17 @@ def _guarded(on_due: Callable[[float], float | None], now: float) -> float | Non
 
 
 _ANSWER: type | None = None
+#: What set_result() raises on a Future already done (set with the class, on first use).
+_DONE_ALREADY: type[BaseException] = RuntimeError
 
 
 def answer_class() -> type:
     """The Future of a pipelined call, made on first use: concurrent.futures is not free."""
-    global _ANSWER
+    global _ANSWER, _DONE_ALREADY
     if _ANSWER is None:
-        from concurrent.futures import Future
+        from concurrent.futures import Future, InvalidStateError
+
+        _DONE_ALREADY = InvalidStateError
 
         class CallFuture(Future):  # type: ignore[type-arg]
             """A pipelined call's Future.
