@@ -71,7 +71,7 @@ class Deadlines:
 
     def add(self, key: Any, deadline: float, on_due: Callable[[float], float | None]) -> None:
         """Watch ``key`` until ``deadline`` (a ``time.monotonic()`` instant)."""
-        with self._cond:
+        with self._lock:   # the condition's own lock, taken bare: notify() needs only that
             if self._stopped:
                 raise TransportClosed()
             if self._thread is None:
