@@ -212,7 +212,7 @@ class WrongAnswerTest(HTTPChaosCase):
         with self.assertRaises(MCPClientError) as caught:
             client.call_tool("t", {"deep": deep})
         self.assertIn("cannot encode", str(caught.exception))
-        self.assertEqual(client.call_tool("t"), {})
+        self.assertEqual(client.call_tool("t"), {"content": []})
 
 
 class ResetTest(HTTPChaosCase):

@@ -218,7 +218,7 @@ class RedirectTest(ScriptedCase):
 
         srv = self.serve(respond)
         client = self.client(srv)
-        self.assertEqual(client.call_tool("t"), {})
+        self.assertEqual(client.call_tool("t"), {"content": []})
         calls = srv.seen("tools/call")
         self.assertEqual([s.path for s in calls], ["/mcp", "/moved", "/final"])
         self.assertEqual({s.body for s in calls}, {calls[0].body})
