@@ -157,6 +157,13 @@ class Handle:
             if self._conn is not None:
                 _shutdown(getattr(self._conn, "sock", None) or self._sock)
 
+    def settimeout(self, seconds: float | None) -> None:
+        """Bound the next reads of the attached socket (a call of the exchange's thread)."""
+        with self._lock:
+            sock = getattr(self._conn, "sock", None) or self._sock
+            if sock is not None:
+                sock.settimeout(seconds)
+
     def finish(self) -> None:
         """The exchange is over: later aborts touch nothing."""
         with self._lock:
