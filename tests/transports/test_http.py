@@ -250,6 +250,18 @@ class LedPostTest(LeakCheckingTestCase):
                          ["info from chatty", "warning from chatty"])
         self.assertEqual(transport.threads[-1], ("tools/call", threading.current_thread()))
 
+    def test_a_pool_its_manager_forgot_is_closed_with_the_session(self) -> None:
+        client, transport = self.client()
+        session = transport._session
+        assert session is not None
+        adapter = session.get_adapter(self.live.url)
+        used = list(adapter._mcp_pools.values())   # type: ignore[attr-defined]
+        adapter.poolmanager.clear()   # forgets its pools (urllib3 2: without closing them)
+        self.assertEqual(client.call_tool("echo", {"text": "anew"})["content"][0]["text"],
+                         "anew")
+        client.close()
+        self.assertEqual([pool.pool for pool in used], [None])   # closed with the session
+
 
 class LiveJSONTest(LiveMixin, LeakCheckingTestCase):
     server_args = ("--json",)
