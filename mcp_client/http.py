@@ -24,6 +24,14 @@ flight); the messages of one response keep their order.  Workers are tracked
 and joined by :meth:`HTTPTransport.close`.  (``notifications/initialized``
 is posted on the caller's thread: nothing may overtake it.)
 
+A blocking call (no ``cancelled=``) spares both thread hand-offs: the client
+sends its request with :meth:`HTTPTransport.send_led` and then calls
+:meth:`HTTPTransport.lead` on the same thread, which posts it and reads the
+whole answer there, dispatching every message on the stream as a worker
+would; the call's timeout is each socket read's timeout, and once it passes
+the exchange is dropped (its connection closed: the 2026-07-28 cancellation)
+and the caller raises its ``Timeout``.
+
 What HTTP has instead of a wire that dies: nothing.  There is no long-lived
 connection to lose, so ``on_close`` is never called and
 :class:`~mcp_client.exceptions.ServerGone` never raised; every failure
@@ -68,6 +76,7 @@ import itertools
 import json
 import logging
 import threading
+import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import urljoin
 
@@ -104,6 +113,8 @@ POOL_SIZE = 128
 _NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
                 "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 _ACCEPT = "application/json, text/event-stream"
+#: Timed-out led requests remembered for a cancel() that may follow (a bound of ours).
+_LAPSED_KEPT = 64
 _READ_SIZE = 64 * 1024
 _EXCERPT = 300
 
@@ -128,7 +139,8 @@ def _root_cause(exc: BaseException) -> str:
 class _Exchange:
     """One message on its way: the POST, the worker reading it, the abort handle."""
 
-    __slots__ = ("serial", "ident", "method", "handle", "pool", "session", "sink")
+    __slots__ = ("serial", "ident", "method", "handle", "pool", "session", "sink", "deadline",
+                 "lapsed")
 
     def __init__(self, serial: int, ident: Any, method: str, handle: Handle) -> None:
         self.serial = serial
@@ -138,6 +150,17 @@ class _Exchange:
         self.pool: requests.Session | None = None   # the requests session it is sent on
         self.session: str | None = None   # the Mcp-Session-Id its response carried
         self.sink: list[dict[str, Any]] | None = None   # set: the answer is kept, not delivered
+        self.deadline: float | None = None   # posted by its caller (lead): when it gives up
+        self.lapsed = False   # posted by its caller, and its deadline passed first
+
+    def remaining(self) -> float | None:
+        """Seconds left before :attr:`deadline` (None: no bound); raises once it passed."""
+        if self.deadline is None:
+            return None
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TransportError(f"{self.method}: the caller's timeout passed")
+        return left
 
 
 class HTTPTransport(Transport):
@@ -192,6 +215,8 @@ class HTTPTransport(Transport):
         self._trace: WireTrace | None = None   # set by start(): see mcp_client._log
         self._legacy = LegacySession(self)
         self._workers = Workers(max_idle=POOL_SIZE)
+        self._parked = threading.local()   # .job: a request send_led() left for lead()
+        self._lapsed: dict[Any, str] = {}   # id -> method: led requests that timed out
 
     # -- state ---------------------------------------------------------------------
 
@@ -242,6 +267,16 @@ class HTTPTransport(Transport):
     # -- sending -------------------------------------------------------------------
 
     def send(self, message: dict[str, Any], *, headers: Mapping[str, str] | None = None) -> None:
+        self._post(message, headers, led=False)
+
+    def send_led(self, message: dict[str, Any], *,
+                 headers: Mapping[str, str] | None = None) -> None:
+        """Leave a request for :meth:`lead`, which posts it on this thread (see the module)."""
+        self._post(message, headers, led=True)
+
+    def _post(self, message: dict[str, Any], headers: Mapping[str, str] | None, *,
+              led: bool) -> None:
+        self._unpark()   # a request left and never led goes to a worker, as send() would
         try:
             body = json.dumps(message, separators=(",", ":"), allow_nan=False,
                               ensure_ascii=False).encode("utf-8")
@@ -257,6 +292,7 @@ class HTTPTransport(Transport):
         # 2025-11-25 lifecycle: nothing may overtake the initialized notification
         # (SDK servers refuse requests that arrive before it), so it is posted here.
         inline = method == "notifications/initialized"
+        led = led and is_request and not inline
         with self._lock:
             self._check_open()
             serial = next(self._serials)
@@ -265,13 +301,50 @@ class HTTPTransport(Transport):
             self._inflight[serial] = exchange
             if is_request:
                 self._by_id[exchange.ident] = exchange
-            if not inline:
+            if led:
+                self._parked.job = (exchange, body, wire_headers)
+            elif not inline:
                 name = f"mcp-http-request-{exchange.ident}" if is_request \
                     else f"mcp-http-post-{serial}"
                 self._workers.submit(name, functools.partial(self._run, exchange, body,
                                                              wire_headers))
         if inline:
             self._run(exchange, body, wire_headers)
+
+    def _unpark(self) -> None:
+        job = getattr(self._parked, "job", None)
+        if job is not None:
+            self._parked.job = None
+            exchange = job[0]
+            with self._lock:
+                self._workers.submit(f"mcp-http-request-{exchange.ident}",
+                                     functools.partial(self._run, *job))
+
+    def lead(self, done: Callable[[], bool], timeout: float | None,
+             waiting: Callable[[], int],
+             first: Callable[[], None] | None = None) -> float | None:
+        """Post the request :meth:`send_led` left, and read its answer, on this thread.
+
+        ``timeout`` bounds the exchange: it is each socket read's timeout,
+        and once it passes the exchange is dropped (its connection closed,
+        never pooled) and 0.0 returned, without an error: the caller's own
+        timeout handling follows.
+        """
+        if first is not None:
+            first()
+        job = getattr(self._parked, "job", None)
+        if job is None:
+            return timeout
+        self._parked.job = None
+        exchange: _Exchange = job[0]
+        if done():   # failed before it was posted (the transport closed)
+            exchange.handle.abort()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        exchange.deadline = deadline
+        self._run(*job)
+        if exchange.lapsed:
+            return 0.0
+        return None if deadline is None else max(0.0, deadline - time.monotonic())
 
     def _check_open(self) -> None:
         if self._state == "closed":
@@ -316,7 +389,10 @@ class HTTPTransport(Transport):
         """
         with self._lock:
             exchange = self._by_id.get(ident)
+            lapsed = self._lapsed.pop(ident, None) if exchange is None else None
         if exchange is None:
+            if lapsed is not None and self._legacy.active and lapsed != "initialize":
+                Transport.cancel(self, ident, reason)   # its connection is closed already
             return
         log.debug("cancelling %s request %r: %s", exchange.method, ident, reason)
         if self._legacy.active and exchange.method != "initialize":
@@ -332,6 +408,8 @@ class HTTPTransport(Transport):
             with _http_wire.active(exchange.handle):
                 self._exchange(exchange, body, headers)
         except MCPClientError as exc:   # ours, or an auth= object's (mcp_client.auth.AuthError)
+            if self._lapse(exchange):
+                return
             if not exchange.handle.aborted:
                 self._fail(exchange, exc)
         except Exception as exc:  # a worker never dies without a word
@@ -345,6 +423,21 @@ class HTTPTransport(Transport):
                 self._inflight.pop(exchange.serial, None)
                 if self._by_id.get(exchange.ident) is exchange:
                     del self._by_id[exchange.ident]
+
+    def _lapse(self, exchange: _Exchange) -> bool:
+        """Whether a failed exchange failed because its caller's timeout passed.
+
+        Then its caller reports the timeout (and, in the handshake era, asks
+        for :meth:`cancel`, which still knows the request).
+        """
+        if exchange.deadline is None or time.monotonic() < exchange.deadline:
+            return False
+        exchange.lapsed = True
+        with self._lock:
+            self._lapsed[exchange.ident] = exchange.method
+            while len(self._lapsed) > _LAPSED_KEPT:
+                del self._lapsed[next(iter(self._lapsed))]
+        return True
 
     def _exchange(self, exchange: _Exchange, body: bytes, headers: dict[str, str]) -> None:
         session = self._session or self._new_session()
@@ -370,7 +463,8 @@ class HTTPTransport(Transport):
         for _ in range(self._max_redirects + 1):
             if exchange.handle.aborted:
                 return False
-            response = self._http(exchange.pool, "POST", exchange.method, url, body, headers)
+            response = self._http(exchange.pool, "POST", exchange.method, url, body, headers,
+                                  read_timeout=exchange.remaining())
             try:
                 if expire and response.status_code == 404:
                     return self._legacy.expired(exchange, response)
@@ -518,6 +612,7 @@ class HTTPTransport(Transport):
                     raise TransportError(f"{exchange.method}: the response stream {why}, "
                                          f"after resuming it {resumed} times", status=status)
                 resumed += 1
+                exchange.remaining()   # a led request whose timeout passed resumes no more
                 assert exchange.pool is not None
                 following = self._legacy.resume(exchange.pool, exchange.method, last_id, retry)
                 if following is None:
@@ -536,6 +631,8 @@ class HTTPTransport(Transport):
 
         raw = response.raw
         while True:
+            if exchange.deadline is not None:   # each read gets what is left of it
+                exchange.handle.settimeout(exchange.remaining())
             try:
                 chunk = raw.read1(_READ_SIZE, decode_content=True)
             except WIRE_ERRORS as exc:

@@ -101,6 +101,16 @@ class Transport(abc.ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} takes messages, not lines")
 
+    def send_led(self, message: dict[str, Any], *,
+                 headers: Mapping[str, str] | None = None) -> None:
+        """Write one request whose answer this thread awaits through :meth:`lead`, next.
+
+        The caller promises to call :meth:`lead` on this thread right after, so
+        a wire may leave the request for :meth:`lead` to write and read on the
+        caller's thread (HTTP: the POST and its answer).  The default is :meth:`send`.
+        """
+        self.send(message, headers=headers)
+
     def lead(self, done: Callable[[], bool], timeout: float | None,
              waiting: Callable[[], int],
              first: Callable[[], None] | None = None) -> float | None:

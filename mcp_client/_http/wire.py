@@ -55,6 +55,7 @@ import urllib3
 from requests.adapters import HTTPAdapter
 from requests.cookies import extract_cookies_to_jar, get_cookie_header
 from requests.hooks import dispatch_hook
+from requests.structures import CaseInsensitiveDict
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import PoolManager
@@ -72,6 +73,8 @@ WIRE_ERRORS: tuple[type[BaseException], ...] = (
     urllib3.exceptions.HTTPError, requests.RequestException, OSError)
 
 _local = threading.local()
+#: Pools an adapter remembers by request (URL and settings) before it starts afresh.
+_POOLS_KEPT = 32
 #: urllib3's loggers that quote a request's URL or path (urllib3 2.x).
 _URLLIB3_LOGGERS = ("urllib3.connectionpool", "urllib3.poolmanager", "urllib3.util.retry",
                     "urllib3.connection")
@@ -156,6 +159,13 @@ class Handle:
             self._aborted = True
             if self._conn is not None:
                 _shutdown(getattr(self._conn, "sock", None) or self._sock)
+
+    def settimeout(self, seconds: float | None) -> None:
+        """Bound the next reads of the attached socket (a call of the exchange's thread)."""
+        with self._lock:
+            sock = getattr(self._conn, "sock", None) or self._sock
+            if sock is not None:
+                sock.settimeout(seconds)
 
     def finish(self) -> None:
         """The exchange is over: later aborts touch nothing."""
@@ -287,7 +297,39 @@ def _install(manager: PoolManager, trace: Any) -> None:
 class _Adapter(HTTPAdapter):
     def __init__(self, *args: Any, trace: Any = None, **kwargs: Any) -> None:
         self._mcp_trace = trace   # before super(): it builds the pool manager
+        self._mcp_pools: dict[Any, Any] = {}
+        self._mcp_lines: dict[Any, str] = {}
         super().__init__(*args, **kwargs)
+
+    def get_connection_with_tls_context(self, request: Any, verify: Any,
+                                        proxies: Any = None, cert: Any = None) -> Any:
+        """The pool for ``request``, remembered until it is closed.
+
+        requests works it out again for every request (parsing the URL, building
+        the pool key, asking the manager); it depends on nothing but these
+        arguments.  A pool the manager lets go of (urllib3 2 drops the least
+        recently used one without closing it) stays in use here, and
+        :func:`close_session` closes it with the others.
+        """
+        key = (request.url, verify, cert, tuple(sorted(proxies.items())) if proxies else ())
+        pool = self._mcp_pools.get(key)
+        if pool is None or pool.pool is None:
+            pool = super().get_connection_with_tls_context(request, verify, proxies, cert)
+            if len(self._mcp_pools) >= _POOLS_KEPT:
+                self._mcp_pools.clear()
+            self._mcp_pools[key] = pool
+        return pool
+
+    def request_url(self, request: Any, proxies: Any) -> str:
+        """What goes on the request line (remembered: it depends on the URL and proxies only)."""
+        key = (request.url, tuple(sorted(proxies.items())) if proxies else ())
+        url = self._mcp_lines.get(key)
+        if url is None:
+            url = super().request_url(request, proxies)
+            if len(self._mcp_lines) >= _POOLS_KEPT:
+                self._mcp_lines.clear()
+            self._mcp_lines[key] = url
+        return url
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
@@ -357,6 +399,12 @@ def _prepared_url(url: str) -> tuple[str, bool]:
     return str(request.url), bool(urlsplit(url).username or urlsplit(url).password)
 
 
+@functools.lru_cache(maxsize=256)
+def _check_header(header: tuple[str, Any]) -> None:
+    """requests' check of one header (cached: it is pure, and the same few repeat)."""
+    requests.utils.check_header_validity(header)
+
+
 def send(session: requests.Session, verb: str, url: str, *, body: bytes | None,
          headers: Mapping[str, str], auth: Any, timeout: Any) -> requests.Response:
     """What ``session.request(verb, url, ..., stream=True, allow_redirects=False)`` sends.
@@ -365,7 +413,8 @@ def send(session: requests.Session, verb: str, url: str, *, body: bytes | None,
     (else the session's, else the URL's userinfo), the session's cookies both
     ways, its proxies and verification, the response hooks an ``auth`` object
     registers -- with less of the work requests repeats on every call: the
-    URL is prepared once, and the settings a session made by
+    URL is prepared once, each distinct header checked once, the adapter
+    remembers the pool and request line of a URL, and the settings a session made by
     :func:`new_session` never changes are not merged again (``trust_env`` is
     off).  A caller that follows no redirects needs none of their bookkeeping.
 
@@ -375,7 +424,10 @@ def send(session: requests.Session, verb: str, url: str, *, body: bytes | None,
     request = requests.PreparedRequest()
     request.method = verb
     request.url, userinfo = _prepared_url(url)
-    request.prepare_headers({**session.headers, **headers})
+    request.headers = prepared = CaseInsensitiveDict[str]()
+    for header in {**session.headers, **headers}.items():
+        _check_header(header)   # as prepare_headers does (bytes values go as given)
+        prepared[header[0]] = header[1]  # type: ignore[assignment]
     jar = session.cookies
     request._cookies = jar   # type: ignore[attr-defined]  # auth handlers may read it
     if len(jar):
@@ -415,4 +467,7 @@ def close_session(session: requests.Session) -> None:
                     pool = manager.pools.get(key)
                     if pool is not None:
                         pool.close()
+        if isinstance(adapter, _Adapter):   # and those a manager let go of, still in use
+            for pool in list(adapter._mcp_pools.values()):
+                pool.close()
     session.close()

@@ -309,7 +309,8 @@ class Connection:
         if self._state != "open":   # exchange(), unrolled: this is every request's path
             raise self._failure()
         pending = self._correlator.register(method)
-        self.post(pending, params, meta, headers=headers)
+        self.post(pending, params, meta, headers=headers,
+                  led=self._leads(budget, cancelled, ticket))
         return self.shaped(info, method, self._await(pending, budget, cancelled, True, ticket),
                            tasks)
 
@@ -377,14 +378,18 @@ class Connection:
                  headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         """Send one request and wait for its answer message (result or error)."""
         pending = self.register(method)
-        self.post(pending, params, meta, headers=headers)
+        self.post(pending, params, meta, headers=headers,
+                  led=self._leads(timeout, cancelled, ticket))
         return self._await(pending, timeout, cancelled, notify_cancel, ticket)
+
+    def _leads(self, timeout: float | None, cancelled: Any, ticket: Ticket | None) -> bool:
+        """Whether :meth:`_await` lets this thread lead (:meth:`Transport.lead`)."""
+        return cancelled is None and not (
+            ticket is not None and timeout is not None and self._opts["reset_timeout_on_progress"])
 
     def _await(self, pending: Pending, timeout: float | None, cancelled: Any,
                notify_cancel: bool, ticket: Ticket | None = None) -> dict[str, Any]:
-        stretch = ticket is not None and timeout is not None and \
-            self._opts["reset_timeout_on_progress"]
-        if cancelled is None and not stretch:
+        if self._leads(timeout, cancelled, ticket):
             # the wire may let this thread read the answer itself (stdio: leader/follower)
             left = self._transport.lead(pending.done, timeout, self._correlator.waiting)
             if pending.wait(left):
@@ -453,8 +458,12 @@ class Connection:
         return self._correlator.register(method, then)
 
     def post(self, pending: Pending, params: Mapping[str, Any], meta: dict[str, Any] | None,
-             *, headers: Mapping[str, str] | None = None, pipelined: bool = False) -> None:
+             *, headers: Mapping[str, str] | None = None, pipelined: bool = False,
+             led: bool = False) -> None:
         """Send ``pending``'s request (``pipelined``: or hold it, see :meth:`hold_requests`).
+
+        ``led``: this thread calls :meth:`_await` next, which leads
+        (:meth:`Transport.send_led`: the wire may post it from there).
 
         If the send fails the request is abandoned and the error raised --
         unless the request completed meanwhile (the wire died under it): then
@@ -472,8 +481,9 @@ class Connection:
                     return
                 transport.send_line(line)
             else:
-                transport.send(protocol.request(pending.ident, pending.method, params,
-                                                meta=meta), headers=headers)
+                send = transport.send_led if led else transport.send
+                send(protocol.request(pending.ident, pending.method, params, meta=meta),
+                     headers=headers)
         except BaseException:
             if self._correlator.abandon(pending.ident) is None:
                 return   # completed meanwhile (the wire died): the cell has its answer

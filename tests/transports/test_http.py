@@ -182,6 +182,87 @@ class LiveSSETest(LiveMixin, LeakCheckingTestCase):
                          [("info", "info from chatty"), ("warning", "warning from chatty")])
 
 
+class _Spy(HTTPTransport):
+    """Records the thread of every HTTP request it makes."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.threads: list[tuple[str, threading.Thread]] = []
+
+    def _http(self, session: Any, verb: str, what: str, *args: Any, **kwargs: Any) -> Any:
+        self.threads.append((what, threading.current_thread()))
+        return super()._http(session, verb, what, *args, **kwargs)
+
+
+class LedPostTest(LeakCheckingTestCase):
+    """A blocking call posts its own request on its own thread (HTTPTransport.lead)."""
+
+    live: ClassVar[LiveServer]
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        super().setUpClass()
+        cls.live = LiveServer()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.live.stop()
+        super().tearDownClass()
+
+    def client(self, **options: Any) -> tuple[Client, _Spy]:
+        transport = _Spy(self.live.url)
+        client = Client(transport, **options)
+        self.addCleanup(client.close)
+        client.list_tools()   # the catalogue a tools/call looks its headers up in
+        transport.threads.clear()
+        return client, transport
+
+    def test_a_blocking_call_posts_on_the_callers_thread(self) -> None:
+        client, transport = self.client()
+        self.assertEqual(client.call_tool("echo", {"text": "here"})["content"][0]["text"], "here")
+        self.assertEqual(transport.threads, [("tools/call", threading.current_thread())])
+
+    def test_a_call_with_cancelled_goes_through_a_worker(self) -> None:
+        client, transport = self.client()
+        result = client.call_tool("echo", {"text": "w"}, cancelled=threading.Event())
+        self.assertEqual(result["content"][0]["text"], "w")
+        self.assertEqual([what for what, _ in transport.threads], ["tools/call"])
+        self.assertIsNot(transport.threads[0][1], threading.current_thread())
+
+    def test_a_led_timeout_raises_in_time_and_leaves_the_transport_usable(self) -> None:
+        client, transport = self.client()
+        started = time.monotonic()
+        with self.assertRaises(Timeout):
+            client.call_tool("slow", {"seconds": 5}, timeout=0.3)
+        self.assertLess(elapsed(started), 2)
+        self.assertEqual(client.call_tool("echo", {"text": "again"})["content"][0]["text"],
+                         "again")
+        self.assertEqual({thread for _, thread in transport.threads},
+                         {threading.current_thread()})
+
+    def test_notifications_before_the_answer_are_dispatched(self) -> None:
+        client, transport = self.client(log_level="info")
+        notes: list[dict[str, Any]] = []
+        client.notifications.subscribe(notes.append)
+        self.assertEqual(client.call_tool("chatty")["content"][0]["text"], "done")
+        self.assertEqual([n["params"]["data"] for n in notes
+                          if n["method"] == "notifications/message"],
+                         ["info from chatty", "warning from chatty"])
+        self.assertEqual(transport.threads[-1], ("tools/call", threading.current_thread()))
+
+    def test_a_pool_its_manager_forgot_is_closed_with_the_session(self) -> None:
+        client, transport = self.client()
+        session = transport._session
+        assert session is not None
+        adapter = session.get_adapter(self.live.url)
+        used = list(adapter._mcp_pools.values())   # type: ignore[attr-defined]
+        adapter.poolmanager.clear()   # forgets its pools (urllib3 2: without closing them)
+        self.assertEqual(client.call_tool("echo", {"text": "anew"})["content"][0]["text"],
+                         "anew")
+        client.close()
+        self.assertEqual([pool.pool for pool in used], [None])   # closed with the session
+
+
 class LiveJSONTest(LiveMixin, LeakCheckingTestCase):
     server_args = ("--json",)
     # mcp 2.3.0 watches for the client's hang-up only on its event-stream path
