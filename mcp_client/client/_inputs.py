@@ -260,7 +260,7 @@ def url_elicitation_hook(opts: Mapping[str, Any], declared: Mapping[str, Any]) -
     """The hook that answers URL-mode elicitation, or None.
 
     ``on_elicit_url``; else ``on_elicit`` when the declared capabilities (the
-    ``client_capabilities`` override) name the url mode -- the seed's way for a
+    ``client_capabilities`` override) name the url mode -- the older way for a
     caller whose ``on_elicit`` can open a browser.
     """
     if opts["on_elicit_url"] is not None:
