@@ -50,11 +50,12 @@ from ._outputs import OutputChecks
 from ._skills import EXTENSION as SKILLS_EXTENSION
 from ._skills import Skills
 from ._taskcalls import TaskCalls
-from ._tasks import TaskHandle, needs_task
+from ._tasks import needs_task
 from ._taskext import declares_tasks, with_tasks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ._taskhandle import TaskHandle
     from concurrent.futures import Future, ThreadPoolExecutor
     from typing import Any, Callable, cast
 

@@ -25,7 +25,7 @@ import weakref
 
 from .._log import get_logger
 from ..exceptions import Cancelled, MCPClientError, ProtocolError, TransportClosed
-from ._tasks import TaskHandle, create_task, needs_task, run_task, said, server_runs_tasks, \
+from ._tasks import create_task, needs_task, run_task, said, server_runs_tasks, \
     wait_task
 from ._taskext import asks_for_tasks, checked_task, deadline_for, declares_tasks, wait_modern
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ..types import Tool
     from ._connection import Connection
     from ._era import EraInfo
+    from ._taskhandle import TaskHandle
     from ._tasks import Send
 
 __all__ = ["TaskCalls"]
@@ -187,6 +188,9 @@ class TaskCalls:
                                    deadline=deadline, cancelled=handle.stop,
                                    on_status=handle.seen,
                                    max_rounds=self._opts["max_input_rounds"])
+
+        from ._taskhandle import TaskHandle   # concurrent.futures: on first use
+
         handle = TaskHandle(created)
         self._handles.add(handle)
         self._connection.submit(_poll, handle, wait, lambda: self._tasks_closing)
@@ -236,6 +240,8 @@ class TaskCalls:
 
 def _done(result: Mapping[str, Any]) -> TaskHandle:
     """The handle of a call the server answered at once: already done."""
+    from ._taskhandle import TaskHandle   # concurrent.futures: on first use
+
     handle = TaskHandle({"taskId": "", "status": "completed"})
     handle.settle(dict(result), None)
     return handle

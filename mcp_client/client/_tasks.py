@@ -19,9 +19,7 @@ run as tasks, and :class:`TaskHandle`'s polling, are :mod:`._taskcalls`.
 
 from __future__ import annotations
 
-import threading
 import time
-from concurrent.futures import Future
 
 from .._log import get_logger
 from ..exceptions import Cancelled, MCPClientError, ProtocolError, Timeout
@@ -34,7 +32,7 @@ if TYPE_CHECKING:
     #: ``send(method, params, timeout, cancelled)`` -> the result (it may raise).
     Send = Callable[[str, dict[str, Any], "float | None", Any], dict[str, Any]]
 
-__all__ = ["TaskHandle", "run_task", "create_task", "wait_task", "needs_task",
+__all__ = ["run_task", "create_task", "wait_task", "needs_task",
            "server_runs_tasks", "wait_or_stop", "guarded", "give_up", "said", "tell",
            "DEFAULT_POLL", "POLL_BOUNDS", "TASK_TTL_MS"]
 
@@ -208,48 +206,3 @@ def tell(on_status: Callable[[dict[str, Any]], None] | None, task: dict[str, Any
         on_status(dict(task))
     except Exception as exc:   # a display callback must not end the task
         log.warning("a task status callback raised %r", exc)
-
-
-class TaskHandle(Future):  # type: ignore[type-arg]
-    """A tool running as a task on the server: a :class:`~concurrent.futures.Future`
-    of its final result (what :meth:`Client.call_tool` would return).
-
-    Attributes:
-        task_id: the server's id for the task.
-        status: the latest status seen (``working``, ``input_required``,
-            ``completed``, ``failed``, ``cancelled``).
-        task: the latest task object the server sent (a copy).
-
-    :meth:`cancel` cancels the task on the server too (``tasks/cancel``), even
-    while it runs; a task the server finishes first is not cancelled.
-    """
-
-    def __init__(self, task: dict[str, Any]) -> None:
-        super().__init__()
-        self.task_id: str = task["taskId"]
-        self.status: str = task["status"]
-        self.task = dict(task)
-        self.stop = threading.Event()   # what the polling loop watches
-
-    def __repr__(self) -> str:
-        return f"<TaskHandle {self.task_id} {self.status} done={self.done()}>"
-
-    def cancel(self) -> bool:
-        """Cancel the task here and on the server; False once it has finished."""
-        cancelled = super().cancel()
-        if cancelled:
-            self.stop.set()
-        return cancelled
-
-    def seen(self, task: dict[str, Any]) -> None:
-        """A status from the server (the polling loop's callback)."""
-        self.task, self.status = dict(task), str(task["status"])
-
-    def settle(self, result: Any, exc: BaseException | None) -> None:
-        """The loop's end; dropped when the handle was cancelled meanwhile."""
-        if self.cancelled():
-            return
-        if exc is not None:
-            self.set_exception(exc)
-        else:
-            self.set_result(result)
