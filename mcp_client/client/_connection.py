@@ -309,10 +309,10 @@ class Connection:
         if self._state != "open":   # exchange(), unrolled: this is every request's path
             raise self._failure()
         pending = self._correlator.register(method)
-        self.post(pending, params, meta, headers=headers,
-                  led=self._leads(budget, cancelled, ticket))
-        return self.shaped(info, method, self._await(pending, budget, cancelled, True, ticket),
-                           tasks)
+        leads = self._leads(budget, cancelled, ticket)
+        self.post(pending, params, meta, headers=headers, led=leads)
+        return self.shaped(info, method,
+                           self._await(pending, budget, cancelled, True, ticket, leads), tasks)
 
     def shaped(self, info: EraInfo, method: str, answer: dict[str, Any],
                tasks: bool = False) -> protocol.Shaped:
@@ -378,9 +378,9 @@ class Connection:
                  headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         """Send one request and wait for its answer message (result or error)."""
         pending = self.register(method)
-        self.post(pending, params, meta, headers=headers,
-                  led=self._leads(timeout, cancelled, ticket))
-        return self._await(pending, timeout, cancelled, notify_cancel, ticket)
+        leads = self._leads(timeout, cancelled, ticket)
+        self.post(pending, params, meta, headers=headers, led=leads)
+        return self._await(pending, timeout, cancelled, notify_cancel, ticket, leads)
 
     def _leads(self, timeout: float | None, cancelled: Any, ticket: Ticket | None) -> bool:
         """Whether :meth:`_await` lets this thread lead (:meth:`Transport.lead`)."""
@@ -388,8 +388,10 @@ class Connection:
             ticket is not None and timeout is not None and self._opts["reset_timeout_on_progress"])
 
     def _await(self, pending: Pending, timeout: float | None, cancelled: Any,
-               notify_cancel: bool, ticket: Ticket | None = None) -> dict[str, Any]:
-        if self._leads(timeout, cancelled, ticket):
+               notify_cancel: bool, ticket: Ticket | None, leads: bool) -> dict[str, Any]:
+        """Wait for ``pending``'s answer; ``leads`` (:meth:`_leads`, as told to
+        :meth:`post`): this thread may read the wire itself meanwhile."""
+        if leads:
             # the wire may let this thread read the answer itself (stdio: leader/follower)
             left = self._transport.lead(pending.done, timeout, self._correlator.waiting)
             if pending.wait(left):
