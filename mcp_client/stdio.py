@@ -58,12 +58,15 @@ import select
 import signal
 import subprocess
 import threading
-from typing import IO, Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from ._environ import SAFE_ENV_VARS, InheritEnv, base_environment, is_inherit_env, safe_env_vars
+from ._environ import SAFE_ENV_VARS, InheritEnv, safe_env_vars
 from ._lines import LineBuffer
-from ._stdio.watcher import Watch, watch
+from ._stdio.command import check_argv, check_env, os_reason
+from ._stdio.pipes import Waker as _Waker
+from ._stdio.pipes import chunks as _chunks
 from ._stdio.reading import PipeReader
+from ._stdio.watcher import Watch, watch
 from .exceptions import MCPClientError, ServerGone, SpawnFailed, TransportClosed
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from ._log import WireTrace, warn_through, wire_trace
@@ -80,73 +83,15 @@ _MAX_OUTBOX = 64 * 1024 * 1024
 _DRAIN_WAIT = 2.0
 #: The most a ``notifications/cancelled`` waits for another writer to release the pipe.
 _CANCEL_WAIT = 0.1
-#: Bytes asked of a pipe per read (the pipe buffer of Linux, 16 pages).
-_READ_SIZE = 64 * 1024
 #: The longest stderr line kept whole; a longer one is kept in pieces this long.
 _STDERR_LINE = 64 * 1024
 _POSIX = os.name == "posix"
-_SHIMS = ("npx", "npm", "pnpm", "yarn", "uvx")
 
 
 #: One encoder for every message (json.dumps with options builds a new one per call).
 _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 #: ``json.loads`` without its wrappers: (value, end) of the JSON text at an index.
 _scan: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
-
-
-def _has_nul(value: str) -> bool:
-    return "\0" in value
-
-
-class _Waker:
-    """A pipe of our own that, once set, makes the child's pipe readers stop waiting."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._fds: tuple[int, int] | None = os.pipe() if _POSIX else None
-        self.is_set = False
-
-    def fileno(self) -> int:
-        assert self._fds is not None
-        return self._fds[0]
-
-    def set(self) -> None:
-        """Wake every reader (idempotent, and harmless after :meth:`close`)."""
-        with self._lock:
-            self.is_set = True
-            if self._fds is not None:
-                try:
-                    os.write(self._fds[1], b"!")
-                except OSError:
-                    pass   # full: it is set already
-
-    def close(self) -> None:
-        with self._lock:
-            fds, self._fds = self._fds, None
-        for fd in fds or ():
-            os.close(fd)
-
-
-def _chunks(stream: IO[bytes], waker: _Waker) -> Iterator[bytes]:
-    """What the child writes to ``stream``, chunk by chunk, until EOF or ``waker`` is set."""
-    if not _POSIX:   # Windows cannot poll a pipe: block, and rely on the group's end
-        while chunk := stream.read1(_READ_SIZE):   # type: ignore[attr-defined]
-            yield chunk
-        return
-    fd = stream.fileno()
-    os.set_blocking(fd, False)   # our end only; read first, and poll only when it is empty
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    poller.register(waker.fileno(), select.POLLIN)
-    while not waker.is_set:
-        try:
-            chunk = os.read(fd, _READ_SIZE)
-        except BlockingIOError:
-            poller.poll()
-            continue
-        if not chunk:
-            return
-        yield chunk
 
 
 class StdioTransport(Transport):
@@ -184,8 +129,8 @@ class StdioTransport(Transport):
                  kill_grace: float = 2.0, stderr_lines: int = 100,
                  max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
         self.command = command
-        self._argv = self._check_argv(command, args)
-        self._env = self._check_env(command, env, inherit_env)
+        self._argv = check_argv(command, args)
+        self._env = check_env(command, env, inherit_env)
         self._cwd = cwd
         self._on_stderr = on_stderr
         self._kill_grace = float(kill_grace)
@@ -211,40 +156,6 @@ class StdioTransport(Transport):
         self._trace: WireTrace | None = None   # set per child: see mcp_client._log
 
     # -- validation ------------------------------------------------------------
-
-    @staticmethod
-    def _check_argv(command: str, args: Sequence[str]) -> list[str]:
-        if not isinstance(command, str) or not command:
-            raise SpawnFailed(str(command), "the command must be a non-empty string")
-        if isinstance(args, (str, bytes)):
-            raise SpawnFailed(command, "args must be a list of strings, not one string")
-        argv = [command]
-        for arg in args:
-            if not isinstance(arg, str):
-                raise SpawnFailed(command, f"every argument must be a string, not {arg!r}")
-            argv.append(arg)
-        if any(_has_nul(a) for a in argv):
-            raise SpawnFailed(command, "a NUL byte in the command or its arguments")
-        return argv
-
-    @staticmethod
-    def _check_env(command: str, env: Mapping[str, str] | None,
-                   inherit: InheritEnv) -> dict[str, str] | None:
-        if not is_inherit_env(inherit):
-            raise SpawnFailed(command, f"inherit_env must be True, False or \"safe\", "
-                                       f"not {inherit!r}")
-        if env is None:
-            return None if inherit is True else base_environment(inherit)
-        if not isinstance(env, Mapping):
-            raise SpawnFailed(command, "env must be a mapping of strings to strings")
-        for key, value in env.items():
-            if not isinstance(key, str) or not isinstance(value, str):
-                raise SpawnFailed(command, f"env entry {key!r} must map a string to a string")
-            if _has_nul(key) or _has_nul(value):
-                raise SpawnFailed(command, f"a NUL byte in env entry {key!r}")
-            if not key or "=" in key:
-                raise SpawnFailed(command, f"invalid environment variable name {key!r}")
-        return {**base_environment(inherit), **env}
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -305,7 +216,7 @@ class StdioTransport(Transport):
                 self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, env=self._env, cwd=self._cwd, **flags)
         except OSError as exc:
-            raise SpawnFailed(self.command, self._os_reason(exc)) from exc
+            raise SpawnFailed(self.command, os_reason(self.command, exc)) from exc
         except (ValueError, TypeError) as exc:
             raise SpawnFailed(self.command, str(exc)) from exc
         assert proc.stdin is not None
@@ -346,16 +257,6 @@ class StdioTransport(Transport):
             self._state = "closed"
         self._signal(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
         self._reap()   # closes the pipes and the waker too
-
-    def _os_reason(self, exc: OSError) -> str:
-        reason = exc.strerror or str(exc)
-        if exc.filename is not None and str(exc.filename) != self.command:
-            reason += f" ({exc.filename})"
-        if os.name == "nt" and isinstance(exc, FileNotFoundError) and \
-                os.path.basename(self.command).lower() in _SHIMS:
-            reason += f"; on Windows name the batch shim, e.g. {self.command}.cmd, " \
-                      "and run it through cmd.exe /c"
-        return reason
 
     # -- the reading threads ---------------------------------------------------
 

@@ -1,5 +1,7 @@
 """What the stdio transport (:mod:`mcp_client.stdio`) is built from, private to it.
 
 ``watcher``: one thread for every child's stderr and exit; ``reading``: the
-pipe reader a waiting caller may lead (leader/follower).
+pipe reader a waiting caller may lead (leader/follower); ``pipes``: the
+wake-up pipe and chunked reads; ``command``: the checks of a command line and
+environment before a child starts.
 """

@@ -60,7 +60,7 @@ class PipeReader:
 
     Args:
         fd: the pipe, already non-blocking.
-        waker: once set, every read stops (see :class:`mcp_client.stdio._Waker`).
+        waker: once set, every read stops (see :class:`mcp_client._stdio.pipes.Waker`).
         lines: the framing, fed by whoever reads.
         handle: called with each complete line, on the thread that read it.
     """
