@@ -215,3 +215,15 @@ class PublicSurfaceTest(unittest.TestCase):
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               timeout=60, cwd=PACKAGE.parent)
         self.assertEqual((done.returncode, done.stdout.strip()), (0, "[]"), done.stderr)
+
+
+class StandsAloneTest(unittest.TestCase):
+    #: Documents outside the repository that a docstring or comment once pointed at.
+    OUTSIDE = ("API.md", "PROTOCOL.md", "MCP-Client.txt", "the seed's", "(seed ", "seed \"")
+
+    def test_no_docstring_or_comment_points_outside_the_repository(self) -> None:
+        found = [f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
+                 for path in sorted(PACKAGE.rglob("*.py"))
+                 for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+                 if any(word in line for word in self.OUTSIDE)]
+        self.assertEqual(found, [])
