@@ -150,15 +150,20 @@ def _oauth(url: str) -> Any:
 def _isolated_auth_us(url: str) -> dict[str, float]:
     """CPU per request of mcp_client's HTTP request preparation, without I/O (µs).
 
-    ``mcp_client._http.wire.send`` -- what the transport calls for every POST
-    -- on a session whose adapter answers 200 at once, with the headers of a
-    ``tools/call``: without auth, with the OAuth object, with a plain
-    ``Authorization`` header.  Only the code that differs between them runs
-    besides, so the difference is the token's cost, free of the machine's noise.
+    What the transport does for every POST before the socket: on the direct
+    path (``mcp_client._http.direct``, which a plain ``http://`` POST takes)
+    ``DirectPool.prepare`` -- the ``auth=`` object asked for its header, the
+    request's bytes built; on the requests path (TLS, proxies, other
+    ``auth=`` hooks) ``mcp_client._http.wire.send`` on a session whose
+    adapter answers 200 at once.  Each with the headers of a ``tools/call``:
+    without auth, with the OAuth object, with a plain ``Authorization``
+    header.  Only the code that differs between them runs besides, so the
+    difference is the token's cost, free of the machine's noise.  Keys:
+    ``none``/``oauth``/``header`` (direct) and ``requests_*`` (requests path).
     """
     import requests
 
-    from mcp_client._http import wire
+    from mcp_client._http import direct, wire
 
     class Canned(requests.adapters.BaseAdapter):
         def send(self, request: Any, **options: Any) -> Any:
@@ -171,20 +176,31 @@ def _isolated_auth_us(url: str) -> dict[str, float]:
             pass
 
     session = wire.new_session(url, pool_size=1)
+    pool = direct.pool_for(url, session, size=1)
+    assert pool is not None, "the benchmark's URL takes the direct path"
     session.mount("http://", Canned())
     plain = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
              "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "echo"}
     sides = {"none": (None, plain), "oauth": (_oauth(url), plain),
              "header": (None, {**plain, "Authorization": f"Bearer {TOKEN}"})}
     body = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}'
-    best = {name: float("inf") for name in sides}
+
+    def on_direct(auth: Any, headers: dict[str, str]) -> None:
+        assert pool is not None and pool.prepare(url, body, headers, auth) is not None
+
+    def on_requests(auth: Any, headers: dict[str, str]) -> None:
+        wire.send(session, "POST", url, body=body, headers=headers,
+                  auth=wire.explicit_auth(auth, headers), timeout=(10, None))
+
+    best: dict[str, float] = {}
     for _ in range(AUTH_REPEATS):
-        for name, (auth, headers) in sides.items():
-            start = time.process_time()
-            for _ in range(AUTH_REQUESTS):
-                wire.send(session, "POST", url, body=body, headers=headers,
-                          auth=wire.explicit_auth(auth, headers), timeout=(10, None))
-            best[name] = min(best[name], (time.process_time() - start) / AUTH_REQUESTS * 1e6)
+        for prefix, step in (("", on_direct), ("requests_", on_requests)):
+            for name, (auth, headers) in sides.items():
+                start = time.process_time()
+                for _ in range(AUTH_REQUESTS):
+                    step(auth, headers)
+                took = (time.process_time() - start) / AUTH_REQUESTS * 1e6
+                best[prefix + name] = min(best.get(prefix + name, float("inf")), took)
     session.close()
     return best
 
@@ -192,7 +208,8 @@ def _isolated_auth_us(url: str) -> dict[str, float]:
 def auth_cost(target: Target, sizes: Sizes) -> Figure:
     """Client CPU per request added by a valid OAuth bearer token (µs).
 
-    The figure is :func:`_isolated_auth_us`'s difference: the token is an
+    The figure is :func:`_isolated_auth_us`'s difference on the direct path (its
+    ``requests_*`` figures, in ``detail``, are the requests path's): the token is an
     :class:`mcp_client.auth.ClientCredentials` record already in its storage
     (valid, not expiring).  ``detail`` has the same measured end to end:
     sequential calls on the server's ``/auth/mcp`` endpoint (which refuses a
@@ -224,6 +241,7 @@ def auth_cost(target: Target, sizes: Sizes) -> Figure:
                   * 1e6 for name in ("oauth", "header")}
     return Figure(isolated["oauth"] - isolated["none"], "µs", {
         "isolated_us": isolated, "header_extra_us": isolated["header"] - isolated["none"],
+        "requests_path_extra_us": isolated["requests_oauth"] - isolated["requests_none"],
         "end_to_end_extra_cpu_us": end_to_end, "cpu_us": cpu, "wall_us": wall})
 
 

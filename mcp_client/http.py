@@ -95,6 +95,7 @@ from ._http.workers import Workers
 if TYPE_CHECKING:
     import requests
 
+    from ._http.direct import DirectPool
     from ._http.wire import Handle
 
 __all__ = ["HTTPTransport", "DEFAULT_CONNECT_TIMEOUT", "OWNED_HEADERS", "POOL_SIZE"]
@@ -208,6 +209,7 @@ class HTTPTransport(Transport):
         self._inflight: dict[int, _Exchange] = {}
         self._by_id: dict[Any, _Exchange] = {}
         self._session: requests.Session | None = None
+        self._direct: DirectPool | None = None   # set by start() when POSTs may go direct
         self._version: str | None = None
         self._on_message: MessageCallback | None = None
         self._on_warn: WarnCallback | None = None
@@ -251,6 +253,10 @@ class HTTPTransport(Transport):
             self._trace = wire_trace(f"http {self._shown}")
             if self._persistent:
                 self._session = self._new_session()
+                if self._trace is None:   # a traced session shows its requests: requests' way
+                    from ._http.direct import pool_for
+
+                    self._direct = pool_for(self.url, self._session, size=POOL_SIZE)
             self._state = "open"
 
     def _new_session(self) -> requests.Session:
@@ -463,8 +469,7 @@ class HTTPTransport(Transport):
         for _ in range(self._max_redirects + 1):
             if exchange.handle.aborted:
                 return False
-            response = self._http(exchange.pool, "POST", exchange.method, url, body, headers,
-                                  read_timeout=exchange.remaining())
+            response = self._post_once(exchange, url, body, headers)
             try:
                 if expire and response.status_code == 404:
                     return self._legacy.expired(exchange, response)
@@ -476,6 +481,49 @@ class HTTPTransport(Transport):
                 response.close()
         raise TransportError(f"{exchange.method}: more than {self._max_redirects} "
                              f"redirects, the last to {redact_url(url)}")
+
+    def _post_once(self, exchange: _Exchange, url: str, body: bytes,
+                   headers: dict[str, str]) -> Any:
+        """One POST of ``exchange``: the direct path when it may take it, else requests'.
+
+        A bearer token the direct path sent and the server refused (401, 403)
+        is sent again the requests way, whose ``auth=`` hook recovers.
+        """
+        assert exchange.pool is not None
+        direct = self._direct
+        if direct is not None and exchange.pool is self._session \
+                and not len(exchange.pool.cookies):
+            from ._http.direct import DirectError
+
+            prepared = direct.prepare(url, body, headers, self._auth)
+            if prepared is not None:
+                request, authorized = prepared
+                try:
+                    exchange.remaining()   # raises once the caller's timeout passed
+                    response = direct.post(request, connect_timeout=self._connect_timeout,
+                                           deadline=exchange.deadline, handle=exchange.handle)
+                except DirectError as exc:
+                    raise self._direct_failed(exchange.method, url, exc) from None
+                if not authorized or response.status_code not in (401, 403):
+                    if "Set-Cookie" in response.headers:
+                        from ._http.wire import keep_cookies
+
+                        keep_cookies(exchange.pool, url, response.headers)
+                    return response
+                response.close()
+        return self._http(exchange.pool, "POST", exchange.method, url, body, headers,
+                          read_timeout=exchange.remaining())
+
+    def _direct_failed(self, what: str, url: str, exc: Any) -> TransportError:
+        """A direct POST's failure, said as :meth:`_http` says requests' (no cause chained)."""
+        shown = redact_url(url)
+        if exc.timed_out and not exc.connected:
+            return TransportError(f"{what}: could not connect to {shown} within "
+                                  f"{self._connect_timeout:g}s")
+        if exc.timed_out:
+            return TransportError(f"{what}: the POST to {shown} failed: {exc.reason}")
+        return TransportError(f"{what}: cannot reach {shown}: "
+                              f"{redact_text(exc.reason, url, self.url)}")
 
     def _http(self, session: requests.Session, verb: str, what: str, url: str,
               body: bytes | None, headers: Mapping[str, str], *,
@@ -737,6 +785,8 @@ class HTTPTransport(Transport):
             exchange.handle.abort()
         self._legacy.stop(self._connect_timeout + 5)
         self._workers.stop(self._connect_timeout + 5)
+        if self._direct is not None:
+            self._direct.close()
         session = self._session
         if session is None and self._legacy.session_id:
             session = self._new_session()   # not persistent: a connection for the DELETE

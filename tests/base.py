@@ -54,7 +54,8 @@ def wait_until(done: Callable[[], object], timeout: float) -> None:
     """Poll ``done`` until it is true or ``timeout`` seconds pass.
 
     Only for what nothing can signal: a process being reaped by init shows up
-    in the process table and nowhere else, so this looks every 50 ms.
+    in the process table and nowhere else, and an HTTP worker thread going
+    idle tells nobody, so this looks every 50 ms.
     """
     deadline = time.monotonic() + timeout
     while not done() and time.monotonic() < deadline:

@@ -21,6 +21,7 @@ import subprocess
 import threading
 import time
 import unittest
+from unittest import mock
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
@@ -406,6 +407,21 @@ class Wire:
 
     def error(self) -> tuple[Any, MCPClientError]:
         return self.errors.get(timeout=WAIT)
+
+
+class ViaRequests(unittest.TestCase):
+    """Mixin: every POST of the test takes the requests path, never the direct one.
+
+    Most POSTs in these tests would go direct (plain ``http://``, no proxy);
+    the same tests with this mixin keep requests' path -- which proxies,
+    TLS, cookies and ``auth=`` hooks take -- checked as thoroughly.
+    """
+
+    def setUp(self) -> None:
+        super().setUp()
+        patch = mock.patch("mcp_client._http.direct.pool_for", return_value=None)
+        patch.start()
+        self.addCleanup(patch.stop)
 
 
 class ScriptedCase(LeakCheckingTestCase):

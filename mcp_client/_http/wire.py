@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import http.client
 import logging
 import socket
 import threading
@@ -53,7 +54,8 @@ import requests
 import requests.utils
 import urllib3
 from requests.adapters import HTTPAdapter
-from requests.cookies import extract_cookies_to_jar, get_cookie_header
+from requests.cookies import MockRequest, MockResponse, extract_cookies_to_jar, \
+    get_cookie_header
 from requests.hooks import dispatch_hook
 from requests.structures import CaseInsensitiveDict
 from urllib3.connection import HTTPConnection, HTTPSConnection
@@ -65,12 +67,13 @@ from .._redact import redact_text, redact_url
 from .._version import __version__
 
 __all__ = ["Handle", "active", "new_session", "close_session", "explicit_auth", "send",
-           "WIRE_ERRORS"]
+           "keep_cookies", "WIRE_ERRORS"]
 
 #: Exceptions that mean "this exchange failed on the wire" once a response
 #: exists (reading its body): urllib3's own and the socket's.
 WIRE_ERRORS: tuple[type[BaseException], ...] = (
-    urllib3.exceptions.HTTPError, requests.RequestException, OSError)
+    urllib3.exceptions.HTTPError, requests.RequestException, OSError,
+    http.client.HTTPException)   # the direct path's (mcp_client._http.direct)
 
 _local = threading.local()
 #: Pools an adapter remembers by request (URL and settings) before it starts afresh.
@@ -449,6 +452,19 @@ def send(session: requests.Session, verb: str, url: str, *, body: bytes | None,
     if response.raw is not None and response.raw.headers.get("Set-Cookie") is not None:
         extract_cookies_to_jar(jar, request, response.raw)   # type: ignore[no-untyped-call]
     return response
+
+
+def keep_cookies(session: requests.Session, url: str, headers: Any) -> None:
+    """Store the ``Set-Cookie`` of an answer from ``url`` that did not go through requests.
+
+    ``headers``: the answer's, with ``get_all(name)`` (a direct response's).
+    The session's next request, which has cookies to send, goes the requests way.
+    """
+    request = requests.PreparedRequest()
+    request.prepare_url(url, None)
+    request.prepare_headers({})
+    session.cookies.extract_cookies(MockResponse(headers),   # type: ignore[arg-type]
+                                    MockRequest(request))   # type: ignore[arg-type]
 
 
 def close_session(session: requests.Session) -> None:

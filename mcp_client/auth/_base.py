@@ -114,6 +114,27 @@ class BearerAuth(AuthBase):
         request.register_hook("response", self._on_response)  # type: ignore[no-untyped-call]
         return request
 
+    def direct_authorization(self, url: str) -> str | None:
+        """The ``Authorization`` value for a request to ``url`` sent without requests.
+
+        The transport's direct path (plain ``http://``, no proxy) asks this
+        instead of calling the object on a ``PreparedRequest``; a 401 or 403
+        to what it sent is sent again the requests way, where
+        :meth:`__call__`'s response hook recovers.  None sends the request
+        the requests way from the start: there is no token yet (the first
+        request learns how to get one), or the token is DPoP-bound (each
+        request needs a proof of its own).
+
+        Raises:
+            AuthError: as :meth:`__call__` would (another server's object, a
+                refresh that failed).
+        """
+        self.bind(url)
+        if self._dpop is not None and self._tokens().get("token_type") == "DPoP":
+            return None
+        token = self._usable_token()
+        return f"Bearer {token}" if token else None
+
     def bind(self, url: str) -> None:
         """Tie this object to the server at ``url`` (done by the first request).
 

@@ -13,6 +13,7 @@ import subprocess
 import threading
 import time
 from typing import Any, ClassVar
+from unittest import mock
 
 import requests.auth
 
@@ -21,9 +22,9 @@ from mcp_client import protocol
 from mcp_client.http import HTTPTransport
 from mcp_client.xheaders import headers_for_call
 
-from ..base import HERE, PYTHON, LeakCheckingTestCase, server
-from ..httpkit import (DISCOVER, WAIT, LiveServer, Reply, ScriptedCase, ScriptedServer, Seen,
-                       Wire, connect, elapsed)
+from ..base import HERE, PYTHON, LeakCheckingTestCase, server, wait_until
+from ..httpkit import (DISCOVER, LiveServer, Reply, ScriptedCase, ScriptedServer, Seen,
+                       ViaRequests, WAIT, Wire, connect, elapsed)
 
 # -- the live SDK server ---------------------------------------------------------------
 
@@ -182,6 +183,10 @@ class LiveSSETest(LiveMixin, LeakCheckingTestCase):
                          [("info", "info from chatty"), ("warning", "warning from chatty")])
 
 
+class LiveSSEViaRequestsTest(ViaRequests, LiveSSETest):
+    pass
+
+
 class _Spy(HTTPTransport):
     """Records the thread of every HTTP request it makes."""
 
@@ -189,8 +194,13 @@ class _Spy(HTTPTransport):
         super().__init__(*args, **kwargs)
         self.threads: list[tuple[str, threading.Thread]] = []
 
+    def _post_once(self, exchange: Any, *args: Any) -> Any:   # every POST, either path
+        self.threads.append((exchange.method, threading.current_thread()))
+        return super()._post_once(exchange, *args)
+
     def _http(self, session: Any, verb: str, what: str, *args: Any, **kwargs: Any) -> Any:
-        self.threads.append((what, threading.current_thread()))
+        if verb != "POST":
+            self.threads.append((what, threading.current_thread()))
         return super()._http(session, verb, what, *args, **kwargs)
 
 
@@ -251,7 +261,8 @@ class LedPostTest(LeakCheckingTestCase):
         self.assertEqual(transport.threads[-1], ("tools/call", threading.current_thread()))
 
     def test_a_pool_its_manager_forgot_is_closed_with_the_session(self) -> None:
-        client, transport = self.client()
+        with mock.patch("mcp_client._http.direct.pool_for", return_value=None):
+            client, transport = self.client()   # POSTs take requests' path
         session = transport._session
         assert session is not None
         adapter = session.get_adapter(self.live.url)
@@ -276,6 +287,10 @@ class LiveJSONTest(LiveMixin, LeakCheckingTestCase):
         result = client.call_tool("count", {"n": 2}, progress_token="p-2")
         self.assertEqual(result["content"][0]["text"], "counted to 2")
         self.assertEqual(notes, [])   # the SDK's json_response mode sends none (PROTOCOL §7.3)
+
+
+class LiveJSONViaRequestsTest(ViaRequests, LiveJSONTest):
+    pass
 
 
 # -- scripted servers ------------------------------------------------------------------
@@ -448,6 +463,9 @@ class ConnectionTest(ScriptedCase):
             message, worker = answers.get(timeout=WAIT)
             self.assertEqual(message["id"], ident)
             workers.append(worker)
+            # The answer is delivered before its worker has released the connection and
+            # gone idle: the next message finds it idle only once it has.
+            wait_until(lambda: len(transport._workers._idle) == 1, WAIT)
         self.assertEqual(len({id(worker) for worker in workers}), 1)
         self.assertEqual(workers[0].name, "mcp-http-request-3")   # named for its last request
 

@@ -19,8 +19,8 @@ from mcp_client import (Cancelled, MCPClientError, ProtocolError, Timeout, Trans
                         TransportError)
 from mcp_client.sse import EventTooLarge
 
-from ..httpkit import (WAIT, Everywhere, Reply, ScriptedCase, ScriptedServer, Seen, Wire,
-                       elapsed, event)
+from ..httpkit import (WAIT, Everywhere, Reply, ScriptedCase, ScriptedServer, Seen, ViaRequests,
+                       Wire, elapsed, event)
 
 
 class ErrorsTest(ScriptedCase):
@@ -397,3 +397,26 @@ class LegacyRedirectTest(RedirectTest):
 
 class LegacyCancellationTest(CancellationTest):
     era = "legacy"
+
+
+# -- the same faults on requests' path (what proxies, TLS, cookies and auth hooks take) --
+
+
+class ErrorsViaRequestsTest(ViaRequests, ErrorsTest):
+    pass
+
+
+class StreamViaRequestsTest(ViaRequests, StreamTest):
+    pass
+
+
+class RedirectViaRequestsTest(ViaRequests, RedirectTest):
+    pass
+
+
+class CancellationViaRequestsTest(ViaRequests, CancellationTest):
+    pass
+
+
+class LegacyCancellationViaRequestsTest(ViaRequests, LegacyCancellationTest):
+    pass
