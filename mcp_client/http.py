@@ -77,6 +77,7 @@ import json
 import logging
 import threading
 import time
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import urljoin
 
@@ -101,6 +102,21 @@ if TYPE_CHECKING:
 __all__ = ["HTTPTransport", "DEFAULT_CONNECT_TIMEOUT", "OWNED_HEADERS", "POOL_SIZE"]
 
 log = logging.getLogger(__name__)
+
+#: :mod:`mcp_client._http.wire` and :mod:`mcp_client._http.direct`, which import
+#: requests and http.client: loaded by the first transport that starts, not by
+#: ``import mcp_client``, and kept here so that no POST pays for an import statement.
+_wire = ModuleType("mcp_client._http.wire (not loaded yet)")
+_direct = ModuleType("mcp_client._http.direct (not loaded yet)")
+_ENCODE = json.JSONEncoder(separators=(",", ":"), allow_nan=False, ensure_ascii=False).encode
+
+
+def _load() -> None:
+    global _wire, _direct
+    from ._http import direct, wire
+
+    _wire, _direct = wire, direct
+
 
 #: Seconds allowed for connecting (a bound on a dead host, not a spec value).
 DEFAULT_CONNECT_TIMEOUT = 10.0
@@ -250,25 +266,22 @@ class HTTPTransport(Transport):
             if self._state != "new":
                 raise MCPClientError(f"cannot start a transport that is {self._state}")
             self._on_message, self._on_warn, self._on_error = on_message, on_warn, on_error
+            _load()
             self._trace = wire_trace(f"http {self._shown}")
             if self._persistent:
                 self._session = self._new_session()
                 if self._trace is None:   # a traced session shows its requests: requests' way
-                    from ._http.direct import pool_for
-
-                    self._direct = pool_for(self.url, self._session, size=POOL_SIZE)
+                    self._direct = _direct.pool_for(self.url, self._session, size=POOL_SIZE)
             self._state = "open"
 
     def _new_session(self) -> requests.Session:
-        from ._http import wire as _http_wire
-
-        return _http_wire.new_session(self.url, pool_size=POOL_SIZE, trace=self._trace)
+        session: requests.Session = _wire.new_session(self.url, pool_size=POOL_SIZE,
+                                                      trace=self._trace)
+        return session
 
     @staticmethod
     def _close_session(session: requests.Session) -> None:
-        from ._http import wire as _http_wire
-
-        _http_wire.close_session(session)
+        _wire.close_session(session)
 
     # -- sending -------------------------------------------------------------------
 
@@ -284,8 +297,7 @@ class HTTPTransport(Transport):
               led: bool) -> None:
         self._unpark()   # a request left and never led goes to a worker, as send() would
         try:
-            body = json.dumps(message, separators=(",", ":"), allow_nan=False,
-                              ensure_ascii=False).encode("utf-8")
+            body = _ENCODE(message).encode("utf-8")
         except (TypeError, ValueError, RecursionError) as exc:   # not JSON, or too deep
             raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
         wire_headers = self._wire_headers(message, headers)
@@ -293,8 +305,6 @@ class HTTPTransport(Transport):
         is_request = isinstance(method, str) and "id" in message
         if method == "initialize":
             self._legacy.note_initialize(message.get("params"))
-        from ._http.wire import Handle
-
         # 2025-11-25 lifecycle: nothing may overtake the initialized notification
         # (SDK servers refuse requests that arrive before it), so it is posted here.
         inline = method == "notifications/initialized"
@@ -303,7 +313,8 @@ class HTTPTransport(Transport):
             self._check_open()
             serial = next(self._serials)
             exchange = _Exchange(serial, message["id"] if is_request else None,
-                                 method if isinstance(method, str) else "(response)", Handle())
+                                 method if isinstance(method, str) else "(response)",
+                                 _wire.Handle())
             self._inflight[serial] = exchange
             if is_request:
                 self._by_id[exchange.ident] = exchange
@@ -408,10 +419,8 @@ class HTTPTransport(Transport):
     # -- the worker ----------------------------------------------------------------
 
     def _run(self, exchange: _Exchange, body: bytes, headers: dict[str, str]) -> None:
-        from ._http import wire as _http_wire
-
         try:
-            with _http_wire.active(exchange.handle):
+            with _wire.active(exchange.handle):
                 self._exchange(exchange, body, headers)
         except MCPClientError as exc:   # ours, or an auth= object's (mcp_client.auth.AuthError)
             if self._lapse(exchange):
@@ -493,8 +502,6 @@ class HTTPTransport(Transport):
         direct = self._direct
         if direct is not None and exchange.pool is self._session \
                 and not len(exchange.pool.cookies):
-            from ._http.direct import DirectError
-
             prepared = direct.prepare(url, body, headers, self._auth)
             if prepared is not None:
                 request, authorized = prepared
@@ -502,13 +509,11 @@ class HTTPTransport(Transport):
                     exchange.remaining()   # raises once the caller's timeout passed
                     response = direct.post(request, connect_timeout=self._connect_timeout,
                                            deadline=exchange.deadline, handle=exchange.handle)
-                except DirectError as exc:
+                except _direct.DirectError as exc:
                     raise self._direct_failed(exchange.method, url, exc) from None
                 if not authorized or response.status_code not in (401, 403):
                     if "Set-Cookie" in response.headers:
-                        from ._http.wire import keep_cookies
-
-                        keep_cookies(exchange.pool, url, response.headers)
+                        _wire.keep_cookies(exchange.pool, url, response.headers)
                     return response
                 response.close()
         return self._http(exchange.pool, "POST", exchange.method, url, body, headers,
@@ -531,12 +536,12 @@ class HTTPTransport(Transport):
         """One HTTP request, its failures translated (the response is streamed)."""
         import requests
 
-        from ._http.wire import explicit_auth, send
-
         try:
-            return send(session, verb, url, body=body, headers=headers,
-                        auth=explicit_auth(self._auth, headers),
-                        timeout=(self._connect_timeout, read_timeout))
+            response: requests.Response = _wire.send(
+                session, verb, url, body=body, headers=headers,
+                auth=_wire.explicit_auth(self._auth, headers),
+                timeout=(self._connect_timeout, read_timeout))
+            return response
         except requests.exceptions.ConnectTimeout as exc:
             shown = redact_url(url)
             raise TransportError(f"{what}: could not connect to {shown} within "
@@ -605,12 +610,10 @@ class HTTPTransport(Transport):
                                  headers=response.headers)
 
     def _read_json(self, exchange: _Exchange, response: requests.Response) -> None:
-        from ._http.wire import WIRE_ERRORS
-
         status = response.status_code
         try:
             data = response.raw.read(self._max_event + 1, decode_content=True)
-        except WIRE_ERRORS as exc:
+        except _wire.WIRE_ERRORS as exc:
             raise TransportError(f"{exchange.method}: the response broke off: "
                                  f"{self._cause(exc, self.url)}",
                                  status=status) from self._chained(exc, self.url)
@@ -675,15 +678,13 @@ class HTTPTransport(Transport):
     def _drain(self, exchange: _Exchange, response: requests.Response,
                parser: SSEParser) -> str | None:
         """Read one stream until the answer (None) or its end (why it ended)."""
-        from ._http.wire import WIRE_ERRORS
-
         raw = response.raw
         while True:
             if exchange.deadline is not None:   # each read gets what is left of it
                 exchange.handle.settimeout(exchange.remaining())
             try:
                 chunk = raw.read1(_READ_SIZE, decode_content=True)
-            except WIRE_ERRORS as exc:
+            except _wire.WIRE_ERRORS as exc:
                 return f"broke before the answer: {self._cause(exc, self.url)}"
             if not chunk:
                 break
@@ -736,11 +737,9 @@ class HTTPTransport(Transport):
             self._deliver(message)
 
     def _excerpt(self, response: requests.Response) -> str:
-        from ._http.wire import WIRE_ERRORS
-
         try:
             data = response.raw.read(_EXCERPT * 4, decode_content=True)
-        except WIRE_ERRORS:
+        except _wire.WIRE_ERRORS:
             return ""
         return " ".join(data.decode("utf-8", "replace").split())[:_EXCERPT]
 
