@@ -270,8 +270,8 @@ class HTTPTransport(Transport):
             self._trace = wire_trace(f"http {self._shown}")
             if self._persistent:
                 self._session = self._new_session()
-                if self._trace is None:   # a traced session shows its requests: requests' way
-                    self._direct = _direct.pool_for(self.url, self._session, size=POOL_SIZE)
+                self._direct = _direct.pool_for(self.url, self._session, size=POOL_SIZE,
+                                                trace=self._trace)
             self._state = "open"
 
     def _new_session(self) -> requests.Session:

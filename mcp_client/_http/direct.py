@@ -17,8 +17,9 @@ headers under the message's (case-insensitively), ``Accept-Encoding: gzip,
 deflate`` (and the answer decoded), the connect timeout for connecting (and
 the TLS handshake), ``TCP_NODELAY``, the same
 :class:`~mcp_client._http.wire.Handle` for aborting it from another thread,
-and a ``Set-Cookie`` answer stored in the session's jar (whose next request
-then goes the requests way, which sends cookies).  A connection returns to
+the wire trace's request and status lines, and a ``Set-Cookie`` answer
+stored in the session's jar (whose next request then goes the requests way,
+which sends cookies).  A connection returns to
 the pool only when its answer was read to the end and neither side asked to
 close it; an idle one the server has closed meanwhile is dropped when taken,
 not used.  Like the requests path (``max_retries=0``), a POST is never sent
@@ -153,8 +154,9 @@ class DirectPool:
     """
 
     def __init__(self, host: str, port: int, *, size: int, headers: Mapping[str, str],
-                 tls: ssl.SSLContext | None = None) -> None:
+                 tls: ssl.SSLContext | None = None, trace: Any = None) -> None:
         self.host, self.port, self._size, self._tls = host, port, size, tls
+        self._trace = trace   # a WireTrace: request and status lines, headers, bodies
         shown = f"[{host}]" if ":" in host else host
         default = 443 if tls is not None else 80
         self._host_line = f"Host: {shown}\r\n" if port == default else f"Host: {shown}:{port}\r\n"
@@ -194,8 +196,13 @@ class DirectPool:
         for name, value in headers.items():
             merged[name.lower()] = (name, value)
         lines = "".join([f"{name}: {value}\r\n" for name, value in merged.values()])
-        return (f"POST {target} HTTP/1.1\r\n{self._host_line}{lines}"
+        data = (f"POST {target} HTTP/1.1\r\n{self._host_line}{lines}"
                 f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1") + body
+        if self._trace is not None:
+            shown = {"Host": self._host_line[6:-2], **dict(merged.values()),
+                     "Content-Length": str(len(body))}
+            self._trace.request("POST", target, shown, body)
+        return data
 
     def prepare(self, url: str, body: bytes, headers: Mapping[str, str],
                 auth: Any) -> tuple[bytes, bool] | None:
@@ -240,7 +247,9 @@ class DirectPool:
             if handle.aborted:
                 raise DirectError("the exchange was cancelled", connected=True)
             conn.sock.sendall(request)
-            status, version, headers = read_head(conn.reader)
+            status, version, headers, reason = read_head(conn.reader)
+            if self._trace is not None:
+                self._trace.response(status, reason, headers)
             body = Body(conn.reader, status, version, headers)
         except DirectError:
             self._drop(conn, handle)
@@ -356,7 +365,7 @@ def target_of(url: str) -> str:
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
-def pool_for(url: str, session: Any, *, size: int) -> DirectPool | None:
+def pool_for(url: str, session: Any, *, size: int, trace: Any = None) -> DirectPool | None:
     """A direct pool for ``url`` sent on ``session`` -- None when it must take the requests way.
 
     An ``http://`` or ``https://`` URL without userinfo qualifies, on a
@@ -380,7 +389,7 @@ def pool_for(url: str, session: Any, *, size: int) -> DirectPool | None:
         if tls is None:
             return None
     return DirectPool(parts.hostname, parts.port or (443 if tls else 80), size=size,
-                      headers=session.headers, tls=tls)
+                      headers=session.headers, tls=tls, trace=trace)
 
 
 def _tls_context(verify: Any) -> ssl.SSLContext | None:

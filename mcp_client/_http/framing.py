@@ -117,8 +117,8 @@ def _header_lines(fp: Reader) -> list[tuple[str, str]]:
             raise BadAnswer(f"more than {MAX_HEADERS} header lines")
 
 
-def read_head(fp: Reader) -> tuple[int, bytes, Headers]:
-    """``(status, version, headers)`` of the next final answer on ``fp``.
+def read_head(fp: Reader) -> tuple[int, bytes, Headers, str]:
+    """``(status, version, headers, reason)`` of the next final answer on ``fp``.
 
     Raises:
         BadAnswer: the connection ended first (``Remote end closed connection
@@ -137,7 +137,7 @@ def read_head(fp: Reader) -> tuple[int, bytes, Headers]:
         headers = Headers(_header_lines(fp))
         status = int(code)
         if status >= 200 or status == 101:
-            return status, version, headers
+            return status, version, headers, rest[4:].strip().decode("latin-1")
 
 
 def _will_close(version: bytes, headers: Headers) -> bool:

@@ -36,7 +36,7 @@ JSON_RESULT = {"content": [{"type": "text", "text": "ok"}]}
 
 def answer(data: bytes) -> tuple[int, Any, Body]:
     fp: Any = io.BufferedReader(io.BytesIO(data))
-    status, version, headers = read_head(fp)
+    status, version, headers, _ = read_head(fp)
     return status, headers, Body(fp, status, version, headers)
 
 

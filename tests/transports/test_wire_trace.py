@@ -216,6 +216,27 @@ class HTTPTraceTest(TraceCase):
         label = trace.records[-1].mcp_connection   # type: ignore[attr-defined]
         self.assertEqual(label, f"demo-server http http://***@127.0.0.1:{srv.port}/mcp?token=***")
 
+    def test_the_direct_path_is_traced_as_requests_path_is(self) -> None:
+        srv = self.live()
+        with tracing() as trace, mock.patch(
+                "mcp_client._http.wire.send", side_effect=AssertionError("went through requests")):
+            client = self.http(srv.url, headers={"Authorization": "Bearer b3arer-t0ken"})
+            client.call_tool("count", {"n": 2}, progress_token="p-1")
+            client.close()
+        self.assert_all_debug(trace)
+        self.assert_no_secret(trace.texts)
+        self.assertEqual(methods(trace.sent()), ["server/discover", "tools/list", "tools/call"])
+        posts = [t for t in trace.texts if t.startswith(">> POST ")]
+        self.assertEqual(len(posts), 3)
+        for header in (f"Host: 127.0.0.1:{srv.port}", "Mcp-Method: tools/call",
+                       "Mcp-Name: count", "Authorization: Bearer ***",
+                       "User-Agent: mcp-client/", "Content-Length: "):
+            self.assertIn(header, posts[2])
+        statuses = [t for t in trace.texts if t.startswith("<< HTTP 200 OK")]
+        self.assertEqual(len(statuses), 3)
+        self.assertIn("content-type: text/event-stream", statuses[2])
+        self.assertEqual(methods(trace.received()), ["notifications/progress"] * 2)
+
     def test_the_legacy_session_get_stream_and_delete(self) -> None:
         srv = self.live("--handshake-only")
         trace = self.run_count(srv.url)
