@@ -190,12 +190,17 @@ class DirectPool:
         """The request's bytes: its line, the session's headers under ``headers``, ``body``.
 
         Raises:
-            UnicodeEncodeError: a header is not Latin-1 (requests' way says why).
+            ValueError: a header is not Latin-1 (``UnicodeEncodeError``) or has a
+                line break or a NUL in it -- one the server gave, such as a
+                protocol version (requests' way says which).
         """
         merged = dict(self._base)
         for name, value in headers.items():
             merged[name.lower()] = (name, value)
         lines = "".join([f"{name}: {value}\r\n" for name, value in merged.values()])
+        if lines.count("\n") != len(merged) or lines.count("\r") != len(merged) \
+                or "\0" in lines:
+            raise ValueError("a header has a line break or a NUL in it")
         data = (f"POST {target} HTTP/1.1\r\n{self._host_line}{lines}"
                 f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1") + body
         if self._trace is not None:
@@ -210,8 +215,9 @@ class DirectPool:
 
         ``authorized``: ``auth`` gave the request its ``Authorization``
         header (see :func:`authorization`), so a 401 or 403 to it is for
-        ``auth`` to answer, which it does on requests' way.  A header that is
-        not Latin-1 also goes requests' way, which says which it is.
+        ``auth`` to answer, which it does on requests' way.  A header that
+        cannot be sent as it is (see :meth:`head`) also goes requests' way,
+        which says which it is.
         """
         go, value = authorization(auth, url)
         if not go:
@@ -220,7 +226,7 @@ class DirectPool:
             headers = {**headers, "Authorization": value}
         try:
             return self.head(target_of(url), body, headers), value is not None
-        except UnicodeEncodeError:
+        except ValueError:
             return None
 
     def post(self, request: bytes, *, connect_timeout: float, deadline: float | None,

@@ -9,7 +9,9 @@ answers skipped, at most :data:`MAX_HEADERS` header lines of at most
 ``Transfer-Encoding: chunked``, by ``Content-Length`` (two different values
 are refused), or by the connection's end; ``gzip`` and ``deflate``
 ``Content-Encoding`` is undone, in bounded steps (no answer is inflated past
-what a read asked for).  Everything else it refuses with :class:`BadAnswer`.
+what a read asked for).  A bare CR or a NUL in a header value becomes a
+space (RFC 9110 §5.5), so no value read here can break a header line it is
+sent back in.  Everything else it refuses with :class:`BadAnswer`.
 
 Pure parsing over a file object: no sockets of its own, no MCP.
 """
@@ -112,7 +114,7 @@ def _header_lines(fp: Reader) -> list[tuple[str, str]]:
         name, colon, value = line.decode("latin-1").partition(":")
         if not colon or not name or name != name.strip():
             raise BadAnswer(f"a malformed header line: {line[:80]!r}")
-        items.append((name, value.strip()))
+        items.append((name, value.strip().replace("\r", " ").replace("\0", " ")))
         if len(items) > MAX_HEADERS:
             raise BadAnswer(f"more than {MAX_HEADERS} header lines")
 

@@ -64,6 +64,12 @@ class FramingTest(LeakCheckingTestCase):
         self.assertIn("content-length", headers)
         self.assertNotIn("Location", headers)
 
+    def test_a_bare_cr_or_nul_in_a_value_becomes_a_space(self) -> None:
+        _, headers, _ = answer(b"HTTP/1.1 200 OK\r\nMcp-Session-Id: a\rX-Evil: 1\r\n"
+                               b"X-B: c\0d\r\nContent-Length: 0\r\n\r\n")
+        self.assertEqual((headers["mcp-session-id"], headers["x-b"]), ("a X-Evil: 1", "c d"))
+        self.assertNotIn("X-Evil", headers)
+
     def test_malformed_heads_are_refused(self) -> None:
         cases = {b"": "Remote end closed connection without response",
                  b"SSH-2.0-OpenSSH\r\n\r\n": "not an HTTP/1.x status line",
@@ -191,8 +197,10 @@ class EligibilityTest(LeakCheckingTestCase):
                                b"User-Agent: ua\r\naccept: application/json\r\n"
                                b"Accept-Encoding: gzip, deflate\r\nX-A: 1\r\n"
                                b"Content-Length: 2\r\n\r\n{}")
-        with self.assertRaises(UnicodeEncodeError):
-            pool.head("/", b"", {"X-A": "\u2713"})
+        for value in ("\u2713", "1\r\nX-Evil: 1", "1\nX-Evil: 1", "1\rX", "1\0"):
+            with self.subTest(value=value), self.assertRaises(ValueError):
+                pool.head("/", b"", {"X-A": value})
+            self.assertIsNone(pool.prepare("http://h/", b"", {"X-A": value}, None))
 
 
 class DirectPathTest(ScriptedCase):
