@@ -19,7 +19,8 @@ from typing import Any, Iterable
 
 import http_scenarios
 
-__all__ = ["Row", "Budget", "Stat", "Results", "ROWS", "BUDGETS", "machine",
+__all__ = ["Row", "Budget", "Stat", "Results", "ROWS", "BUDGETS", "machine", "readme_table",
+           "write_readme_table",
            "render_markdown", "write_chart"]
 
 
@@ -409,6 +410,61 @@ def _notes(results: Results) -> list[str]:
     for (scenario, server, client), note in sorted(results.notes.items()):
         out.append(f"- {scenario} / {server} / {CLIENT_NAMES[client]}: {note}")
     return out
+
+
+# -- the README's table --------------------------------------------------------------------
+
+#: The README's rows: (its label, the row's key).
+README_ROWS = (
+    ("sequential ``call_tool``, stdio", "sequential/echo"),
+    ("64 in flight (``call_tool_async``)", "inflight/echo"),
+    ("64 in flight (``execute_tool_calls``)", "batch/echo"),
+    ("sequential, HTTP (JSON answers)", "sequential/echo-http"),
+    ("sequential, HTTP (SSE answers)", "sequential/echo-sse"),
+    ("64 in flight, HTTP (JSON answers)", "inflight/echo-http"),
+    ("64 in flight, HTTP (SSE answers)", "inflight/echo-sse"),
+    ("sequential, legacy HTTP session (JSON)", "sequential/echo-legacy"),
+    ("sequential, the SDK's HTTP server", "sequential/http"),
+    ("cached ``list_tools``", "cached/echo"),
+    ("``import`` (fresh process)", "import"),
+    ("peak RSS", "rss/echo"),
+)
+README_START = ".. benchmark table: written by bench/run.py --report"
+README_END = ".. end of the benchmark table"
+_UNITS = {"calls/s": "/s", "µs": "µs", "ms": "ms", "MB": "MB"}
+
+
+def readme_table(results: Results) -> list[str]:
+    """The README's summary of ``results``: medians and both ratios, as an RST table."""
+    by_key = {row.key: row for row in ROWS}
+    widths = (39, 12, 12, 10, 8, 8)
+    rule = "  ".join("=" * width for width in widths)
+    lines = [rule, "  ".join(name.ljust(width) for name, width in zip(
+        ("figure", "mcp_client", "official SDK", "no library", "/ SDK", "/ floor"),
+        widths)).rstrip(), rule]
+    for label, key in README_ROWS:
+        row = by_key[key]
+        cells = [label]
+        for client in ("mcp_client", "sdk", "floor"):
+            stat = results.cell(row, client) if client != "floor" or row.floor else None
+            unit = _UNITS.get(row.unit, row.unit)
+            cells.append("--" if stat is None else f"{_number(stat.median, row.unit)} {unit}")
+        for client, wanted in (("sdk", True), ("floor", row.floor)):
+            ratio = results.ratio(row, client) if wanted else None
+            cells.append("--" if ratio is None else f"{ratio:.2f}×")
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
+    return [*lines, rule]
+
+
+def write_readme_table(results: Results, path: str) -> None:
+    """Replace the table between the README's markers with :func:`readme_table`'s."""
+    with open(path, encoding="utf-8") as source:
+        text = source.read()
+    start, end = text.index(README_START), text.index(README_END)
+    body = "\n".join(readme_table(results))
+    text = f"{text[:start]}{README_START}\n\n{body}\n\n{text[end:]}"
+    with open(path, "w", encoding="utf-8") as sink:
+        sink.write(text)
 
 
 # -- the chart -----------------------------------------------------------------------------

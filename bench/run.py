@@ -23,7 +23,7 @@ import time
 from typing import Any, Iterator
 
 from common import BENCH_DIR, SERVERS_DIR, Sizes
-from report import Results, machine, render_markdown, write_chart
+from report import Results, machine, render_markdown, write_chart, write_readme_table
 from scale import SCALE, scale_lines, write_chart as write_scale_chart
 from scenarios import CLIENTS, SCENARIOS
 import http_scenarios
@@ -230,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
             sink.write(text)
         write_chart(results, os.path.join(BENCH_DIR, "chart.png"))
         write_scale_chart(lines, os.path.join(BENCH_DIR, "scale.png"))
-        print("wrote bench/RESULTS.md, bench/chart.png and bench/scale.png")
+        write_readme_table(results, os.path.join(REPO_DIR, "README.rst"))
+        print("wrote bench/RESULTS.md, bench/chart.png, bench/scale.png and README.rst's table")
     return 1 if any("error" in line for line in lines) else 0
 
 
