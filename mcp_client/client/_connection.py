@@ -39,7 +39,7 @@ from ..exceptions import (Cancelled, InputLoopExceeded, MCPClientError, Protocol
                           TransportClosed)
 from ..protocol import Kind
 from ._cancel import CANCEL_POLL, check_cancel_signal, fired, pause
-from ._flights import Flight, answer_class
+from ._flights import Flight, answer_class, volley
 from ._inputs import ELICIT, ROOTS, SAMPLE, Inputs, url_elicitation_hook
 from ._negotiation import Negotiation
 from ._paging import MAX_LIST_ITEMS, MAX_PAGES, pages
@@ -517,6 +517,11 @@ class Connection:
         """The hooks' answers to one round of ``inputRequests`` (see :mod:`._inputs`)."""
         return self._inputs.answer_round(method, requests)
 
+    @property
+    def mints_progress(self) -> bool:
+        """Whether every call gets a progress token of the client's (``on_progress``)."""
+        return self._opts["on_progress"] is not None
+
     def open_ticket(self, token: str | int | None, tool_call_id: str | None) -> Ticket | None:
         """Start tracking a call's progress (see :class:`._progress.ProgressBook`)."""
         return self._progress.open(token, tool_call_id)
@@ -583,6 +588,62 @@ class Connection:
         if self._state != "open":  # the wire died between the check and the send
             for pending, _ in held:
                 self._correlator.fail(pending.ident, self._failure())
+
+    def call_together(self, calls: Sequence[tuple[dict[str, Any], str | None]]) -> list[Any]:
+        """Pipelined ``tools/call`` requests ``(params, tool_call_id)``, sent in one write
+        and awaited by this thread; one outcome each (the result, or the exception).
+
+        See :func:`._flights.volley`: it never raises for a call.
+        """
+        return volley(self, self._pools, calls)
+
+    def register_many(self, method: str, count: int) -> list[Pending]:
+        """``count`` fresh request ids for ``method`` (one take of the table's lock)."""
+        self.check_usable()
+        return self._correlator.register_many(method, count)
+
+    def post_many(self, pendings: Sequence[Pending], params: Sequence[Mapping[str, Any]],
+                  metas: Sequence[dict[str, Any] | None]) -> None:
+        """Send requests already registered, together: one write over a line wire.
+
+        Never raises: a request that cannot be encoded fails its own cell, and
+        a write that fails fails every cell it carried, as their own sends would have.
+        """
+        transport, correlator = self._transport, self._correlator
+        line_wire = transport.line_wire
+        sent: list[Pending] = []
+        lines: list[bytes] = []
+        last: Any = None
+        text: str | None = None
+        for pending, body, meta in zip(pendings, params, metas):
+            try:
+                if line_wire:
+                    if meta is not last:   # the shared envelope: encoded once
+                        last, text = meta, self._meta_text(meta)
+                    lines.append(protocol.request_line(pending.ident, pending.method, body,
+                                                       meta, text))
+                else:
+                    transport.send(protocol.request(pending.ident, pending.method, body,
+                                                    meta=meta))
+            except Exception as exc:   # not JSON, or the wire refused it
+                correlator.fail(pending.ident, exc)
+                continue
+            sent.append(pending)
+        if lines:
+            try:
+                transport.send_line(b"".join(lines))
+            except Exception as exc:
+                for pending in sent:
+                    correlator.fail(pending.ident, exc)
+                return
+        if self._state != "open":  # the wire died between the check and the send
+            for pending in sent:
+                correlator.fail(pending.ident, self._failure())
+
+    def lead(self, done: Callable[[], bool], timeout: float | None,
+             first: Callable[[], None] | None = None) -> float | None:
+        """Read the wire on this thread until ``done()`` (:meth:`Transport.lead`)."""
+        return self._transport.lead(done, timeout, self._correlator.waiting, first)
 
     def wait_all(self, futures: Sequence[Future[Any]],
                  first: Callable[[], None] | None = None) -> None:

@@ -39,7 +39,7 @@ from ..exceptions import MCPClientError, Timeout, TransportClosed
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from concurrent.futures import Future
-    from typing import Any, Callable
+    from typing import Any, Callable, Sequence
 
     from ..correlator import Pending
     from ..protocol import Shaped
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from ._era import EraInfo
     from ._progress import Ticket
 
-__all__ = ["Deadlines", "Flight", "answer_class"]
+__all__ = ["Deadlines", "Flight", "answer_class", "volley"]
 
 log = get_logger(__name__)
 
@@ -235,6 +235,146 @@ class Flight:
             self.future.set_result(error)
         else:
             self.future.set_exception(error)
+
+
+def volley(connection: Connection, pools: Pools,
+           calls: Sequence[tuple[dict[str, Any], str | None]]) -> list[Any]:
+    """Pipelined ``tools/call`` requests ``(params, tool_call_id)``, sent together and
+    awaited by the calling thread: one outcome each, the result or the exception.
+
+    What a batch of :class:`Flight` would do, done once for the batch: one
+    budget and envelope, one take of the correlator's lock, one write, and
+    this thread reads the wire while it waits (it leads) and shapes every
+    answer itself -- no Future, no deadline entry and no callback per call.
+    Timeouts (stretched by progress as a blocking call's are),
+    ``notifications/cancelled`` and ``input_required`` rounds (each on a
+    thread of its own, as a Flight's) are kept.  Never raises for a call.
+    """
+    params = [body for body, _ in calls]
+    tickets: list[Ticket | None] = []
+    try:
+        try:
+            connection.revive()
+            info = connection.era_info
+            if info is None:
+                raise MCPClientError("a pipelined call needs the era to be known")
+            budget = connection.budget(None)
+            start = time.monotonic()
+            if connection.mints_progress:
+                tickets = [connection.open_ticket(None, ident) for _, ident in calls]
+            else:
+                tickets = [None] * len(calls)
+            meta = connection.meta(info, None)
+            metas = [meta if ticket is None else connection.meta(info, ticket.token)
+                     for ticket in tickets]
+            pendings = connection.register_many("tools/call", len(calls))
+        except Exception as exc:   # nothing was sent: every call has the same outcome
+            return [_outcome(exc, body) for body in params]
+        index = 0
+
+        def done() -> bool:
+            nonlocal index
+            while index < len(pendings) and pendings[index].done():
+                index += 1
+            return index == len(pendings)
+
+        # sent once this thread holds the wire, so that the answers wake nobody else
+        connection.lead(done, budget, lambda: connection.post_many(pendings, params, metas))
+        timed_out = _await_all(connection, pendings, tickets, budget, start)
+        return _shaped_all(connection, pools, info, pendings, params, metas, tickets,
+                           timed_out, budget)
+    finally:
+        for ticket in tickets:
+            if ticket is not None:
+                connection.close_ticket(ticket)
+
+
+def _await_all(connection: Connection, pendings: Sequence[Pending],
+               tickets: Sequence[Ticket | None], budget: float | None,
+               start: float) -> set[int]:
+    """Wait until every cell is done or has timed out; returns the slots that timed out."""
+    timed_out: set[int] = set()
+    deadline = None if budget is None else start + budget
+    hard = connection.hard_deadline(start)
+    index = 0
+    while True:
+        while index < len(pendings):
+            if index in timed_out:
+                index += 1
+                continue
+            left = None if deadline is None else deadline - time.monotonic()
+            if not pendings[index].wait(left):
+                break
+            index += 1
+        else:
+            return timed_out
+        now = time.monotonic()
+        deadline = None   # a late answer that won the race with abandon() is waited for
+        for slot in range(index, len(pendings)):
+            pending = pendings[slot]
+            if slot in timed_out or pending.done():
+                continue
+            later = connection.stretched(tickets[slot], budget, hard, now)
+            if later is not None:
+                deadline = later if deadline is None else min(deadline, later)
+            elif connection.abandon(pending):
+                timed_out.add(slot)
+                try:
+                    connection.cancel(pending.ident, f"timed out after {budget or 0.0:g}s")
+                except Exception:   # a dying wire: the timeout is still the call's outcome
+                    pass
+
+
+def _shaped_all(connection: Connection, pools: Pools, info: EraInfo,
+                pendings: Sequence[Pending], params: Sequence[dict[str, Any]],
+                metas: Sequence[dict[str, Any] | None], tickets: Sequence[Ticket | None],
+                timed_out: set[int], budget: float | None) -> list[Any]:
+    """Every cell's outcome; ``input_required`` answers go on with their rounds meanwhile."""
+    outcomes: list[Any] = []
+    rounds: list[tuple[int, threading.Thread]] = []
+    for slot, pending in enumerate(pendings):
+        if slot in timed_out:
+            outcomes.append(Timeout("tools/call", budget or 0.0))
+            continue
+        try:
+            shaped = connection.shaped(info, "tools/call", pending.result())
+        except Exception as exc:
+            outcomes.append(_outcome(exc, params[slot]))
+            continue
+        if shaped.result_type != "input_required":
+            outcomes.append(shaped.body)
+            continue
+        outcomes.append(None)
+        thread = threading.Thread(
+            target=_more_rounds, daemon=True, name=f"mcp-client-rounds-{pending.ident}",
+            args=(connection, pools, info, params[slot], metas[slot], tickets[slot], shaped,
+                  budget, outcomes, slot))
+        pools.track_round(thread)
+        thread.start()
+        rounds.append((slot, thread))
+    for _, thread in rounds:
+        thread.join()
+    return outcomes
+
+
+def _more_rounds(connection: Connection, pools: Pools, info: EraInfo, params: dict[str, Any],
+                 meta: dict[str, Any] | None, ticket: Ticket | None, shaped: Shaped,
+                 budget: float | None, outcomes: list[Any], slot: int) -> None:
+    """A volley's ``input_required`` answer, completed through the hooks (its own thread)."""
+    try:
+        outcomes[slot] = connection.more_rounds(info, "tools/call", params, meta, budget, None,
+                                                ticket, None, shaped).body
+    except BaseException as exc:
+        outcomes[slot] = _outcome(exc, params)
+    finally:
+        pools.untrack_round(threading.current_thread())
+
+
+def _outcome(exc: BaseException, params: dict[str, Any]) -> BaseException:
+    """A failed call's outcome; one that is no MCPClientError is a bug, and logged."""
+    if not isinstance(exc, MCPClientError):
+        log.error("tools/call %s failed inside the client", params.get("name"), exc_info=exc)
+    return exc
 
 
 def _guarded(on_due: Callable[[float], float | None], now: float) -> float | None:

@@ -38,6 +38,34 @@ def stats(client: Client) -> dict[str, Any]:
     return counts
 
 
+def call(name: str, arguments: dict[str, Any], ident: str | None = None) -> dict[str, Any]:
+    """One model tool call (its id: the name and the arguments, unless given)."""
+    return {"id": ident or f"{name}-{json.dumps(arguments)}", "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+def echo_calls(count: int) -> list[dict[str, Any]]:
+    return [call("echo", {"text": f"t{n}"}, f"c{n}") for n in range(count)]
+
+
+def short_budget(client: Client, seconds: float) -> None:
+    """``request_timeout`` from now on (the SDK server's first answers take longer)."""
+    client._connection._default_budget = seconds
+
+
+def sending(client: Client) -> threading.Event:
+    """Set once a batch's requests have been written (the connection's post_many)."""
+    sent = threading.Event()
+    post_many = client._connection.post_many
+
+    def posted(*args: Any) -> None:
+        post_many(*args)
+        sent.set()
+
+    client._connection.post_many = posted  # type: ignore[method-assign]
+    return sent
+
+
 class ChaosEchoTest(ChaosCase):
     """The hand-written echo server: pipelining, timeouts, cancellation, deaths."""
 
@@ -188,6 +216,55 @@ class ChaosEchoTest(ChaosCase):
         with self.assertRaises(RuntimeError):
             client.call_tool_async("echo", {"text": "x"}).result(10)
 
+    def test_a_batch_within_the_concurrency_keeps_no_deadline_thread(self) -> None:
+        # the batch's own thread keeps its timeout while it reads the answers
+        client = self.ready(tool_concurrency=8, parallel_tools=("echo",), request_timeout=5)
+        entries = client.execute_tool_calls(echo_calls(4))
+        self.assertEqual([e["content"] for e in entries], [f"t{n}" for n in range(4)])
+        self.assertIsNone(client._connection._pools._deadlines)
+        self.assertEqual([t.name for t in threading.enumerate()
+                          if t.name.startswith("mcp-deadlines-")], [])
+
+    def test_a_batch_that_times_out_cancels_on_the_wire(self) -> None:
+        client = self.ready(tool_concurrency=8, parallel_tools=("echo", "never"),
+                            request_timeout=0.3)
+        calls = [call("never", {"n": 1}), call("echo", {"text": "kept"}), call("never", {"n": 2})]
+        entries = client.execute_tool_calls(calls)
+        self.assertEqual([e["is_error"] for e in entries], [True, False, True])
+        self.assertEqual(entries[0]["content"], "the call to never timed out after 0.3s")
+        self.assertEqual(entries[1]["content"], "kept")
+        counts = stats(client)
+        self.assertEqual((counts["cancels"], counts["held"]), (2, 0))
+        self.assertEqual(client._connection.pending, 0)
+
+    def test_close_ends_a_batch_in_flight(self) -> None:
+        client = self.ready(tool_concurrency=8, parallel_tools=("never",), request_timeout=0)
+        sent = sending(client)
+        entries: list[Any] = []
+        batch = threading.Thread(target=lambda: entries.extend(client.execute_tool_calls(
+            [call("never", {"n": 1}), call("never", {"n": 2})])), name="batch")
+        batch.start()
+        self.assertTrue(sent.wait(WAIT))
+        client.close()
+        batch.join(WAIT)
+        self.assertFalse(batch.is_alive())
+        self.assertEqual([e["content"] for e in entries],
+                         ["the connection to the server is closed; never could not run"] * 2)
+
+    def test_the_server_dies_under_a_batch(self) -> None:
+        client = self.ready(tool_concurrency=8, parallel_tools=("never",), request_timeout=0)
+        sent = sending(client)
+        entries: list[Any] = []
+        batch = threading.Thread(target=lambda: entries.extend(client.execute_tool_calls(
+            [call("never", {"n": 1}), call("never", {"n": 2})])), name="batch")
+        batch.start()
+        self.assertTrue(sent.wait(WAIT))
+        os.kill(client.transport.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+        batch.join(WAIT)
+        self.assertFalse(batch.is_alive())
+        self.assertEqual([e["content"] for e in entries],
+                         ["the server is gone (exit code -9); never could not run"] * 2)
+
     def test_the_server_dies_with_calls_in_flight(self) -> None:
         client = self.ready()
         futures = [client.call_tool_async("never") for _ in range(4)]
@@ -224,6 +301,42 @@ class RealServerTest(ClientCase):
                                  ["Hello, Ada!"] * 3 + ["beside"])
                 self.assertTrue(asked.is_set())
                 client.close()
+
+    def test_input_required_in_a_batch(self) -> None:
+        for era in ("auto", "legacy"):
+            with self.subTest(era=era):
+                client = self.connect(era, tool_concurrency=8, parallel_tools=("greet", "echo"),
+                                      on_elicit=lambda request: {"action": "accept",
+                                                                 "content": {"name": "Ada"}})
+                entries = client.execute_tool_calls([call("greet", {}), call("echo", {
+                    "text": "beside"}), call("greet", {}, "again")])
+                self.assertEqual([(e["tool_call_id"], e["content"]) for e in entries],
+                                 [("greet-{}", "Hello, Ada!"), ('echo-{"text": "beside"}',
+                                                                "beside"),
+                                  ("again", "Hello, Ada!")])
+                client.close()
+
+    def test_progress_stretches_a_batchs_timeouts(self) -> None:
+        reports: list[dict[str, Any]] = []
+        client = self.connect("auto", on_progress=reports.append,
+                              reset_timeout_on_progress=True, tool_concurrency=8,
+                              parallel_tools=("count",))
+        short_budget(client, 0.4)
+        entries = client.execute_tool_calls([call("count", {"n": 6}, "six"),
+                                             call("count", {"n": 7}, "seven")])
+        self.assertEqual([e["content"] for e in entries], ["counted to 6", "counted to 7"])
+        self.assertEqual(sorted((r["tool_call_id"], r["progress"]) for r in reports),
+                         sorted([("six", n) for n in range(1, 7)] +
+                                [("seven", n) for n in range(1, 8)]))
+
+    def test_without_stretching_a_batch_times_out(self) -> None:
+        client = self.connect("auto", on_progress=lambda report: None, tool_concurrency=8,
+                              parallel_tools=("count", "echo"))
+        short_budget(client, 0.4)
+        entries = client.execute_tool_calls([call("count", {"n": 8}),
+                                             call("echo", {"text": "quick"})])
+        self.assertEqual([e["content"] for e in entries],
+                         ["the call to count timed out after 0.4s", "quick"])
 
     def test_a_protocol_error_is_raised_from_the_future(self) -> None:
         for era, code in (("auto", None), ("legacy", -1)):
