@@ -90,7 +90,9 @@ def is_parallel_safe(name: str, annotations: Mapping[str, Any] | None, *,
         return False
     if name in parallel_tools:
         return True
-    return isinstance(annotations, Mapping) and annotations.get("readOnlyHint") is True
+    # dict first: an isinstance() against typing's Mapping is a Python-level look-up
+    return (type(annotations) is dict or isinstance(annotations, Mapping)) and \
+        annotations.get("readOnlyHint") is True
 
 
 def may_overlap(names: Sequence[str], catalogue: Mapping[str, Mapping[str, Any] | None] | None,
@@ -109,7 +111,7 @@ def may_overlap(names: Sequence[str], catalogue: Mapping[str, Mapping[str, Any] 
     if concurrency <= 1 or len(names) < 2 or catalogue is None:
         return False
     return all(is_parallel_safe(name, catalogue.get(name), parallel_tools=parallel_tools,
-                                serial_tools=serial_tools) for name in names)
+                                serial_tools=serial_tools) for name in dict.fromkeys(names))
 
 
 def _on_executor(executor: Executor | None, tasks: Sequence[Task[T]], workers: int,

@@ -29,7 +29,7 @@ __all__ = [
     "MODERN_VERSIONS", "LEGACY_VERSIONS", "LATEST_LEGACY_VERSION", "LOG_LEVELS",
     "META_PROTOCOL_VERSION", "META_CLIENT_INFO", "META_CLIENT_CAPABILITIES",
     "META_LOG_LEVEL", "META_SERVER_INFO", "CACHEABLE_METHODS", "INPUT_METHODS",
-    "encode_line", "request_line",
+    "encode_line", "request_line", "json_encoder",
     "BOOKKEEPING_KEYS", "HEADER_MISMATCH", "MISSING_CAPABILITY", "UNSUPPORTED_VERSION",
     "URL_ELICITATION_REQUIRED",
     "METHOD_NOT_FOUND", "PARSE_ERROR", "INVALID_REQUEST", "INVALID_PARAMS", "INTERNAL_ERROR",
@@ -195,8 +195,9 @@ def _not_json(value: object) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def _encoder() -> Callable[[object], str]:
-    """One compact, strict encoder for every line.
+def json_encoder(*, sort_keys: bool = False,
+                 ensure_ascii: bool = True) -> Callable[[object], str]:
+    """A compact, strict encoder (``separators=(",", ":")``, ``allow_nan=False``), made once.
 
     ``json.dumps`` with options makes an encoder per call, and even a kept
     ``JSONEncoder.encode`` makes its C encoder anew each time; this one is
@@ -204,14 +205,16 @@ def _encoder() -> Callable[[object], str]:
     """
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:   # no C accelerator: the pure-Python encoder, kept
-        return json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
-    chunks = make(None, _not_json, json.encoder.encode_basestring_ascii, None, ":", ",",
-                  False, False, False)
+        return json.JSONEncoder(separators=(",", ":"), allow_nan=False, sort_keys=sort_keys,
+                                ensure_ascii=ensure_ascii).encode
+    strings = json.encoder.encode_basestring_ascii if ensure_ascii else \
+        json.encoder.encode_basestring
+    chunks = make(None, _not_json, strings, None, ":", ",", sort_keys, False, False)
     join = "".join
     return lambda value: join(chunks(value, 0))
 
 
-_encode = _encoder()
+_encode = json_encoder()
 
 
 def encode_line(message: Mapping[str, Any]) -> bytes:
