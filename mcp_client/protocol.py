@@ -349,6 +349,8 @@ _TASK_STATE_BOOKKEEPING = frozenset({"resultType", "_meta"})
 
 def _deeper_than(value: object, limit: int) -> bool:
     """Whether ``value`` nests objects and arrays more than ``limit`` levels (no recursion)."""
+    if limit >= 3 and type(value) is dict and _flat_enough(value):
+        return False
     stack: list[tuple[Iterable[object], int]] = [((value,), 0)]
     while stack:
         items, depth = stack.pop()
@@ -365,6 +367,32 @@ def _deeper_than(value: object, limit: int) -> bool:
                 return True
             stack.append((children, depth + 1))
     return False
+
+
+def _flat_enough(value: dict[str, Any]) -> bool:
+    """Whether ``value`` nests at most three levels as most results do: an object of
+    leaves, flat objects and arrays of leaves or flat objects (False: look closer)."""
+    leaves = _LEAVES
+    for member in value.values():
+        kind = type(member)
+        if kind in leaves:
+            continue
+        if kind is list:
+            for item in member:
+                if type(item) in leaves:
+                    continue
+                if type(item) is not dict:
+                    return False
+                for leaf in item.values():
+                    if type(leaf) not in leaves:
+                        return False
+        elif kind is dict:
+            for leaf in member.values():
+                if type(leaf) not in leaves:
+                    return False
+        else:
+            return False
+    return True
 
 
 #: The list each result must carry (the schema's CallToolResult.content,

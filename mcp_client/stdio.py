@@ -296,7 +296,12 @@ class StdioTransport(Transport):
                 pass   # the long way below says what is wrong with it
             else:
                 if end == len(text) and type(message) is dict:
-                    self._deliver(message)
+                    callback = self._on_message   # _deliver(), inline: once per answer
+                    if callback is not None:
+                        try:
+                            callback(message)
+                        except Exception as exc:  # never let a callback kill the reader
+                            self._warn(f"message handler raised {exc!r}")
                     return
         if not line.strip():
             return

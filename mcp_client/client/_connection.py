@@ -456,7 +456,8 @@ class Connection:
     def register(self, method: str,
                  then: Callable[[Pending], None] | None = None) -> Pending:
         """A fresh request id for ``method``; ``then`` is called once it completes."""
-        self.check_usable()
+        if self._state != "open":   # check_usable(), inline: every pipelined call passes here
+            raise self._failure()
         return self._correlator.register(method, then)
 
     def post(self, pending: Pending, params: Mapping[str, Any], meta: dict[str, Any] | None,
@@ -544,15 +545,29 @@ class Connection:
         Every failure, a bad argument included, is the Future's exception --
         or, with ``outcome`` (the bridge's batches), its result.
         """
-        self.revive()
-        future: Future[Any] = answer_class()(self._pools.run_callback)
-        future.set_running_or_notify_cancel()   # sent at once: there is nothing to cancel
+        if self._state == "dead":
+            self.revive()
+        future: Future[Any] = answer_class()(self._pools.run_callback)   # already running
         flight = Flight(self, self._pools, future, params, progress_token, tool_call_id, outcome)
         try:
             flight.send(timeout)
         except Exception as exc:   # the Future is the only way back to the caller
             flight.finish(None, exc)
         return future
+
+    def flight_terms(self, timeout: float | None, progress_token: str | int | None,
+                     tool_call_id: str | None
+                     ) -> tuple[EraInfo, float | None, Ticket | None, dict[str, Any] | None]:
+        """What a pipelined call is sent under: the era, its budget, its progress
+        ticket (opened here) and its ``_meta``."""
+        info = self._negotiation.info
+        if info is None:
+            raise MCPClientError("a pipelined call needs the era to be known")
+        budget = self._default_budget if timeout is None else _checked_budget(timeout)
+        ticket = None if progress_token is None and self._opts["on_progress"] is None else \
+            self._progress.open(progress_token, tool_call_id)
+        return info, budget, ticket, self._negotiation.meta(
+            info, None if ticket is None else ticket.token)
 
     def submit(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> Future[R]:
         """Run ``fn`` on the pool of ``*_async`` calls."""

@@ -62,9 +62,11 @@ class Deadlines:
 
     def __init__(self, name: str) -> None:
         self._name = name
-        self._lock = threading.Lock()   # taken bare by discard(): once per answer
+        self._lock = threading.Lock()   # taken bare by add(): once per call
         self._cond = threading.Condition(self._lock)
         self._live: dict[Any, tuple[float, Callable[[float], float | None]]] = {}
+        #: ``forget(key, None)``: :meth:`discard` without a Python frame (a dict's own pop).
+        self.forget: Callable[[Any, None], Any] = self._live.pop
         self._target: float | None = None   # when the thread next looks; None: never
         self._thread: threading.Thread | None = None
         self._stopped = False
@@ -84,9 +86,12 @@ class Deadlines:
                 self._cond.notify()
 
     def discard(self, key: Any) -> None:
-        """Stop watching ``key`` (it finished in time)."""
-        with self._lock:
-            self._live.pop(key, None)
+        """Stop watching ``key`` (it finished in time).
+
+        No lock: the thread reads the table only through copies made in one
+        step (``list(...)``), which a pop between two of its steps cannot upset.
+        """
+        self._live.pop(key, None)
 
     def stop(self) -> None:
         """End the thread; entries still watched are dropped."""
@@ -102,10 +107,12 @@ class Deadlines:
         with self._cond:
             while not self._stopped:
                 now = time.monotonic()
+                live = list(self._live.items())   # one step: discard() may pop meanwhile
                 due = sorted((deadline, n, key) for n, (key, (deadline, _))
-                             in enumerate(self._live.items()) if deadline <= now)
+                             in enumerate(live) if deadline <= now)
                 if due:
-                    calls = [(key, self._live.pop(key)[1]) for _, _, key in due]
+                    taken = [(key, self._live.pop(key, None)) for _, _, key in due]
+                    calls = [(key, entry[1]) for key, entry in taken if entry is not None]
                     self._cond.release()
                     try:
                         later = [(key, _guarded(on_due, now), on_due) for key, on_due in calls]
@@ -117,7 +124,7 @@ class Deadlines:
                     continue
                 # The target is only ever lowered by add(): a finished call leaves it
                 # stale, and the look at a stale target finds nothing due and moves on.
-                self._target = min((d for d, _ in self._live.values()), default=None)
+                self._target = min((d for d, _ in list(self._live.values())), default=None)
                 self._cond.wait(None if self._target is None else
                                 min(self._target - now, threading.TIMEOUT_MAX))
 
@@ -128,6 +135,9 @@ class Flight:
     It works through the methods of its :class:`~._connection.Connection` and
     :class:`~._pools.Pools` only.
     """
+
+    __slots__ = ("connection", "pools", "future", "params", "progress_token", "tool_call_id",
+                 "outcome", "ticket", "budget", "start", "pending", "forget", "info")
 
     def __init__(self, connection: Connection, pools: Pools, future: Future[Any],
                  params: dict[str, Any], progress_token: str | int | None,
@@ -142,44 +152,42 @@ class Flight:
         self.ticket: Ticket | None = None
         self.budget: float | None = None
         self.start = time.monotonic()
-        self.hard = connection.hard_deadline(self.start)
         self.pending: Pending | None = None
-        self.deadlines: Deadlines | None = None
+        #: ``forget(ident, None)``: the deadline entry dropped (None: no budget, no entry).
+        self.forget: Callable[[Any, None], Any] | None = None
 
     def send(self, timeout: float | None) -> None:
         connection = self.connection
-        self.budget = connection.budget(timeout)
-        info = connection.era_info
-        if info is None:
-            raise MCPClientError("a pipelined call needs the era to be known")
-        self.info: EraInfo = info
-        self.ticket = connection.open_ticket(self.progress_token, self.tool_call_id)
-        meta = connection.meta(info, self.ticket.token if self.ticket is not None else None)
-        if self.budget is not None:
-            self.deadlines = self.pools.deadlines()
+        self.info, budget, self.ticket, meta = connection.flight_terms(
+            timeout, self.progress_token, self.tool_call_id)
+        self.budget = budget
         pending = self.pending = connection.register("tools/call", self.answered)
         try:
-            if self.deadlines is not None:
-                assert self.budget is not None
-                self.deadlines.add(pending.ident, self.start + self.budget, self.due)
+            if budget is not None:
+                deadlines = self.pools.deadlines()
+                self.forget = deadlines.forget
+                deadlines.add(pending.ident, self.start + budget, self.due)
             connection.post(pending, self.params, meta, pipelined=True)
         except BaseException:
-            if self.deadlines is not None:
-                self.deadlines.discard(pending.ident)
+            if self.forget is not None:
+                self.forget(pending.ident, None)
             connection.abandon(pending)
             raise
 
     def answered(self, pending: Pending) -> None:
         """The request completed (on the completing thread): shape it and finish."""
         try:
-            if self.deadlines is not None:
-                self.deadlines.discard(pending.ident)
+            if self.forget is not None:
+                self.forget(pending.ident, None)
             shaped = self.connection.shaped(self.info, "tools/call", pending.result())
             if shaped.result_type == "input_required":
                 thread = threading.Thread(target=self.more_rounds, args=(shaped,), daemon=True,
                                           name=f"mcp-client-rounds-{pending.ident}")
                 self.pools.track_round(thread)
                 thread.start()
+                return
+            if self.ticket is None:   # finish(), the common case inline: a frame less
+                self.future.set_result(shaped.body)
                 return
             self.finish(shaped.body, None)
         except BaseException as exc:
@@ -203,7 +211,8 @@ class Flight:
         connection = self.connection
         pending = self.pending
         assert pending is not None
-        later = connection.stretched(self.ticket, self.budget, self.hard, now)
+        later = connection.stretched(self.ticket, self.budget,
+                                     connection.hard_deadline(self.start), now)
         if later is not None:
             return later
         if not connection.abandon(pending):
@@ -395,6 +404,7 @@ def answer_class() -> type:
     global _ANSWER, _DONE_ALREADY
     if _ANSWER is None:
         from concurrent.futures import Future, InvalidStateError
+        from concurrent.futures._base import RUNNING
 
         _DONE_ALREADY = InvalidStateError
 
@@ -409,6 +419,9 @@ def answer_class() -> type:
                                                 None]) -> None:
                 super().__init__()
                 self._runner = runner
+                # set_running_or_notify_cancel() of a Future nobody has seen yet, without
+                # its lock: the call is sent at once, so there is nothing to cancel
+                self._state = RUNNING
 
             def add_done_callback(self, fn: Callable[[Future[Any]], object]) -> None:
                 if self.done():
