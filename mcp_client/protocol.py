@@ -203,18 +203,27 @@ def json_encoder(*, sort_keys: bool = False,
     ``JSONEncoder.encode`` makes its C encoder anew each time; this one is
     made once.  A reference cycle is a RecursionError here, not a ValueError.
     """
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:   # no C accelerator: the pure-Python encoder, kept
+    chunks = _c_encoder(sort_keys, ensure_ascii)
+    if chunks is None:   # no C accelerator: the pure-Python encoder, kept
         return json.JSONEncoder(separators=(",", ":"), allow_nan=False, sort_keys=sort_keys,
                                 ensure_ascii=ensure_ascii).encode
-    strings = json.encoder.encode_basestring_ascii if ensure_ascii else \
-        json.encoder.encode_basestring
-    chunks = make(None, _not_json, strings, None, ":", ",", sort_keys, False, False)
     join = "".join
     return lambda value: join(chunks(value, 0))
 
 
+def _c_encoder(sort_keys: bool, ensure_ascii: bool) -> Callable[[object, int], Any] | None:
+    """The C encoder behind :func:`json_encoder` (its chunks joined are the text), or None."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    strings = json.encoder.encode_basestring_ascii if ensure_ascii else \
+        json.encoder.encode_basestring
+    return make(None, _not_json, strings, None, ":", ",", sort_keys, False, False)  # type: ignore
+
+
 _encode = json_encoder()
+#: :data:`_encode` without its frame, for the params of every request line (None: no C).
+_chunks = _c_encoder(False, True)
 
 
 def encode_line(message: Mapping[str, Any]) -> bytes:
@@ -244,7 +253,7 @@ def request_line(ident: int, method: str, params: Mapping[str, Any] | None,
             type(ident) is not int:
         return encode_line(request(ident, method, params, meta=meta))
     try:
-        body = _encode(params)
+        body = _encode(params) if _chunks is None else "".join(_chunks(params, 0))
         text = meta_text if meta_text is not None else _encode(meta)
     except (TypeError, ValueError, RecursionError) as exc:
         raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
