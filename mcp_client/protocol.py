@@ -358,8 +358,6 @@ _TASK_STATE_BOOKKEEPING = frozenset({"resultType", "_meta"})
 
 def _deeper_than(value: object, limit: int) -> bool:
     """Whether ``value`` nests objects and arrays more than ``limit`` levels (no recursion)."""
-    if limit >= 3 and type(value) is dict and _flat_enough(value):
-        return False
     stack: list[tuple[Iterable[object], int]] = [((value,), 0)]
     while stack:
         items, depth = stack.pop()
@@ -380,7 +378,10 @@ def _deeper_than(value: object, limit: int) -> bool:
 
 def _flat_enough(value: dict[str, Any]) -> bool:
     """Whether ``value`` nests at most three levels as most results do: an object of
-    leaves, flat objects and arrays of leaves or flat objects (False: look closer)."""
+    leaves, flat objects and arrays of leaves or flat objects (False: look closer).
+
+    True means :func:`_deeper_than` is False for any limit from 3 (two levels of
+    containers below ``value``), without its general walk."""
     leaves = _LEAVES
     for member in value.values():
         kind = type(member)
@@ -430,7 +431,7 @@ def shape_result(method: str, result: object, *, tasks: bool = False) -> Shaped:
     """
     if not isinstance(result, dict):
         raise ProtocolError(None, f"{method}: the result is not an object", result)
-    if _deeper_than(result, MAX_DEPTH):
+    if not _flat_enough(result) and _deeper_than(result, MAX_DEPTH):
         raise ProtocolError(None, f"{method}: the result nests objects and arrays more than "
                             f"{MAX_DEPTH} levels deep")
     result_type = result.get("resultType", "complete")

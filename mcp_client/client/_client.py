@@ -112,6 +112,7 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         self._outputs = OutputChecks()
         self._task_tools: frozenset[str] | None = None   # ._taskcalls
         self._asked_tasks: set[str] = set()
+        self._taskless = None   # ._taskcalls
         self._handles: weakref.WeakSet[TaskHandle] = weakref.WeakSet()   # ._taskcalls
         self._tasks_closing = False
         self._tasks_declared = declares_tasks(self._declared)

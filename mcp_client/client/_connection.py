@@ -39,6 +39,7 @@ from ..exceptions import (Cancelled, InputLoopExceeded, MCPClientError, Protocol
                           TransportClosed)
 from ..protocol import Kind
 from ._cancel import CANCEL_POLL, check_cancel_signal, fired, pause
+from . import _flights
 from ._flights import Flight, answer_class, volley
 from ._inputs import ELICIT, ROOTS, SAMPLE, Inputs, url_elicitation_hook
 from ._negotiation import Negotiation
@@ -537,6 +538,13 @@ class Connection:
         return self._negotiation.info is not None and self._state != "closed" and \
             self._transport.pipelines
 
+    def pipelines_now(self) -> bool:
+        """:meth:`check_usable`, then :meth:`can_pipeline`, in one frame (every
+        ``call_tool_async`` asks both)."""
+        if self._state != "open":
+            raise self._failure()
+        return self._negotiation.info is not None and self._transport.pipelines
+
     def start_call(self, params: dict[str, Any], *, timeout: float | None = None,
                    progress_token: str | int | None = None, tool_call_id: str | None = None,
                    outcome: bool = False) -> Future[Any]:
@@ -547,7 +555,8 @@ class Connection:
         """
         if self._state == "dead":
             self.revive()
-        future: Future[Any] = answer_class()(self._pools.run_callback)   # already running
+        future: Future[Any] = (_flights.CALL_FUTURE or answer_class())(  # already running
+            self._pools.run_callback)
         flight = Flight(self, self._pools, future, params, progress_token, tool_call_id, outcome)
         try:
             flight.send(timeout)

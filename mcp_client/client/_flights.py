@@ -394,15 +394,16 @@ def _guarded(on_due: Callable[[float], float | None], now: float) -> float | Non
         return None
 
 
-_ANSWER: type | None = None
+#: The class :func:`answer_class` makes, once it has (a look without a frame).
+CALL_FUTURE: type | None = None
 #: What set_result() raises on a Future already done (set with the class, on first use).
 _DONE_ALREADY: type[BaseException] = RuntimeError
 
 
 def answer_class() -> type:
     """The Future of a pipelined call, made on first use: concurrent.futures is not free."""
-    global _ANSWER, _DONE_ALREADY
-    if _ANSWER is None:
+    global CALL_FUTURE, _DONE_ALREADY
+    if CALL_FUTURE is None:
         from concurrent.futures import Future, InvalidStateError
         from concurrent.futures._base import RUNNING
 
@@ -430,5 +431,5 @@ def answer_class() -> type:
                 runner = self._runner
                 super().add_done_callback(lambda future: runner(fn, future))
 
-        _ANSWER = CallFuture
-    return _ANSWER
+        CALL_FUTURE = CallFuture
+    return CALL_FUTURE
