@@ -409,7 +409,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         if progress_token is not None and (isinstance(progress_token, bool) or
                                            not isinstance(progress_token, (str, int))):
             raise MCPClientError("progress_token must be a string or an integer")
-        return {"name": name, "arguments": self._arguments(arguments)}
+        return {"name": name, "arguments": dict(arguments) if type(arguments) is dict
+                else self._arguments(arguments)}   # a dict: _arguments() without its frame
 
     # -- the LLM bridge (._bridge) ----------------------------------------------------
 
