@@ -16,6 +16,12 @@ request's timeout (with ``reset_timeout_on_progress`` and
 progress tickets, and multi round-trip requests (an ``input_required`` answer
 moves to a thread of its own, where the hooks may take as long as a human).
 
+A widened batch whose thread waits for all of its calls anyway is a
+:func:`volley`: no Future, deadline entry or callback per call, one write,
+and the batch's own thread reads the answers, shapes them and keeps the
+timeouts (a :class:`Flight` per call is left for a batch with more distinct
+calls than may be in flight at once).
+
 Decisions:
 
 * only ``tools/call``, only once the era is known, and only without a
