@@ -338,6 +338,31 @@ class RealServerTest(ClientCase):
         self.assertEqual([e["content"] for e in entries],
                          ["the call to count timed out after 0.4s", "quick"])
 
+    def test_max_total_timeout_caps_a_batchs_stretching(self) -> None:
+        client = self.connect("auto", on_progress=lambda report: None,
+                              reset_timeout_on_progress=True, max_total_timeout=0.35,
+                              tool_concurrency=8, parallel_tools=("count", "echo"))
+        short_budget(client, 0.25)
+        started = time.monotonic()
+        entries = client.execute_tool_calls([call("count", {"n": 20}),
+                                             call("echo", {"text": "quick"})])
+        self.assertEqual([e["content"] for e in entries],
+                         ["the call to count timed out after 0.25s", "quick"])
+        self.assertLess(time.monotonic() - started, 1.5)
+
+    def test_a_servers_error_in_a_batch_is_its_entry(self) -> None:
+        for era in ("auto", "legacy"):
+            with self.subTest(era=era):
+                client = self.connect(era, on_sample=lambda request: None, tool_concurrency=8,
+                                      parallel_tools=("ask_llm", "echo"))
+                entries = client.execute_tool_calls([call("ask_llm", {}),
+                                                     call("echo", {"text": "beside"})])
+                self.assertEqual([e["is_error"] for e in entries], [True, False])
+                self.assertIn("ask_llm", entries[0]["content"])
+                self.assertEqual(entries[1]["content"], "beside")
+                self.assertIsNone(client._connection._pools._executor)
+                client.close()
+
     def test_a_protocol_error_is_raised_from_the_future(self) -> None:
         for era, code in (("auto", None), ("legacy", -1)):
             with self.subTest(era=era):
