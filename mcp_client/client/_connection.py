@@ -110,7 +110,7 @@ class Connection:
             capabilities=capabilities, wire=lambda: self._transport, warn=warn,
             fallback=self._fall_back_to_sse)
         self._pools = Pools()
-        self._meta_json: tuple[dict[str, Any], str] | None = None   # see _meta_text
+        self._meta_json: tuple[dict[str, Any], str] | None = None   # see meta_text
         self._held: list[tuple[Pending, bytes]] | None = None   # see hold_requests
         self._holder = 0
         self._serving = 0                # server requests taken, not yet answered
@@ -477,7 +477,7 @@ class Connection:
         try:
             if transport.line_wire and headers is None:
                 kept = self._meta_json
-                text = kept[1] if kept is not None and kept[0] is meta else self._meta_text(meta)
+                text = kept[1] if kept is not None and kept[0] is meta else self.meta_text(meta)
                 line = protocol.request_line(pending.ident, pending.method, params, meta, text)
                 held = self._held
                 if pipelined and held is not None and self._holder == threading.get_ident():
@@ -495,7 +495,7 @@ class Connection:
         if self._state != "open":  # the wire died between the check and the send
             self._correlator.fail(pending.ident, self._failure())
 
-    def _meta_text(self, meta: dict[str, Any] | None) -> str | None:
+    def meta_text(self, meta: dict[str, Any] | None) -> str | None:
         """The JSON of the envelope every modern request shares (kept, never mutated)."""
         if meta is None:
             return None
@@ -626,43 +626,15 @@ class Connection:
         self.check_usable()
         return self._correlator.register_many(method, count)
 
-    def post_many(self, pendings: Sequence[Pending], params: Sequence[Mapping[str, Any]],
-                  metas: Sequence[dict[str, Any] | None]) -> None:
-        """Send requests already registered, together: one write over a line wire.
-
-        Never raises: a request that cannot be encoded fails its own cell, and
-        a write that fails fails every cell it carried, as their own sends would have.
-        """
-        transport, correlator = self._transport, self._correlator
-        line_wire = transport.line_wire
-        sent: list[Pending] = []
-        lines: list[bytes] = []
-        last: Any = None
-        text: str | None = None
-        for pending, body, meta in zip(pendings, params, metas):
-            try:
-                if line_wire:
-                    if meta is not last:   # the shared envelope: encoded once
-                        last, text = meta, self._meta_text(meta)
-                    lines.append(protocol.request_line(pending.ident, pending.method, body,
-                                                       meta, text))
-                else:
-                    transport.send(protocol.request(pending.ident, pending.method, body,
-                                                    meta=meta))
-            except Exception as exc:   # not JSON, or the wire refused it
-                correlator.fail(pending.ident, exc)
-                continue
-            sent.append(pending)
-        if lines:
-            try:
-                transport.send_line(b"".join(lines))
-            except Exception as exc:
-                for pending in sent:
-                    correlator.fail(pending.ident, exc)
+    def fail(self, pendings: Sequence[Pending], exc: BaseException | None = None) -> None:
+        """Fail requests whose send failed with ``exc`` (None: those sent while the wire
+        died under them, if it has, with why it died)."""
+        if exc is None:
+            if self._state == "open":
                 return
-        if self._state != "open":  # the wire died between the check and the send
-            for pending in sent:
-                correlator.fail(pending.ident, self._failure())
+            exc = self._failure()
+        for pending in pendings:
+            self._correlator.fail(pending.ident, exc)
 
     def lead(self, done: Callable[[], bool], timeout: float | None,
              first: Callable[[], None] | None = None) -> float | None:

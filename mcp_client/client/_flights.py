@@ -39,6 +39,7 @@ from __future__ import annotations
 import threading
 import time
 
+from .. import protocol
 from .._log import get_logger
 from ..exceptions import MCPClientError, Timeout, TransportClosed
 
@@ -294,7 +295,7 @@ def volley(connection: Connection, pools: Pools,
             return index == len(pendings)
 
         # sent once this thread holds the wire, so that the answers wake nobody else
-        connection.lead(done, budget, lambda: connection.post_many(pendings, params, metas))
+        connection.lead(done, budget, lambda: _post_all(connection, pendings, params, metas))
         timed_out = _await_all(connection, pendings, tickets, budget, start)
         return _shaped_all(connection, pools, info, pendings, params, metas, tickets,
                            timed_out, budget)
@@ -302,6 +303,41 @@ def volley(connection: Connection, pools: Pools,
         for ticket in tickets:
             if ticket is not None:
                 connection.close_ticket(ticket)
+
+
+def _post_all(connection: Connection, pendings: Sequence[Pending],
+              params: Sequence[dict[str, Any]], metas: Sequence[dict[str, Any] | None]) -> None:
+    """Send a volley's requests (registered already) together: one write over a line wire.
+
+    Never raises: a request that cannot be encoded fails its own cell, and a
+    write that fails fails every cell it carried, as their own sends would have.
+    """
+    transport = connection.transport
+    line_wire = transport.line_wire
+    sent: list[Pending] = []
+    lines: list[bytes] = []
+    last: Any = None
+    text: str | None = None
+    for pending, body, meta in zip(pendings, params, metas):
+        try:
+            if line_wire:
+                if meta is not last:   # the shared envelope: encoded once
+                    last, text = meta, connection.meta_text(meta)
+                lines.append(protocol.request_line(pending.ident, pending.method, body, meta,
+                                                   text))
+            else:
+                transport.send(protocol.request(pending.ident, pending.method, body, meta=meta))
+        except Exception as exc:   # not JSON, or the wire refused it
+            connection.fail([pending], exc)
+            continue
+        sent.append(pending)
+    if lines:
+        try:
+            transport.send_line(b"".join(lines))
+        except Exception as exc:
+            connection.fail(sent, exc)
+            return
+    connection.fail(sent)   # the wire died between the check and the send, if it did
 
 
 def _await_all(connection: Connection, pendings: Sequence[Pending],

@@ -53,16 +53,18 @@ def short_budget(client: Client, seconds: float) -> None:
     client._connection._default_budget = seconds
 
 
-def sending(client: Client) -> threading.Event:
-    """Set once a batch's requests have been written (the connection's post_many)."""
+def sending(client: Client, tool: str) -> threading.Event:
+    """Set once requests calling ``tool`` have been written to the server's stdin."""
     sent = threading.Event()
-    post_many = client._connection.post_many
+    transport = client.transport
+    send_line = transport.send_line
 
-    def posted(*args: Any) -> None:
-        post_many(*args)
-        sent.set()
+    def written(data: bytes) -> None:
+        send_line(data)
+        if f'"name":"{tool}"'.encode() in data:
+            sent.set()
 
-    client._connection.post_many = posted  # type: ignore[method-assign]
+    transport.send_line = written  # type: ignore[method-assign]
     return sent
 
 
@@ -239,7 +241,7 @@ class ChaosEchoTest(ChaosCase):
 
     def test_close_ends_a_batch_in_flight(self) -> None:
         client = self.ready(tool_concurrency=8, parallel_tools=("never",), request_timeout=0)
-        sent = sending(client)
+        sent = sending(client, "never")
         entries: list[Any] = []
         batch = threading.Thread(target=lambda: entries.extend(client.execute_tool_calls(
             [call("never", {"n": 1}), call("never", {"n": 2})])), name="batch")
@@ -253,7 +255,7 @@ class ChaosEchoTest(ChaosCase):
 
     def test_the_server_dies_under_a_batch(self) -> None:
         client = self.ready(tool_concurrency=8, parallel_tools=("never",), request_timeout=0)
-        sent = sending(client)
+        sent = sending(client, "never")
         entries: list[Any] = []
         batch = threading.Thread(target=lambda: entries.extend(client.execute_tool_calls(
             [call("never", {"n": 1}), call("never", {"n": 2})])), name="batch")
