@@ -152,13 +152,14 @@ def inflight(target: Target, sizes: Sizes) -> Figure:
     try:
         wire.open()
         one_round()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(sizes.rounds):
             one_round()
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     finally:
         wire.close()
-    return Figure(sizes.rounds * INFLIGHT / elapsed, "calls/s")
+    return Figure(sizes.rounds * INFLIGHT / elapsed, "calls/s",
+                  {"cpu_us_per_call": cpu / (sizes.rounds * INFLIGHT) * 1e6})
 
 
 def batch(target: Target, sizes: Sizes) -> Figure:

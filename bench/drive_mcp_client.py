@@ -78,11 +78,12 @@ def inflight(target: Target, sizes: Sizes) -> Figure:
                 check_echo(_text(future.result()), text)
 
         one_round()   # warm-up: the worker threads exist from here on
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(sizes.rounds):
             one_round()
-        elapsed = time.perf_counter() - start
-    return Figure(sizes.rounds * INFLIGHT / elapsed, "calls/s")
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return Figure(sizes.rounds * INFLIGHT / elapsed, "calls/s",
+                  {"cpu_us_per_call": cpu / (sizes.rounds * INFLIGHT) * 1e6})
 
 
 def batch(target: Target, sizes: Sizes) -> Figure:
@@ -106,11 +107,12 @@ def batch(target: Target, sizes: Sizes) -> Figure:
                 check_echo(entry.get("content"), text)
 
         one_round()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(sizes.rounds):
             one_round()
-        elapsed = time.perf_counter() - start
-    return Figure(sizes.rounds * INFLIGHT / elapsed, "calls/s")
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return Figure(sizes.rounds * INFLIGHT / elapsed, "calls/s",
+                  {"cpu_us_per_call": cpu / (sizes.rounds * INFLIGHT) * 1e6})
 
 
 def cached_list(target: Target, sizes: Sizes) -> Figure:

@@ -46,7 +46,7 @@ import os
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Collection, Generic, Hashable, Mapping, Sequence, TypeVar
 
-__all__ = ["Task", "may_overlap", "is_parallel_safe", "run_batch"]
+__all__ = ["Task", "may_overlap", "is_parallel_safe", "run_batch", "distinct", "spread"]
 
 T = TypeVar("T")
 
@@ -90,7 +90,9 @@ def is_parallel_safe(name: str, annotations: Mapping[str, Any] | None, *,
         return False
     if name in parallel_tools:
         return True
-    return isinstance(annotations, Mapping) and annotations.get("readOnlyHint") is True
+    # dict first: an isinstance() against typing's Mapping is a Python-level look-up
+    return (type(annotations) is dict or isinstance(annotations, Mapping)) and \
+        annotations.get("readOnlyHint") is True
 
 
 def may_overlap(names: Sequence[str], catalogue: Mapping[str, Mapping[str, Any] | None] | None,
@@ -109,7 +111,7 @@ def may_overlap(names: Sequence[str], catalogue: Mapping[str, Mapping[str, Any] 
     if concurrency <= 1 or len(names) < 2 or catalogue is None:
         return False
     return all(is_parallel_safe(name, catalogue.get(name), parallel_tools=parallel_tools,
-                                serial_tools=serial_tools) for name in names)
+                                serial_tools=serial_tools) for name in dict.fromkeys(names))
 
 
 def _on_executor(executor: Executor | None, tasks: Sequence[Task[T]], workers: int,
@@ -168,16 +170,12 @@ def run_batch(tasks: Sequence[Task[T]], *, widen: bool, concurrency: int,
     """
     if not widen or concurrency <= 1 or len(tasks) < 2:
         return [task.run() for task in tasks]
-    groups: dict[Hashable, list[int]] = {}
-    for index, task in enumerate(tasks):
-        key = ("slot", index) if task.key is None else ("key", task.key)
-        groups.setdefault(key, []).append(index)
+    groups = distinct([task.key for task in tasks])
     if len(groups) == 1:
-        slots = next(iter(groups.values()))
-        answer = tasks[slots[0]].run()
+        answer = tasks[groups[0][0]].run()
         return [answer for _ in tasks]
     workers = min(concurrency, len(groups))
-    firsts = [slots[0] for slots in groups.values()]
+    firsts = [slots[0] for slots in groups]
     if executor is not None or all(tasks[i].start is not None for i in firsts):
         done = _on_executor(executor, [tasks[i] for i in firsts], workers, flush, wait_all)
     else:
@@ -186,10 +184,27 @@ def run_batch(tasks: Sequence[Task[T]], *, widen: bool, concurrency: int,
             done = [pool.submit(tasks[i].run) for i in firsts]
         finally:
             pool.shutdown(wait=True)
-    futures = list(zip(groups.values(), done))
-    answers: list[Any] = [None] * len(tasks)
-    for slots, future in futures:
-        answer = future.result()
+    return spread(groups, [future.result() for future in done], len(tasks))
+
+
+def distinct(keys: Sequence[Hashable | None]) -> list[list[int]]:
+    """The slots of a widened batch grouped by key, in the order each key first appears.
+
+    Slots with equal (non-None) keys are one group, sent once; a None key
+    shares with nothing.
+    """
+    if None not in keys and len(set(keys)) == len(keys):   # all distinct: the common case
+        return [[index] for index in range(len(keys))]
+    groups: dict[Hashable, list[int]] = {}
+    for index, key in enumerate(keys):
+        groups.setdefault(("slot", index) if key is None else ("key", key), []).append(index)
+    return list(groups.values())
+
+
+def spread(groups: Sequence[Sequence[int]], answers: Sequence[T], size: int) -> list[T]:
+    """One answer per slot: each group's answer given to every slot of the group."""
+    slotted: list[Any] = [None] * size
+    for slots, answer in zip(groups, answers):
         for index in slots:
-            answers[index] = answer
-    return answers
+            slotted[index] = answer
+    return slotted

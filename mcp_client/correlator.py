@@ -109,6 +109,14 @@ class Correlator:
             self._pending[pending.ident] = pending
         return pending
 
+    def register_many(self, method: str, count: int) -> list[Pending]:
+        """:meth:`register` ``count`` times under one take of the lock (ids in order)."""
+        ids = self._ids
+        with self._lock:
+            pendings = [Pending(next(ids), method) for _ in range(count)]
+            self._pending.update({pending.ident: pending for pending in pendings})
+        return pendings
+
     def resolve(self, message: dict[str, Any]) -> bool:
         """Complete the request ``message`` answers.
 

@@ -29,7 +29,7 @@ __all__ = [
     "MODERN_VERSIONS", "LEGACY_VERSIONS", "LATEST_LEGACY_VERSION", "LOG_LEVELS",
     "META_PROTOCOL_VERSION", "META_CLIENT_INFO", "META_CLIENT_CAPABILITIES",
     "META_LOG_LEVEL", "META_SERVER_INFO", "CACHEABLE_METHODS", "INPUT_METHODS",
-    "encode_line", "request_line",
+    "encode_line", "request_line", "json_encoder",
     "BOOKKEEPING_KEYS", "HEADER_MISMATCH", "MISSING_CAPABILITY", "UNSUPPORTED_VERSION",
     "URL_ELICITATION_REQUIRED",
     "METHOD_NOT_FOUND", "PARSE_ERROR", "INVALID_REQUEST", "INVALID_PARAMS", "INTERNAL_ERROR",
@@ -195,23 +195,35 @@ def _not_json(value: object) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def _encoder() -> Callable[[object], str]:
-    """One compact, strict encoder for every line.
+def json_encoder(*, sort_keys: bool = False,
+                 ensure_ascii: bool = True) -> Callable[[object], str]:
+    """A compact, strict encoder (``separators=(",", ":")``, ``allow_nan=False``), made once.
 
     ``json.dumps`` with options makes an encoder per call, and even a kept
     ``JSONEncoder.encode`` makes its C encoder anew each time; this one is
     made once.  A reference cycle is a RecursionError here, not a ValueError.
     """
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:   # no C accelerator: the pure-Python encoder, kept
-        return json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
-    chunks = make(None, _not_json, json.encoder.encode_basestring_ascii, None, ":", ",",
-                  False, False, False)
+    chunks = _c_encoder(sort_keys, ensure_ascii)
+    if chunks is None:   # no C accelerator: the pure-Python encoder, kept
+        return json.JSONEncoder(separators=(",", ":"), allow_nan=False, sort_keys=sort_keys,
+                                ensure_ascii=ensure_ascii).encode
     join = "".join
     return lambda value: join(chunks(value, 0))
 
 
-_encode = _encoder()
+def _c_encoder(sort_keys: bool, ensure_ascii: bool) -> Callable[[object, int], Any] | None:
+    """The C encoder behind :func:`json_encoder` (its chunks joined are the text), or None."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    strings = json.encoder.encode_basestring_ascii if ensure_ascii else \
+        json.encoder.encode_basestring
+    return make(None, _not_json, strings, None, ":", ",", sort_keys, False, False)  # type: ignore
+
+
+_encode = json_encoder()
+#: :data:`_encode` without its frame, for the params of every request line (None: no C).
+_chunks = _c_encoder(False, True)
 
 
 def encode_line(message: Mapping[str, Any]) -> bytes:
@@ -241,7 +253,7 @@ def request_line(ident: int, method: str, params: Mapping[str, Any] | None,
             type(ident) is not int:
         return encode_line(request(ident, method, params, meta=meta))
     try:
-        body = _encode(params)
+        body = _encode(params) if _chunks is None else "".join(_chunks(params, 0))
         text = meta_text if meta_text is not None else _encode(meta)
     except (TypeError, ValueError, RecursionError) as exc:
         raise MCPClientError(f"cannot encode the message as JSON: {exc}") from exc
@@ -364,6 +376,35 @@ def _deeper_than(value: object, limit: int) -> bool:
     return False
 
 
+def _flat_enough(value: dict[str, Any]) -> bool:
+    """Whether ``value`` nests at most three levels as most results do: an object of
+    leaves, flat objects and arrays of leaves or flat objects (False: look closer).
+
+    True means :func:`_deeper_than` is False for any limit from 3 (two levels of
+    containers below ``value``), without its general walk."""
+    leaves = _LEAVES
+    for member in value.values():
+        kind = type(member)
+        if kind in leaves:
+            continue
+        if kind is list:
+            for item in member:
+                if type(item) in leaves:
+                    continue
+                if type(item) is not dict:
+                    return False
+                for leaf in item.values():
+                    if type(leaf) not in leaves:
+                        return False
+        elif kind is dict:
+            for leaf in member.values():
+                if type(leaf) not in leaves:
+                    return False
+        else:
+            return False
+    return True
+
+
 #: The list each result must carry (the schema's CallToolResult.content,
 #: ReadResourceResult.contents, GetPromptResult.messages); a server that leaves
 #: it out (or sends null) is read as having sent an empty one.
@@ -390,7 +431,7 @@ def shape_result(method: str, result: object, *, tasks: bool = False) -> Shaped:
     """
     if not isinstance(result, dict):
         raise ProtocolError(None, f"{method}: the result is not an object", result)
-    if _deeper_than(result, MAX_DEPTH):
+    if not _flat_enough(result) and _deeper_than(result, MAX_DEPTH):
         raise ProtocolError(None, f"{method}: the result nests objects and arrays more than "
                             f"{MAX_DEPTH} levels deep")
     result_type = result.get("resultType", "complete")

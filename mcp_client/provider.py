@@ -41,8 +41,8 @@ from __future__ import annotations
 import copy
 import json
 import logging
-from typing import (TYPE_CHECKING, Any, Hashable, Iterable, Mapping, NamedTuple, Protocol, cast,
-                    runtime_checkable)
+from typing import (TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, NamedTuple,
+                    Protocol, cast, runtime_checkable)
 
 from . import protocol
 from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, OutputMismatch,
@@ -257,6 +257,12 @@ def read_call(call: Any) -> CallParts:
 
 
 def _read_call(call: Any) -> CallParts:
+    if type(call) is dict:   # the common case, read without a frame per member
+        function = call.get("function")
+        if type(function) is dict and call.get("type", "function") in ("function", None):
+            ident, name = call.get("id"), function.get("name")
+            if type(ident) in (str, int) and type(name) is str and name:
+                return CallParts(ident, name, function.get("arguments"), None)
     if call is None or isinstance(call, _NOT_CALLS):
         return CallParts(None, None, None, "a tool call must be an object with an id and a "
                          f"function, not {type(call).__name__}")
@@ -309,6 +315,14 @@ def parse_arguments(arguments: Any) -> dict[str, Any]:
     if not isinstance(arguments, str):
         raise ValueError("arguments must be a JSON object or a string holding one, "
                          f"not {type(arguments).__name__}")
+    if arguments[:1] == "{" and arguments[-1:] == "}":   # a JSON object alone: the common case
+        try:
+            value, end = _scan(arguments, 0)
+        except (ValueError, StopIteration, RecursionError):
+            pass   # the long way below says what is wrong with it
+        else:
+            if end == len(arguments) and type(value) is dict:
+                return value
     if not arguments.strip():
         return {}
     try:
@@ -343,14 +357,16 @@ def arguments_key(name: str, arguments: Mapping[str, Any]) -> Hashable | None:
     """What makes two calls identical: the tool and its canonical JSON arguments."""
     try:
         text = _canonical(arguments)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):   # RecursionError: a cycle, or too deep
         return None
     return (name, text)
 
 
-#: ``json.dumps`` with these options, made once (it makes an encoder per call).
-_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                              allow_nan=False).encode
+#: ``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+#: allow_nan=False)``, its encoder made once.
+_canonical = protocol.json_encoder(sort_keys=True, ensure_ascii=False)
+#: ``json.loads`` without its wrappers: (value, end) of the JSON text at an index.
+_scan: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
 
 
 # -- shaping entries ------------------------------------------------------------------

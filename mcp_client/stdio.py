@@ -296,7 +296,12 @@ class StdioTransport(Transport):
                 pass   # the long way below says what is wrong with it
             else:
                 if end == len(text) and type(message) is dict:
-                    self._deliver(message)
+                    callback = self._on_message   # _deliver(), inline: once per answer
+                    if callback is not None:
+                        try:
+                            callback(message)
+                        except Exception as exc:  # never let a callback kill the reader
+                            self._warn(f"message handler raised {exc!r}")
                     return
         if not line.strip():
             return
@@ -417,7 +422,17 @@ class StdioTransport(Transport):
         with self._write_lock:
             if self._state != "open":
                 self._check_open()
-            self._write(data, patient=True)
+            proc = self._proc
+            if self._outbox or self._trace is not None or proc is None or proc.stdin is None:
+                self._write(data, patient=True)
+                return
+            try:   # _write(), the common case inline: nothing queued, no trace
+                written = os.write(proc.stdin.fileno(), data)
+            except (OSError, ValueError):   # a full or broken pipe: the long way says which
+                self._write(data, patient=True)
+                return
+            if written < len(data):
+                self._queue(proc, data[written:])
 
     def cancel(self, ident: int | str, reason: str) -> None:
         """``notifications/cancelled``, best effort (never raises, never waits).

@@ -99,7 +99,7 @@ class PipeReader:
         poller.register(self._fd, select.POLLIN)
         poller.register(self._waker.fileno(), select.POLLIN)
         poller.register(self._kick_r, select.POLLIN)
-        token, waker = self.token, self._waker
+        token, waker, fd = self.token, self._waker, self._fd
         while not waker.is_set:
             if not token.acquire(False):   # a caller leads
                 self._park()
@@ -108,9 +108,8 @@ class PipeReader:
                 if self._retired:
                     return
                 try:
-                    chunk = os.read(self._fd, READ_SIZE)
+                    chunk = os.read(fd, READ_SIZE)
                 except BlockingIOError:
-                    self._polling = True   # under the token: a leader after us sees it
                     chunk = None
                 if chunk is not None:
                     if not chunk:
@@ -118,12 +117,15 @@ class PipeReader:
                         return
                     for line in self.lines.feed(chunk):
                         self._handle(line)
-                    continue
+                    if len(chunk) == READ_SIZE:
+                        continue   # more may be waiting; a short read emptied the pipe
+                self._polling = True   # under the token: a leader after us sees it
             finally:
                 token.release()
-            poller.poll()
+            ready = poller.poll()
             self._polling = False
-            self._drain_kicks()
+            if len(ready) != 1 or ready[0][0] != fd:   # not the pipe alone: a kick, or the end
+                self._drain_kicks()
 
     def _park(self) -> None:
         """Stay off the pipe while callers lead; return when it is ours to read again."""

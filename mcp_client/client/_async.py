@@ -110,8 +110,8 @@ class AsyncTwins:
         Future's result and exceptions are those of :meth:`call_tool`.
         """
         connection = self._connection
-        connection.check_usable()   # a closed or dead client raises here, whichever path
-        if connection.can_pipeline() and kwargs.keys() <= {"timeout", "progress_token"} and \
+        # a closed or dead client raises here, whichever path
+        if connection.pipelines_now() and kwargs.keys() <= {"timeout", "progress_token"} and \
                 not self._task_tool(name):
             try:
                 params = self._tool_params(name, arguments, kwargs.get("progress_token"))

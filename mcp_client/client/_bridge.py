@@ -81,6 +81,10 @@ CallFunction = Callable[[str, dict[str, Any], Union[str, None]], Any]
 #: ``start(name, arguments, tool_call_id)``: a pipelined ``tools/call``; the Future's
 #: *result* is the :data:`Outcome` (it may also raise :class:`MCPClientError` at once).
 StartFunction = Callable[[str, dict[str, Any], Union[str, None]], "Future[Outcome]"]
+#: ``volley([(name, arguments, tool_call_id), ...])``: pipelined ``tools/call`` requests
+#: sent together, one :data:`Outcome` each, in order; None when they cannot be (a task tool).
+VolleyFunction = Callable[[Sequence["tuple[str, dict[str, Any], Union[str, None]]"]],
+                          Union["list[Outcome]", None]]
 #: ``check(tool, result)``: why a result breaks its tool's declaration, or None.
 CheckFunction = Callable[[Union[Mapping[str, Any], None], Mapping[str, Any]],
                          Union[BaseException, None]]
@@ -151,6 +155,9 @@ class Bridge:
         wait_all: ``wait_all(futures, send)`` waits for a pipelined batch's
             futures, calling ``send`` first (it may read the wire on the
             batch's own thread meanwhile).
+        volley: runs a pipelined batch's distinct calls together, when they
+            are no more than ``concurrency`` (see :data:`VolleyFunction`);
+            ``start`` is used otherwise.
     """
 
     def __init__(self, *, list_tools: Callable[..., Any], call: CallFunction,
@@ -164,7 +171,7 @@ class Bridge:
                  hold: Callable[[], None] | None = None,
                  send_held: Callable[[bool], None] | None = None,
                  wait_all: Callable[[Sequence[Future[Outcome]], Callable[[], None]], None]
-                 | None = None) -> None:
+                 | None = None, volley: VolleyFunction | None = None) -> None:
         self._list_tools = list_tools
         self._stamp = stamp
         self._kept: dict[str, tuple[tuple[Hashable, Hashable], Any]] = {}
@@ -179,6 +186,7 @@ class Bridge:
         self._hold = hold
         self._send_held = send_held
         self._wait_all = wait_all
+        self._volley = volley
 
     def __repr__(self) -> str:
         return f"<Bridge concurrency={self._concurrency}>"
@@ -334,6 +342,10 @@ class Bridge:
                                   serial_tools=self._serial_tools)
         pipelined = widen and self._start_tool is not None and \
             self._can_pipeline is not None and self._can_pipeline()
+        if pipelined and self._volley is not None:
+            together = self._together(planned, parts)
+            if together is not None:
+                return together
         tasks = [batch.Task(functools.partial(self._call, target, arguments, parts[index].ident),
                             arguments_key(target, arguments) if widen else None,
                             functools.partial(self._start, target, arguments,
@@ -355,6 +367,27 @@ class Bridge:
                 lambda futures: wait_all(futures, lambda: send_held(False)))
         finally:
             send_held(True)
+
+    def _together(self, planned: Sequence[tuple[int, str, dict[str, Any]]],
+                  parts: Sequence[CallParts]) -> list[Outcome] | None:
+        """A pipelined batch as one volley (identical calls sent once), or None when it
+        has more distinct calls than may be in flight at once, or they cannot be sent so."""
+        assert self._volley is not None
+        groups = batch.distinct([arguments_key(target, arguments)
+                                 for _, target, arguments in planned])
+        if not 2 <= len(groups) <= self._concurrency:
+            return None
+        firsts = [planned[slots[0]] for slots in groups]
+        outcomes = self._volley([(target, arguments, _call_id(parts[index].ident))
+                                 for index, target, arguments in firsts])
+        if outcomes is None:
+            return None
+        return batch.spread(groups, outcomes, len(planned))
+
+
+def _call_id(ident: Any) -> str | None:
+    """The model's id of a call as the client tracks it (progress reports name it)."""
+    return None if ident is None else str(ident)
 
 
 def _plan(parts: Sequence[CallParts], catalogue: _Catalogue | None

@@ -57,7 +57,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ._taskhandle import TaskHandle
     from concurrent.futures import Future, ThreadPoolExecutor
-    from typing import Any, Callable, cast
+    from typing import Any, Callable, Sequence, cast
 
     from ..types import (CallToolResult, GetPromptResult, Implementation, Prompt,
                          ReadResourceResult, Resource, ResourceTemplate, Tool, ToolAnnotations,
@@ -112,6 +112,7 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         self._outputs = OutputChecks()
         self._task_tools: frozenset[str] | None = None   # ._taskcalls
         self._asked_tasks: set[str] = set()
+        self._taskless = None   # ._taskcalls
         self._handles: weakref.WeakSet[TaskHandle] = weakref.WeakSet()   # ._taskcalls
         self._tasks_closing = False
         self._tasks_declared = declares_tasks(self._declared)
@@ -408,7 +409,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         if progress_token is not None and (isinstance(progress_token, bool) or
                                            not isinstance(progress_token, (str, int))):
             raise MCPClientError("progress_token must be a string or an integer")
-        return {"name": name, "arguments": self._arguments(arguments)}
+        return {"name": name, "arguments": dict(arguments) if type(arguments) is dict
+                else self._arguments(arguments)}   # a dict: _arguments() without its frame
 
     # -- the LLM bridge (._bridge) ----------------------------------------------------
 
@@ -460,8 +462,19 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
             return self._start_call(self._tool_params(name, arguments),
                                     tool_call_id=tool_call_id, outcome=True)
 
+        def volley(calls: Sequence[tuple[str, dict[str, Any], str | None]]) -> list[Any] | None:
+            try:   # a task tool is polled on a worker; a bad call says why on its own path
+                if any(self._task_tool(name) for name in {name for name, _, _ in calls}):
+                    return None
+                prepared = [(self._tool_params(name, arguments), ident)
+                            for name, arguments, ident in calls]
+            except MCPClientError:
+                return None
+            return self._connection.call_together(prepared)
+
         check = self._outputs.problem if self._opts["validate_output"] else None
         return Bridge(list_tools=self._runnable_tools, call=call, start=start, check=check,
+                      volley=volley,
                       can_pipeline=self._pipelining, executor=self._batch_executor,
                       hold=self._connection.hold_requests,
                       send_held=self._connection.send_held,

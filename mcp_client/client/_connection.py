@@ -39,7 +39,8 @@ from ..exceptions import (Cancelled, InputLoopExceeded, MCPClientError, Protocol
                           TransportClosed)
 from ..protocol import Kind
 from ._cancel import CANCEL_POLL, check_cancel_signal, fired, pause
-from ._flights import Flight, answer_class
+from . import _flights
+from ._flights import Flight, answer_class, volley
 from ._inputs import ELICIT, ROOTS, SAMPLE, Inputs, url_elicitation_hook
 from ._negotiation import Negotiation
 from ._paging import MAX_LIST_ITEMS, MAX_PAGES, pages
@@ -109,7 +110,7 @@ class Connection:
             capabilities=capabilities, wire=lambda: self._transport, warn=warn,
             fallback=self._fall_back_to_sse)
         self._pools = Pools()
-        self._meta_json: tuple[dict[str, Any], str] | None = None   # see _meta_text
+        self._meta_json: tuple[dict[str, Any], str] | None = None   # see meta_text
         self._held: list[tuple[Pending, bytes]] | None = None   # see hold_requests
         self._holder = 0
         self._serving = 0                # server requests taken, not yet answered
@@ -456,7 +457,8 @@ class Connection:
     def register(self, method: str,
                  then: Callable[[Pending], None] | None = None) -> Pending:
         """A fresh request id for ``method``; ``then`` is called once it completes."""
-        self.check_usable()
+        if self._state != "open":   # check_usable(), inline: every pipelined call passes here
+            raise self._failure()
         return self._correlator.register(method, then)
 
     def post(self, pending: Pending, params: Mapping[str, Any], meta: dict[str, Any] | None,
@@ -475,7 +477,7 @@ class Connection:
         try:
             if transport.line_wire and headers is None:
                 kept = self._meta_json
-                text = kept[1] if kept is not None and kept[0] is meta else self._meta_text(meta)
+                text = kept[1] if kept is not None and kept[0] is meta else self.meta_text(meta)
                 line = protocol.request_line(pending.ident, pending.method, params, meta, text)
                 held = self._held
                 if pipelined and held is not None and self._holder == threading.get_ident():
@@ -493,7 +495,7 @@ class Connection:
         if self._state != "open":  # the wire died between the check and the send
             self._correlator.fail(pending.ident, self._failure())
 
-    def _meta_text(self, meta: dict[str, Any] | None) -> str | None:
+    def meta_text(self, meta: dict[str, Any] | None) -> str | None:
         """The JSON of the envelope every modern request shares (kept, never mutated)."""
         if meta is None:
             return None
@@ -517,6 +519,11 @@ class Connection:
         """The hooks' answers to one round of ``inputRequests`` (see :mod:`._inputs`)."""
         return self._inputs.answer_round(method, requests)
 
+    @property
+    def mints_progress(self) -> bool:
+        """Whether every call gets a progress token of the client's (``on_progress``)."""
+        return self._opts["on_progress"] is not None
+
     def open_ticket(self, token: str | int | None, tool_call_id: str | None) -> Ticket | None:
         """Start tracking a call's progress (see :class:`._progress.ProgressBook`)."""
         return self._progress.open(token, tool_call_id)
@@ -531,6 +538,13 @@ class Connection:
         return self._negotiation.info is not None and self._state != "closed" and \
             self._transport.pipelines
 
+    def pipelines_now(self) -> bool:
+        """:meth:`check_usable`, then :meth:`can_pipeline`, in one frame (every
+        ``call_tool_async`` asks both)."""
+        if self._state != "open":
+            raise self._failure()
+        return self._negotiation.info is not None and self._transport.pipelines
+
     def start_call(self, params: dict[str, Any], *, timeout: float | None = None,
                    progress_token: str | int | None = None, tool_call_id: str | None = None,
                    outcome: bool = False) -> Future[Any]:
@@ -539,15 +553,30 @@ class Connection:
         Every failure, a bad argument included, is the Future's exception --
         or, with ``outcome`` (the bridge's batches), its result.
         """
-        self.revive()
-        future: Future[Any] = answer_class()(self._pools.run_callback)
-        future.set_running_or_notify_cancel()   # sent at once: there is nothing to cancel
+        if self._state == "dead":
+            self.revive()
+        future: Future[Any] = (_flights.CALL_FUTURE or answer_class())(  # already running
+            self._pools.run_callback)
         flight = Flight(self, self._pools, future, params, progress_token, tool_call_id, outcome)
         try:
             flight.send(timeout)
         except Exception as exc:   # the Future is the only way back to the caller
             flight.finish(None, exc)
         return future
+
+    def flight_terms(self, timeout: float | None, progress_token: str | int | None,
+                     tool_call_id: str | None
+                     ) -> tuple[EraInfo, float | None, Ticket | None, dict[str, Any] | None]:
+        """What a pipelined call is sent under: the era, its budget, its progress
+        ticket (opened here) and its ``_meta``."""
+        info = self._negotiation.info
+        if info is None:
+            raise MCPClientError("a pipelined call needs the era to be known")
+        budget = self._default_budget if timeout is None else _checked_budget(timeout)
+        ticket = None if progress_token is None and self._opts["on_progress"] is None else \
+            self._progress.open(progress_token, tool_call_id)
+        return info, budget, ticket, self._negotiation.meta(
+            info, None if ticket is None else ticket.token)
 
     def submit(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> Future[R]:
         """Run ``fn`` on the pool of ``*_async`` calls."""
@@ -583,6 +612,34 @@ class Connection:
         if self._state != "open":  # the wire died between the check and the send
             for pending, _ in held:
                 self._correlator.fail(pending.ident, self._failure())
+
+    def call_together(self, calls: Sequence[tuple[dict[str, Any], str | None]]) -> list[Any]:
+        """Pipelined ``tools/call`` requests ``(params, tool_call_id)``, sent in one write
+        and awaited by this thread; one outcome each (the result, or the exception).
+
+        See :func:`._flights.volley`: it never raises for a call.
+        """
+        return volley(self, self._pools, calls)
+
+    def register_many(self, method: str, count: int) -> list[Pending]:
+        """``count`` fresh request ids for ``method`` (one take of the table's lock)."""
+        self.check_usable()
+        return self._correlator.register_many(method, count)
+
+    def fail(self, pendings: Sequence[Pending], exc: BaseException | None = None) -> None:
+        """Fail requests whose send failed with ``exc`` (None: those sent while the wire
+        died under them, if it has, with why it died)."""
+        if exc is None:
+            if self._state == "open":
+                return
+            exc = self._failure()
+        for pending in pendings:
+            self._correlator.fail(pending.ident, exc)
+
+    def lead(self, done: Callable[[], bool], timeout: float | None,
+             first: Callable[[], None] | None = None) -> float | None:
+        """Read the wire on this thread until ``done()`` (:meth:`Transport.lead`)."""
+        return self._transport.lead(done, timeout, self._correlator.waiting, first)
 
     def wait_all(self, futures: Sequence[Future[Any]],
                  first: Callable[[], None] | None = None) -> None:

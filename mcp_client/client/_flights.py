@@ -16,6 +16,12 @@ request's timeout (with ``reset_timeout_on_progress`` and
 progress tickets, and multi round-trip requests (an ``input_required`` answer
 moves to a thread of its own, where the hooks may take as long as a human).
 
+A widened batch whose thread waits for all of its calls anyway is a
+:func:`volley`: no Future, deadline entry or callback per call, one write,
+and the batch's own thread reads the answers, shapes them and keeps the
+timeouts (a :class:`Flight` per call is left for a batch with more distinct
+calls than may be in flight at once).
+
 Decisions:
 
 * only ``tools/call``, only once the era is known, and only without a
@@ -33,13 +39,14 @@ from __future__ import annotations
 import threading
 import time
 
+from .. import protocol
 from .._log import get_logger
 from ..exceptions import MCPClientError, Timeout, TransportClosed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from concurrent.futures import Future
-    from typing import Any, Callable
+    from typing import Any, Callable, Sequence
 
     from ..correlator import Pending
     from ..protocol import Shaped
@@ -48,7 +55,7 @@ if TYPE_CHECKING:
     from ._era import EraInfo
     from ._progress import Ticket
 
-__all__ = ["Deadlines", "Flight", "answer_class"]
+__all__ = ["Deadlines", "Flight", "answer_class", "volley"]
 
 log = get_logger(__name__)
 
@@ -62,9 +69,11 @@ class Deadlines:
 
     def __init__(self, name: str) -> None:
         self._name = name
-        self._lock = threading.Lock()   # taken bare by discard(): once per answer
+        self._lock = threading.Lock()   # taken bare by add(): once per call
         self._cond = threading.Condition(self._lock)
         self._live: dict[Any, tuple[float, Callable[[float], float | None]]] = {}
+        #: ``forget(key, None)``: :meth:`discard` without a Python frame (a dict's own pop).
+        self.forget: Callable[[Any, None], Any] = self._live.pop
         self._target: float | None = None   # when the thread next looks; None: never
         self._thread: threading.Thread | None = None
         self._stopped = False
@@ -84,9 +93,12 @@ class Deadlines:
                 self._cond.notify()
 
     def discard(self, key: Any) -> None:
-        """Stop watching ``key`` (it finished in time)."""
-        with self._lock:
-            self._live.pop(key, None)
+        """Stop watching ``key`` (it finished in time).
+
+        No lock: the thread reads the table only through copies made in one
+        step (``list(...)``), which a pop between two of its steps cannot upset.
+        """
+        self._live.pop(key, None)
 
     def stop(self) -> None:
         """End the thread; entries still watched are dropped."""
@@ -102,10 +114,12 @@ class Deadlines:
         with self._cond:
             while not self._stopped:
                 now = time.monotonic()
+                live = list(self._live.items())   # one step: discard() may pop meanwhile
                 due = sorted((deadline, n, key) for n, (key, (deadline, _))
-                             in enumerate(self._live.items()) if deadline <= now)
+                             in enumerate(live) if deadline <= now)
                 if due:
-                    calls = [(key, self._live.pop(key)[1]) for _, _, key in due]
+                    taken = [(key, self._live.pop(key, None)) for _, _, key in due]
+                    calls = [(key, entry[1]) for key, entry in taken if entry is not None]
                     self._cond.release()
                     try:
                         later = [(key, _guarded(on_due, now), on_due) for key, on_due in calls]
@@ -117,7 +131,7 @@ class Deadlines:
                     continue
                 # The target is only ever lowered by add(): a finished call leaves it
                 # stale, and the look at a stale target finds nothing due and moves on.
-                self._target = min((d for d, _ in self._live.values()), default=None)
+                self._target = min((d for d, _ in list(self._live.values())), default=None)
                 self._cond.wait(None if self._target is None else
                                 min(self._target - now, threading.TIMEOUT_MAX))
 
@@ -128,6 +142,9 @@ class Flight:
     It works through the methods of its :class:`~._connection.Connection` and
     :class:`~._pools.Pools` only.
     """
+
+    __slots__ = ("connection", "pools", "future", "params", "progress_token", "tool_call_id",
+                 "outcome", "ticket", "budget", "start", "pending", "forget", "info")
 
     def __init__(self, connection: Connection, pools: Pools, future: Future[Any],
                  params: dict[str, Any], progress_token: str | int | None,
@@ -142,44 +159,42 @@ class Flight:
         self.ticket: Ticket | None = None
         self.budget: float | None = None
         self.start = time.monotonic()
-        self.hard = connection.hard_deadline(self.start)
         self.pending: Pending | None = None
-        self.deadlines: Deadlines | None = None
+        #: ``forget(ident, None)``: the deadline entry dropped (None: no budget, no entry).
+        self.forget: Callable[[Any, None], Any] | None = None
 
     def send(self, timeout: float | None) -> None:
         connection = self.connection
-        self.budget = connection.budget(timeout)
-        info = connection.era_info
-        if info is None:
-            raise MCPClientError("a pipelined call needs the era to be known")
-        self.info: EraInfo = info
-        self.ticket = connection.open_ticket(self.progress_token, self.tool_call_id)
-        meta = connection.meta(info, self.ticket.token if self.ticket is not None else None)
-        if self.budget is not None:
-            self.deadlines = self.pools.deadlines()
+        self.info, budget, self.ticket, meta = connection.flight_terms(
+            timeout, self.progress_token, self.tool_call_id)
+        self.budget = budget
         pending = self.pending = connection.register("tools/call", self.answered)
         try:
-            if self.deadlines is not None:
-                assert self.budget is not None
-                self.deadlines.add(pending.ident, self.start + self.budget, self.due)
+            if budget is not None:
+                deadlines = self.pools.deadlines()
+                self.forget = deadlines.forget
+                deadlines.add(pending.ident, self.start + budget, self.due)
             connection.post(pending, self.params, meta, pipelined=True)
         except BaseException:
-            if self.deadlines is not None:
-                self.deadlines.discard(pending.ident)
+            if self.forget is not None:
+                self.forget(pending.ident, None)
             connection.abandon(pending)
             raise
 
     def answered(self, pending: Pending) -> None:
         """The request completed (on the completing thread): shape it and finish."""
         try:
-            if self.deadlines is not None:
-                self.deadlines.discard(pending.ident)
+            if self.forget is not None:
+                self.forget(pending.ident, None)
             shaped = self.connection.shaped(self.info, "tools/call", pending.result())
             if shaped.result_type == "input_required":
                 thread = threading.Thread(target=self.more_rounds, args=(shaped,), daemon=True,
                                           name=f"mcp-client-rounds-{pending.ident}")
                 self.pools.track_round(thread)
                 thread.start()
+                return
+            if self.ticket is None:   # finish(), the common case inline: a frame less
+                self.future.set_result(shaped.body)
                 return
             self.finish(shaped.body, None)
         except BaseException as exc:
@@ -203,7 +218,8 @@ class Flight:
         connection = self.connection
         pending = self.pending
         assert pending is not None
-        later = connection.stretched(self.ticket, self.budget, self.hard, now)
+        later = connection.stretched(self.ticket, self.budget,
+                                     connection.hard_deadline(self.start), now)
         if later is not None:
             return later
         if not connection.abandon(pending):
@@ -237,6 +253,181 @@ class Flight:
             self.future.set_exception(error)
 
 
+def volley(connection: Connection, pools: Pools,
+           calls: Sequence[tuple[dict[str, Any], str | None]]) -> list[Any]:
+    """Pipelined ``tools/call`` requests ``(params, tool_call_id)``, sent together and
+    awaited by the calling thread: one outcome each, the result or the exception.
+
+    What a batch of :class:`Flight` would do, done once for the batch: one
+    budget and envelope, one take of the correlator's lock, one write, and
+    this thread reads the wire while it waits (it leads) and shapes every
+    answer itself -- no Future, no deadline entry and no callback per call.
+    Timeouts (stretched by progress as a blocking call's are),
+    ``notifications/cancelled`` and ``input_required`` rounds (each on a
+    thread of its own, as a Flight's) are kept.  Never raises for a call.
+    """
+    params = [body for body, _ in calls]
+    tickets: list[Ticket | None] = []
+    try:
+        try:
+            connection.revive()
+            info = connection.era_info
+            if info is None:
+                raise MCPClientError("a pipelined call needs the era to be known")
+            budget = connection.budget(None)
+            start = time.monotonic()
+            if connection.mints_progress:
+                tickets = [connection.open_ticket(None, ident) for _, ident in calls]
+            else:
+                tickets = [None] * len(calls)
+            meta = connection.meta(info, None)
+            metas = [meta if ticket is None else connection.meta(info, ticket.token)
+                     for ticket in tickets]
+            pendings = connection.register_many("tools/call", len(calls))
+        except Exception as exc:   # nothing was sent: every call has the same outcome
+            return [_outcome(exc, body) for body in params]
+        index = 0
+
+        def done() -> bool:
+            nonlocal index
+            while index < len(pendings) and pendings[index].done():
+                index += 1
+            return index == len(pendings)
+
+        # sent once this thread holds the wire, so that the answers wake nobody else
+        connection.lead(done, budget, lambda: _post_all(connection, pendings, params, metas))
+        timed_out = _await_all(connection, pendings, tickets, budget, start)
+        return _shaped_all(connection, pools, info, pendings, params, metas, tickets,
+                           timed_out, budget)
+    finally:
+        for ticket in tickets:
+            if ticket is not None:
+                connection.close_ticket(ticket)
+
+
+def _post_all(connection: Connection, pendings: Sequence[Pending],
+              params: Sequence[dict[str, Any]], metas: Sequence[dict[str, Any] | None]) -> None:
+    """Send a volley's requests (registered already) together: one write over a line wire.
+
+    Never raises: a request that cannot be encoded fails its own cell, and a
+    write that fails fails every cell it carried, as their own sends would have.
+    """
+    transport = connection.transport
+    line_wire = transport.line_wire
+    sent: list[Pending] = []
+    lines: list[bytes] = []
+    last: Any = None
+    text: str | None = None
+    for pending, body, meta in zip(pendings, params, metas):
+        try:
+            if line_wire:
+                if meta is not last:   # the shared envelope: encoded once
+                    last, text = meta, connection.meta_text(meta)
+                lines.append(protocol.request_line(pending.ident, pending.method, body, meta,
+                                                   text))
+            else:
+                transport.send(protocol.request(pending.ident, pending.method, body, meta=meta))
+        except Exception as exc:   # not JSON, or the wire refused it
+            connection.fail([pending], exc)
+            continue
+        sent.append(pending)
+    if lines:
+        try:
+            transport.send_line(b"".join(lines))
+        except Exception as exc:
+            connection.fail(sent, exc)
+            return
+    connection.fail(sent)   # the wire died between the check and the send, if it did
+
+
+def _await_all(connection: Connection, pendings: Sequence[Pending],
+               tickets: Sequence[Ticket | None], budget: float | None,
+               start: float) -> set[int]:
+    """Wait until every cell is done or has timed out; returns the slots that timed out."""
+    timed_out: set[int] = set()
+    deadline = None if budget is None else start + budget
+    hard = connection.hard_deadline(start)
+    index = 0
+    while True:
+        while index < len(pendings):
+            if index in timed_out:
+                index += 1
+                continue
+            left = None if deadline is None else deadline - time.monotonic()
+            if not pendings[index].wait(left):
+                break
+            index += 1
+        else:
+            return timed_out
+        now = time.monotonic()
+        deadline = None   # a late answer that won the race with abandon() is waited for
+        for slot in range(index, len(pendings)):
+            pending = pendings[slot]
+            if slot in timed_out or pending.done():
+                continue
+            later = connection.stretched(tickets[slot], budget, hard, now)
+            if later is not None:
+                deadline = later if deadline is None else min(deadline, later)
+            elif connection.abandon(pending):
+                timed_out.add(slot)
+                try:
+                    connection.cancel(pending.ident, f"timed out after {budget or 0.0:g}s")
+                except Exception:   # a dying wire: the timeout is still the call's outcome
+                    pass
+
+
+def _shaped_all(connection: Connection, pools: Pools, info: EraInfo,
+                pendings: Sequence[Pending], params: Sequence[dict[str, Any]],
+                metas: Sequence[dict[str, Any] | None], tickets: Sequence[Ticket | None],
+                timed_out: set[int], budget: float | None) -> list[Any]:
+    """Every cell's outcome; ``input_required`` answers go on with their rounds meanwhile."""
+    outcomes: list[Any] = []
+    rounds: list[tuple[int, threading.Thread]] = []
+    for slot, pending in enumerate(pendings):
+        if slot in timed_out:
+            outcomes.append(Timeout("tools/call", budget or 0.0))
+            continue
+        try:
+            shaped = connection.shaped(info, "tools/call", pending.result())
+        except Exception as exc:
+            outcomes.append(_outcome(exc, params[slot]))
+            continue
+        if shaped.result_type != "input_required":
+            outcomes.append(shaped.body)
+            continue
+        outcomes.append(None)
+        thread = threading.Thread(
+            target=_more_rounds, daemon=True, name=f"mcp-client-rounds-{pending.ident}",
+            args=(connection, pools, info, params[slot], metas[slot], tickets[slot], shaped,
+                  budget, outcomes, slot))
+        pools.track_round(thread)
+        thread.start()
+        rounds.append((slot, thread))
+    for _, thread in rounds:
+        thread.join()
+    return outcomes
+
+
+def _more_rounds(connection: Connection, pools: Pools, info: EraInfo, params: dict[str, Any],
+                 meta: dict[str, Any] | None, ticket: Ticket | None, shaped: Shaped,
+                 budget: float | None, outcomes: list[Any], slot: int) -> None:
+    """A volley's ``input_required`` answer, completed through the hooks (its own thread)."""
+    try:
+        outcomes[slot] = connection.more_rounds(info, "tools/call", params, meta, budget, None,
+                                                ticket, None, shaped).body
+    except BaseException as exc:
+        outcomes[slot] = _outcome(exc, params)
+    finally:
+        pools.untrack_round(threading.current_thread())
+
+
+def _outcome(exc: BaseException, params: dict[str, Any]) -> BaseException:
+    """A failed call's outcome; one that is no MCPClientError is a bug, and logged."""
+    if not isinstance(exc, MCPClientError):
+        log.error("tools/call %s failed inside the client", params.get("name"), exc_info=exc)
+    return exc
+
+
 def _guarded(on_due: Callable[[float], float | None], now: float) -> float | None:
     try:
         return on_due(now)
@@ -245,16 +436,18 @@ def _guarded(on_due: Callable[[float], float | None], now: float) -> float | Non
         return None
 
 
-_ANSWER: type | None = None
+#: The class :func:`answer_class` makes, once it has (a look without a frame).
+CALL_FUTURE: type | None = None
 #: What set_result() raises on a Future already done (set with the class, on first use).
 _DONE_ALREADY: type[BaseException] = RuntimeError
 
 
 def answer_class() -> type:
     """The Future of a pipelined call, made on first use: concurrent.futures is not free."""
-    global _ANSWER, _DONE_ALREADY
-    if _ANSWER is None:
+    global CALL_FUTURE, _DONE_ALREADY
+    if CALL_FUTURE is None:
         from concurrent.futures import Future, InvalidStateError
+        from concurrent.futures._base import RUNNING
 
         _DONE_ALREADY = InvalidStateError
 
@@ -269,6 +462,9 @@ def answer_class() -> type:
                                                 None]) -> None:
                 super().__init__()
                 self._runner = runner
+                # set_running_or_notify_cancel() of a Future nobody has seen yet, without
+                # its lock: the call is sent at once, so there is nothing to cancel
+                self._state = RUNNING
 
             def add_done_callback(self, fn: Callable[[Future[Any]], object]) -> None:
                 if self.done():
@@ -277,5 +473,5 @@ def answer_class() -> type:
                 runner = self._runner
                 super().add_done_callback(lambda future: runner(fn, future))
 
-        _ANSWER = CallFuture
-    return _ANSWER
+        CALL_FUTURE = CallFuture
+    return CALL_FUTURE

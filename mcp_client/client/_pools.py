@@ -131,6 +131,9 @@ class Pools:
 
     def deadlines(self) -> Deadlines:
         """The one thread keeping pipelined calls' timeouts, started on first use."""
+        made = self._deadlines
+        if made is not None and not self._refused:   # made already: no lock to take
+            return made
         with self._lock:
             if self._refused:
                 raise TransportClosed()

@@ -57,6 +57,9 @@ class TaskCalls:
     _tasks_declared: bool   # the client declares the extension on every request
     _task_tools: frozenset[str] | None
     _asked_tasks: set[str]
+    #: ``(era info, its capabilities)`` once they were found to run no task: while the
+    #: era is that one, only a name in ``_asked_tasks`` needs a second look
+    _taskless: tuple[EraInfo, dict[str, Any]] | None
     _handles: weakref.WeakSet[TaskHandle]   # the call_tool_task handles still polling
     _tasks_closing: bool                    # close() began: task requests are not sent
 
@@ -89,10 +92,19 @@ class TaskCalls:
     def _task_tool(self, name: str, timeout: float | None = None,
                    cancelled: Any = None) -> bool:
         """Whether a call to ``name`` goes through the task runner (see the module)."""
+        taskless = self._taskless
+        if taskless is not None and name not in self._asked_tasks:
+            info = self._connection.era_info
+            if info is taskless[0] and info.capabilities is taskless[1]:
+                return False   # every call_tool_async asks: the answer found last time
         if (self._tasks_declared or name in self._asked_tasks) and \
                 self._era_info(timeout, cancelled).era == "modern":
             return True
         if not self._tasks_possible(timeout, cancelled):
+            # the era alone decided it: in this era only an asked name goes the first way
+            info = self._connection.era_info
+            if info is not None:
+                self._taskless = (info, info.capabilities)
             return False
         if self._task_tools is None:
             self.list_tools(timeout=timeout, cancelled=cancelled)

@@ -38,6 +38,36 @@ def stats(client: Client) -> dict[str, Any]:
     return counts
 
 
+def call(name: str, arguments: dict[str, Any], ident: str | None = None) -> dict[str, Any]:
+    """One model tool call (its id: the name and the arguments, unless given)."""
+    return {"id": ident or f"{name}-{json.dumps(arguments)}", "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+def echo_calls(count: int) -> list[dict[str, Any]]:
+    return [call("echo", {"text": f"t{n}"}, f"c{n}") for n in range(count)]
+
+
+def short_budget(client: Client, seconds: float) -> None:
+    """``request_timeout`` from now on (the SDK server's first answers take longer)."""
+    client._connection._default_budget = seconds
+
+
+def sending(client: Client, tool: str) -> threading.Event:
+    """Set once requests calling ``tool`` have been written to the server's stdin."""
+    sent = threading.Event()
+    transport = client.transport
+    send_line = transport.send_line
+
+    def written(data: bytes) -> None:
+        send_line(data)
+        if f'"name":"{tool}"'.encode() in data:
+            sent.set()
+
+    transport.send_line = written  # type: ignore[method-assign]
+    return sent
+
+
 class ChaosEchoTest(ChaosCase):
     """The hand-written echo server: pipelining, timeouts, cancellation, deaths."""
 
@@ -188,6 +218,55 @@ class ChaosEchoTest(ChaosCase):
         with self.assertRaises(RuntimeError):
             client.call_tool_async("echo", {"text": "x"}).result(10)
 
+    def test_a_batch_within_the_concurrency_keeps_no_deadline_thread(self) -> None:
+        # the batch's own thread keeps its timeout while it reads the answers
+        client = self.ready(tool_concurrency=8, parallel_tools=("echo",), request_timeout=5)
+        entries = client.execute_tool_calls(echo_calls(4))
+        self.assertEqual([e["content"] for e in entries], [f"t{n}" for n in range(4)])
+        self.assertIsNone(client._connection._pools._deadlines)
+        self.assertEqual([t.name for t in threading.enumerate()
+                          if t.name.startswith("mcp-deadlines-")], [])
+
+    def test_a_batch_that_times_out_cancels_on_the_wire(self) -> None:
+        client = self.ready(tool_concurrency=8, parallel_tools=("echo", "never"),
+                            request_timeout=0.3)
+        calls = [call("never", {"n": 1}), call("echo", {"text": "kept"}), call("never", {"n": 2})]
+        entries = client.execute_tool_calls(calls)
+        self.assertEqual([e["is_error"] for e in entries], [True, False, True])
+        self.assertEqual(entries[0]["content"], "the call to never timed out after 0.3s")
+        self.assertEqual(entries[1]["content"], "kept")
+        counts = stats(client)
+        self.assertEqual((counts["cancels"], counts["held"]), (2, 0))
+        self.assertEqual(client._connection.pending, 0)
+
+    def test_close_ends_a_batch_in_flight(self) -> None:
+        client = self.ready(tool_concurrency=8, parallel_tools=("never",), request_timeout=0)
+        sent = sending(client, "never")
+        entries: list[Any] = []
+        batch = threading.Thread(target=lambda: entries.extend(client.execute_tool_calls(
+            [call("never", {"n": 1}), call("never", {"n": 2})])), name="batch")
+        batch.start()
+        self.assertTrue(sent.wait(WAIT))
+        client.close()
+        batch.join(WAIT)
+        self.assertFalse(batch.is_alive())
+        self.assertEqual([e["content"] for e in entries],
+                         ["the connection to the server is closed; never could not run"] * 2)
+
+    def test_the_server_dies_under_a_batch(self) -> None:
+        client = self.ready(tool_concurrency=8, parallel_tools=("never",), request_timeout=0)
+        sent = sending(client, "never")
+        entries: list[Any] = []
+        batch = threading.Thread(target=lambda: entries.extend(client.execute_tool_calls(
+            [call("never", {"n": 1}), call("never", {"n": 2})])), name="batch")
+        batch.start()
+        self.assertTrue(sent.wait(WAIT))
+        os.kill(client.transport.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+        batch.join(WAIT)
+        self.assertFalse(batch.is_alive())
+        self.assertEqual([e["content"] for e in entries],
+                         ["the server is gone (exit code -9); never could not run"] * 2)
+
     def test_the_server_dies_with_calls_in_flight(self) -> None:
         client = self.ready()
         futures = [client.call_tool_async("never") for _ in range(4)]
@@ -223,6 +302,67 @@ class RealServerTest(ClientCase):
                 self.assertEqual([text(f.result(30)) for f in futures],
                                  ["Hello, Ada!"] * 3 + ["beside"])
                 self.assertTrue(asked.is_set())
+                client.close()
+
+    def test_input_required_in_a_batch(self) -> None:
+        for era in ("auto", "legacy"):
+            with self.subTest(era=era):
+                client = self.connect(era, tool_concurrency=8, parallel_tools=("greet", "echo"),
+                                      on_elicit=lambda request: {"action": "accept",
+                                                                 "content": {"name": "Ada"}})
+                entries = client.execute_tool_calls([call("greet", {}), call("echo", {
+                    "text": "beside"}), call("greet", {}, "again")])
+                self.assertEqual([(e["tool_call_id"], e["content"]) for e in entries],
+                                 [("greet-{}", "Hello, Ada!"), ('echo-{"text": "beside"}',
+                                                                "beside"),
+                                  ("again", "Hello, Ada!")])
+                client.close()
+
+    def test_progress_stretches_a_batchs_timeouts(self) -> None:
+        reports: list[dict[str, Any]] = []
+        client = self.connect("auto", on_progress=reports.append,
+                              reset_timeout_on_progress=True, tool_concurrency=8,
+                              parallel_tools=("count",))
+        short_budget(client, 0.4)
+        entries = client.execute_tool_calls([call("count", {"n": 6}, "six"),
+                                             call("count", {"n": 7}, "seven")])
+        self.assertEqual([e["content"] for e in entries], ["counted to 6", "counted to 7"])
+        self.assertEqual(sorted((r["tool_call_id"], r["progress"]) for r in reports),
+                         sorted([("six", n) for n in range(1, 7)] +
+                                [("seven", n) for n in range(1, 8)]))
+
+    def test_without_stretching_a_batch_times_out(self) -> None:
+        client = self.connect("auto", on_progress=lambda report: None, tool_concurrency=8,
+                              parallel_tools=("count", "echo"))
+        short_budget(client, 0.4)
+        entries = client.execute_tool_calls([call("count", {"n": 8}),
+                                             call("echo", {"text": "quick"})])
+        self.assertEqual([e["content"] for e in entries],
+                         ["the call to count timed out after 0.4s", "quick"])
+
+    def test_max_total_timeout_caps_a_batchs_stretching(self) -> None:
+        client = self.connect("auto", on_progress=lambda report: None,
+                              reset_timeout_on_progress=True, max_total_timeout=0.35,
+                              tool_concurrency=8, parallel_tools=("count", "echo"))
+        short_budget(client, 0.25)
+        started = time.monotonic()
+        entries = client.execute_tool_calls([call("count", {"n": 20}),
+                                             call("echo", {"text": "quick"})])
+        self.assertEqual([e["content"] for e in entries],
+                         ["the call to count timed out after 0.25s", "quick"])
+        self.assertLess(time.monotonic() - started, 1.5)
+
+    def test_a_servers_error_in_a_batch_is_its_entry(self) -> None:
+        for era in ("auto", "legacy"):
+            with self.subTest(era=era):
+                client = self.connect(era, on_sample=lambda request: None, tool_concurrency=8,
+                                      parallel_tools=("ask_llm", "echo"))
+                entries = client.execute_tool_calls([call("ask_llm", {}),
+                                                     call("echo", {"text": "beside"})])
+                self.assertEqual([e["is_error"] for e in entries], [True, False])
+                self.assertIn("ask_llm", entries[0]["content"])
+                self.assertEqual(entries[1]["content"], "beside")
+                self.assertIsNone(client._connection._pools._executor)
                 client.close()
 
     def test_a_protocol_error_is_raised_from_the_future(self) -> None:

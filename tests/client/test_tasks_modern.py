@@ -250,6 +250,17 @@ class ModernNegotiationTest(ModernCase):
         self.assertEqual([m["method"] for m in self.fake.requests()][:3],
                          ["tools/call", "server/discover", "tools/call"])
 
+    def test_a_discover_after_a_plain_call_makes_a_task_tool_a_task(self) -> None:
+        # with the era pinned, a plain call finds no task capability (none was discovered);
+        # what the discover then says is heeded, not the answer kept from before it
+        client = self.modern(task("completed", result=DONE), era=V)
+        self.assertEqual(client.call_tool("plain"), DONE)
+        self.assertIn(EXT, client.capabilities["extensions"])   # sends the discover
+        self.assertEqual(client.call_tool("long"), DONE)
+        self.assertEqual([m["method"] for m in self.fake.requests()],
+                         ["tools/call", "server/discover", "tools/list", "tools/call",
+                          "tasks/get"])
+
     def test_another_missing_capability_is_raised(self) -> None:
         client = self.modern()
         self.fake.on("tools/call", Error(-32021, "needs sampling", {
