@@ -331,18 +331,21 @@ def _budget_table(results: Results) -> list[str]:
 #: Measured while the work was done (CPU per call and Python calls per call, in one
 #: process, interleaved with the floor); the report shows a text only for a FAIL.
 WHY_NOT_MET = (
-    ("pipelined floor", "Over stdio with 64 in flight the floor spends about 13 µs of CPU a "
-     "call (its server's work included); the client spends 16-17 µs on the submitting "
-     "thread and 10-11 µs on the reader thread, and each `call_tool_async` makes its own "
-     "`write` (about 30 µs with the hand-over of the GIL to the reader and the server's "
-     "wake-up).  Combining the writes of calls that meet a busy pipe was tried and moved "
-     "the ratio only from 0.38x to 0.41x, so it was not kept; writing a batch's lines "
-     "together (what `execute_tool_calls` does) gives about 0.48x on one core.  The "
-     "quieter the machine, the faster the floor pipelines (compare its figure below with "
-     "the 28,000-33,000 calls/s it made under load) and the wider the gap.  Meeting the "
-     "budgets needs the client's "
-     "own CPU per call near 7-8 µs -- the per-call Python cut to a quarter -- or writes "
-     "deferred to a writer (latency for a lone call)."),
+    ("pipelined floor, call_tool_async", "The floor writes a round's 64 requests in one "
+     "`write` and spends about 9 µs of CPU a call in-process; each `call_tool_async` "
+     "writes its own line (a batch of `execute_tool_calls` is one write, and meets its "
+     "budget), and costs about 24 µs of CPU and 47 Python calls: 28 on the submitting "
+     "thread and 17 on the reader, six of them inside the standard library's `Future` "
+     "and `Condition`.  Each write also wakes the reader thread and hands the GIL back "
+     "and forth.  The figure moves between 0.33x and 0.53x from run to run with the "
+     "machine's load.  Meeting 0.8x needs about 10 µs a call: no standard `Future` per "
+     "call (which the API promises) or writes combined or deferred to a writer (which "
+     "delays a lone call); neither was done."),
+    ("pipelined floor, execute_tool_calls", "A batch within `tool_concurrency` is one "
+     "volley -- one write, one correlator lock, its own thread reading the answers -- at "
+     "about 11 µs of CPU a call against the floor's 9; in five pairs of runs side by side "
+     "with the floor it measured 0.80-0.94x.  A lower figure here came with the "
+     "machine's load (compare the spreads)."),
     ("floor (HTTP", "POSTs take the direct path (the transport's own keep-alive "
      "sockets, the request in one `sendall`, the answer read by a small HTTP/1.1 reader, "
      "no requests or urllib3): about 110 µs of the client's CPU and 330 Python calls per "
