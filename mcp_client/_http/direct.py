@@ -20,8 +20,8 @@ the TLS handshake), ``TCP_NODELAY``, the same
 the wire trace's request and status lines, and a ``Set-Cookie`` answer
 stored in the session's jar (whose next request then goes the requests way,
 which sends cookies).  A connection returns to
-the pool only when its answer was read to the end and neither side asked to
-close it; an idle one the server has closed meanwhile is dropped when taken,
+the pool only when its answer was read to the end, nothing followed it and
+neither side asked to close it; an idle one the server has closed meanwhile is dropped when taken,
 not used.  Like the requests path (``max_retries=0``), a POST is never sent
 twice.  Unlike it, a blocking call's timeout bounds the whole answer, not
 each read of it: a server dripping a byte at a time cannot stretch it.
@@ -95,6 +95,10 @@ _dropped = _arrived
 _FINISHING_READS = 16
 
 
+class _NotYet(TimeoutError):
+    """A read of a connection in ``nowait`` mode found nothing to read."""
+
+
 class _Socket(io.RawIOBase):
     """A connection's socket as the raw stream under its reader, each read held to a deadline.
 
@@ -102,7 +106,7 @@ class _Socket(io.RawIOBase):
     dripping a byte a second would never trip one.  With ``deadline`` set (a
     :func:`time.monotonic` value), every read gets what is left of it, and
     none starts once it passed.  With ``nowait`` set, a read that would
-    have to wait fails at once instead (``socket.timeout``).
+    have to wait fails at once instead (:class:`_NotYet`, a ``TimeoutError``).
     """
 
     def __init__(self, sock: socket.socket) -> None:
@@ -116,7 +120,7 @@ class _Socket(io.RawIOBase):
 
     def readinto(self, buffer: Any) -> int:
         if self.nowait and not _arrived(self.sock):
-            raise socket.timeout("not here yet")
+            raise _NotYet("not here yet")
         if self.deadline is not None:
             left = self.deadline - time.monotonic()
             if left <= 0:
@@ -340,26 +344,41 @@ class DirectResponse:
         if conn is None:
             return
         body = self._body
-        if not body.done and not body.will_close and not self._handle.aborted:
-            self._finish(conn, body)
-        self._pool.release(conn, body.done and not body.will_close, self._handle)
+        reusable = not body.will_close and not self._handle.aborted \
+            and self._finish(conn, body)
+        self._pool.release(conn, reusable, self._handle)
 
     @staticmethod
-    def _finish(conn: _Connection, body: Body) -> None:
+    def _finish(conn: _Connection, body: Body) -> bool:
         """Read the rest of ``body`` if it has already arrived, never waiting for it.
 
         A stream whose answer was its last event usually ends just after
         (the chunked stream's last chunk): read, the connection can be
         pooled.  A stream that goes on is not waited for: its connection
         is closed.
+
+        Returns:
+            whether the connection may be pooled: ``body`` was read to its
+            end and nothing follows it -- no byte already read past it, none
+            arrived, no end of the connection.  Bytes after an answer answer
+            no request of ours: taken for the next request's answer, they
+            would be that answer (what the requests path, whose buffer dies
+            with each response, never does).
         """
         conn.stream.nowait = True
         try:
             for _ in range(_FINISHING_READS):
                 if body.done or not body.read1(_CHUNK):
                     break
+            if not body.done:
+                return False
+            try:
+                conn.reader.peek(1)   # bytes buffered or arrived, or the connection's end
+            except _NotYet:
+                return True   # nothing: the server waits for the next request
+            return False
         except (OSError, BadAnswer):
-            pass   # not all here yet, or broken: the connection is not pooled
+            return False   # not all here yet, or broken: the connection is not pooled
         finally:
             conn.stream.nowait = False
 

@@ -1,0 +1,95 @@
+"""The direct HTTP path against hostile or broken servers, beside the requests path.
+
+Each case here is one the requests path (the reference) gets right and the direct
+path once did not; the ``ViaRequests`` variants show that the reference behaves as
+asserted.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+import threading
+from typing import Any
+
+from mcp_client._http.framing import Body, read_head
+
+from ..base import wait_until
+from ..httpkit import WAIT, ScriptedCase, ViaRequests, Wire
+
+
+def answer(data: bytes) -> tuple[int, Any, Body]:
+    fp: Any = io.BufferedReader(io.BytesIO(data))
+    status, version, headers, _ = read_head(fp)
+    return status, headers, Body(fp, status, version, headers)
+
+
+def json_answer(ident: Any, text: str, status: int = 200) -> bytes:
+    body = json.dumps({"jsonrpc": "2.0", "id": ident, "result": {"text": text}}).encode()
+    return (b"HTTP/1.1 %d OK\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % (status, len(body))) + body
+
+
+def read_message(conn: socket.socket, buffered: bytearray) -> Any:
+    """The JSON body of the next request on ``conn`` (None once it ends)."""
+    while b"\r\n\r\n" not in buffered:
+        data = conn.recv(65536)
+        if not data:
+            return None
+        buffered += data
+    head, _, rest = bytes(buffered).partition(b"\r\n\r\n")
+    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:"))
+    while len(rest) < length:
+        data = conn.recv(65536)
+        if not data:
+            return None
+        rest += data
+    buffered[:] = rest[length:]
+    return json.loads(rest[:length])
+
+
+class ReuseTest(ScriptedCase):
+    """What follows an answer on its connection is never read as the next one's."""
+
+    def serve_then(self, first: Any) -> tuple[Any, list[Any]]:
+        """A raw server: ``first(ident)`` answers the first request, the rest are genuine."""
+        answered: list[Any] = []
+
+        def handle(conn: socket.socket, stopped: threading.Event) -> None:
+            buffered = bytearray()
+            while True:
+                message = read_message(conn, buffered)
+                if message is None:
+                    return
+                answered.append(message["id"])
+                conn.sendall(first(message["id"]) if len(answered) == 1
+                             else json_answer(message["id"], "genuine"))
+
+        return self.raw(handle), answered
+
+    def test_an_answer_smuggled_after_a_body_is_not_taken_for_the_next(self) -> None:
+        srv, answered = self.serve_then(
+            lambda ident: json_answer(ident, "first") + json_answer(2, "smuggled"))
+        wire = Wire(self, srv.url)
+        wire.request(1, "tools/list")
+        self.assertEqual(wire.answer()["result"], {"text": "first"})
+        # The answer is delivered before its worker releases the connection: wait for that.
+        wait_until(lambda: len(wire.transport._workers._idle) == 1, WAIT)
+        wire.request(2, "tools/list")
+        self.assertEqual(wire.answer()["result"], {"text": "genuine"})
+        self.assertEqual(answered, [1, 2])
+
+    def test_a_body_after_a_204_does_not_break_the_next_request(self) -> None:
+        srv, answered = self.serve_then(
+            lambda ident: b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nhello")
+        wire = Wire(self, srv.url)
+        wire.request(1, "tools/list")
+        self.assertEqual(wire.error()[0], 1)   # no JSON: it fails, its connection released
+        wire.request(2, "tools/list")
+        self.assertEqual(wire.answer()["result"], {"text": "genuine"})
+
+
+class ReuseViaRequestsTest(ViaRequests, ReuseTest):
+    pass
