@@ -5,7 +5,8 @@ this instead of :mod:`http.client`, whose header parsing goes through the
 ``email`` package and costs more than the rest of a POST.  What it accepts
 (RFC 9112): a status line ``HTTP/1.x NNN reason``, informational (1xx)
 answers skipped, at most :data:`MAX_HEADERS` header lines of at most
-:data:`MAX_LINE` bytes (obsolete line folding joined), and a body framed by
+:data:`MAX_LINE` bytes (obsolete line folding joined, each folded line
+counted), and a body framed by
 ``Transfer-Encoding: chunked``, by ``Content-Length`` (two different values
 are refused), or by the connection's end; ``gzip`` and ``deflate``
 ``Content-Encoding`` is undone, in bounded steps (no answer is inflated past
@@ -101,7 +102,9 @@ def _line(fp: Reader, what: str) -> bytes:
 
 def _header_lines(fp: Reader) -> list[tuple[str, str]]:
     items: list[tuple[str, str]] = []
-    while True:
+    # Every line counts, a folded one too (as in http.client): else a value
+    # folded a million times would grow without bound, and quadratically.
+    for _ in range(MAX_HEADERS + 1):
         line = _line(fp, "header line")
         if line in (b"\r\n", b"\n"):
             return items
@@ -109,14 +112,17 @@ def _header_lines(fp: Reader) -> list[tuple[str, str]]:
             raise BadAnswer("the connection ended in the headers")
         if line[:1] in (b" ", b"\t") and items:   # obsolete line folding (RFC 9112 §5.2)
             name, value = items[-1]
-            items[-1] = (name, f"{value} {line.strip().decode('latin-1')}")
+            items[-1] = (name, f"{value} {_clean(line.strip().decode('latin-1'))}")
             continue
         name, colon, value = line.decode("latin-1").partition(":")
         if not colon or not name or name != name.strip():
             raise BadAnswer(f"a malformed header line: {line[:80]!r}")
-        items.append((name, value.strip().replace("\r", " ").replace("\0", " ")))
-        if len(items) > MAX_HEADERS:
-            raise BadAnswer(f"more than {MAX_HEADERS} header lines")
+        items.append((name, _clean(value.strip())))
+    raise BadAnswer(f"more than {MAX_HEADERS} header lines")
+
+
+def _clean(value: str) -> str:
+    return value.replace("\r", " ").replace("\0", " ")
 
 
 def read_head(fp: Reader) -> tuple[int, bytes, Headers, str]:

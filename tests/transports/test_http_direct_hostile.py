@@ -13,9 +13,9 @@ import socket
 import threading
 from typing import Any
 
-from mcp_client._http.framing import Body, read_head
+from mcp_client._http.framing import BadAnswer, Body, read_head
 
-from ..base import wait_until
+from ..base import LeakCheckingTestCase, wait_until
 from ..httpkit import WAIT, ScriptedCase, ViaRequests, Wire
 
 
@@ -48,6 +48,21 @@ def read_message(conn: socket.socket, buffered: bytearray) -> Any:
         rest += data
     buffered[:] = rest[length:]
     return json.loads(rest[:length])
+
+
+class FramingBoundsTest(LeakCheckingTestCase):
+    def test_folded_lines_count_towards_the_header_limit(self) -> None:
+        data = (b"HTTP/1.1 200 OK\r\nX: a\r\n" + (b" " + b"y" * 1000 + b"\r\n") * 200
+                + b"Content-Length: 0\r\n\r\n")
+        with self.assertRaises(BadAnswer) as caught:
+            answer(data)
+        self.assertIn("more than 100 header lines", str(caught.exception))
+
+    def test_a_bare_cr_or_nul_in_a_folded_line_becomes_a_space(self) -> None:
+        _, headers, _ = answer(b"HTTP/1.1 200 OK\r\nMcp-Session-Id: a\r\n b\rX-Evil:\0001\r\n"
+                               b"Content-Length: 0\r\n\r\n")
+        self.assertEqual(headers["mcp-session-id"], "a b X-Evil: 1")
+        self.assertNotIn("X-Evil", headers)
 
 
 class ReuseTest(ScriptedCase):
