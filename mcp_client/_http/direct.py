@@ -271,6 +271,9 @@ class DirectPool:
         except (OSError, BadAnswer) as exc:
             self._drop(conn, handle)
             raise DirectError(_reason(exc), connected=connected) from exc
+        except BaseException:
+            self._drop(conn, handle)   # whatever it was, the socket is not left open
+            raise
         return DirectResponse(self, conn, status, headers, body, handle)
 
     def _connect(self, timeout: float) -> socket.socket:

@@ -183,7 +183,8 @@ class Body:
         else:
             length = headers.get_all("Content-Length")
             if length:
-                if len(set(length)) > 1 or not length[0].strip().isdigit():
+                # isascii(): str.isdigit() also says yes to "²", which int() refuses
+                if len(set(length)) > 1 or not (length[0].isascii() and length[0].isdigit()):
                     raise BadAnswer(f"a bad Content-Length: {', '.join(length)[:80]!r}")
                 self._left = int(length[0])
                 self.done = self._left == 0

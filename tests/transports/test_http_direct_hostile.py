@@ -13,6 +13,7 @@ import socket
 import threading
 from typing import Any
 
+from mcp_client import TransportError
 from mcp_client._http.framing import BadAnswer, Body, read_head
 
 from ..base import LeakCheckingTestCase, wait_until
@@ -63,6 +64,28 @@ class FramingBoundsTest(LeakCheckingTestCase):
                                b"Content-Length: 0\r\n\r\n")
         self.assertEqual(headers["mcp-session-id"], "a b X-Evil: 1")
         self.assertNotIn("X-Evil", headers)
+
+
+class ContentLengthTest(ScriptedCase):
+    def test_a_content_length_of_digits_that_are_not_ascii_is_refused(self) -> None:
+        for value in (b"\xb2", b"\xb9\xb2", b"1\xb3"):   # superscripts: str.isdigit() says yes
+            with self.subTest(value=value), self.assertRaises(BadAnswer):
+                answer(b"HTTP/1.1 200 OK\r\nContent-Length: " + value + b"\r\n\r\nhi")
+
+    def test_it_fails_the_request_as_a_broken_answer(self) -> None:
+        def handle(conn: socket.socket, stopped: threading.Event) -> None:
+            if read_message(conn, bytearray()) is not None:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: \xb2\r\n\r\n{}")
+                stopped.wait(WAIT)
+
+        wire = Wire(self, self.raw(handle).url)
+        wire.request(1, "tools/list")
+        ident, error = wire.error()
+        self.assertEqual(ident, 1)
+        self.assertIsInstance(error, TransportError)
+        self.assertIn("a bad Content-Length", str(error))
+        self.assertNotIn("unexpectedly", str(error))
 
 
 class ReuseTest(ScriptedCase):
