@@ -424,7 +424,9 @@ def _tls_context(verify: Any) -> ssl.SSLContext | None:
     """The TLS settings ``verify`` stands for in requests (None: not one this path takes).
 
     Certificates and host names are checked against only the given CAs (as
-    urllib3 does with ``ca_certs``), TLS 1.2 at least, ALPN ``http/1.1``.
+    urllib3 does with ``ca_certs``), TLS 1.2 at least, ALPN ``http/1.1``; a
+    host name must be in the certificate's subject alternative names, never
+    only in its common name (urllib3 checks it so, ``ssl`` would accept it).
     """
     cafile: str | None
     capath: str | None
@@ -441,6 +443,7 @@ def _tls_context(verify: Any) -> ssl.SSLContext | None:
     except (OSError, ValueError):
         return None
     context.minimum_version = max(context.minimum_version, ssl.TLSVersion.TLSv1_2)
+    context.hostname_checks_common_name = False
     context.set_alpn_protocols(["http/1.1"])
     return context
 
