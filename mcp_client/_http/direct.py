@@ -388,9 +388,26 @@ class DirectResponse:
 
 @functools.lru_cache(maxsize=64)
 def target_of(url: str) -> str:
-    """What goes on the request line for ``url``: its path (``/`` at least) and query."""
-    parts = urlsplit(url)
+    """What goes on the request line for ``url``: its path (``/`` at least) and query.
+
+    As requests sends them: percent-encoded (a space, a control character, a
+    non-ASCII one as UTF-8), whether the URL is the caller's or a redirect's
+    ``Location``; raw, they would make another request line.
+
+    Raises:
+        ValueError: requests cannot send to ``url`` either (it says why).
+    """
+    parts = urlsplit(_prepared(url))
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def _prepared(url: str) -> str:
+    """``url`` as requests sends it: its host IDNA-encoded, path and query percent-encoded."""
+    from requests.models import PreparedRequest
+
+    request = PreparedRequest()
+    request.prepare_url(url, None)   # requests' InvalidURL and MissingSchema are ValueErrors
+    return str(request.url)
 
 
 def pool_for(url: str, session: Any, *, size: int, trace: Any = None) -> DirectPool | None:
@@ -404,7 +421,10 @@ def pool_for(url: str, session: Any, *, size: int, trace: Any = None) -> DirectP
     as ``REQUESTS_CA_BUNDLE`` gives).  A bundle that cannot be loaded is left
     to requests' way, which reports it on each request.
     """
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(_prepared(url))   # the host as requests names it (an A-label)
+    except ValueError:
+        return None   # requests' way says what is wrong with the URL
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https") or parts.username or parts.password \
             or not parts.hostname:

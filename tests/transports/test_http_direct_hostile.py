@@ -19,11 +19,14 @@ import threading
 from typing import Any
 from unittest import mock
 
+import requests
+
 from mcp_client import TransportError
+from mcp_client._http import direct
 from mcp_client._http.framing import BadAnswer, Body, read_head
 
 from ..base import LeakCheckingTestCase, wait_until
-from ..httpkit import WAIT, ScriptedCase, ScriptedServer, ViaRequests, Wire
+from ..httpkit import WAIT, Reply, ScriptedCase, ScriptedServer, Seen, ViaRequests, Wire
 
 
 def answer(data: bytes) -> tuple[int, Any, Body]:
@@ -137,6 +140,38 @@ class ReuseTest(ScriptedCase):
 
 class ReuseViaRequestsTest(ViaRequests, ReuseTest):
     pass
+
+
+class RequestLineTest(ScriptedCase):
+    def test_the_path_and_query_are_percent_encoded_as_requests_does(self) -> None:
+        srv = self.serve()
+        client = self.client(srv, url=srv.url + "/caf\u00e9 x?q=a b", era="2026-07-28")
+        client.list_tools()
+        self.assertEqual({seen.path for seen in srv.requests}, {"/mcp/caf%C3%A9%20x?q=a%20b"})
+
+    def test_a_redirect_target_is_percent_encoded(self) -> None:
+        def respond(reply: Reply, seen: Seen) -> None:
+            if seen.path == "/mcp" and seen.rpc_method == "tools/list":
+                reply.send(307, b"", None, {"Location": "/other path"})
+            else:
+                ScriptedServer.default(reply, seen)
+
+        srv = self.serve(respond)
+        self.client(srv, era="2026-07-28").list_tools()
+        self.assertEqual(srv.seen("tools/list")[-1].path, "/other%20path")
+
+
+class RequestLineViaRequestsTest(ViaRequests, RequestLineTest):
+    pass
+
+
+class HostHeaderTest(LeakCheckingTestCase):
+    def test_an_international_host_name_goes_as_its_a_label(self) -> None:
+        session = requests.Session()
+        self.addCleanup(session.close)
+        pool = direct.pool_for("http://b\u00fccher.example/mcp", session, size=1)
+        assert pool is not None
+        self.assertIn(b"\r\nHost: xn--bcher-kva.example\r\n", pool.head("/mcp", b"", {}))
 
 
 def certificate(folder: str, *, common_name: str, san: bool) -> tuple[str, str]:
