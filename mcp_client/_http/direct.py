@@ -49,7 +49,8 @@ from urllib.parse import urlsplit
 
 from .framing import BadAnswer, Body, Headers, read_head
 
-__all__ = ["DirectError", "DirectPool", "DirectResponse", "pool_for", "authorization"]
+__all__ = ["DirectError", "DirectPool", "DirectResponse", "pool_for", "authorization",
+           "for_auth"]
 
 #: What the direct path accepts and can decode (requests may advertise more: br, zstd).
 ACCEPT_ENCODING = "gzip, deflate"
@@ -218,10 +219,11 @@ class DirectPool:
         """``(request, authorized)`` for a POST of ``body`` to ``url``; None: requests' way.
 
         ``authorized``: ``auth`` gave the request its ``Authorization``
-        header (see :func:`authorization`), so a 401 or 403 to it is for
-        ``auth`` to answer, which it does on requests' way.  A header that
-        cannot be sent as it is (see :meth:`head`) also goes requests' way,
-        which says which it is.
+        header (see :func:`authorization`), so a refusal of it (see
+        :func:`for_auth`) is for ``auth`` to answer, which it does on
+        requests' way.  A header that cannot be sent as it is (see
+        :meth:`head`), or a URL requests cannot prepare (see
+        :func:`target_of`), also goes requests' way, which says which it is.
         """
         go, value = authorization(auth, url)
         if not go:
@@ -466,6 +468,19 @@ def _tls_context(verify: Any) -> ssl.SSLContext | None:
     context.hostname_checks_common_name = False
     context.set_alpn_protocols(["http/1.1"])
     return context
+
+
+def for_auth(status: int, headers: Mapping[str, str]) -> bool:
+    """Whether an answer refuses a token in a way an ``auth=`` hook cures (sent again).
+
+    A 401, or a 403 whose challenge asks for more scope (``insufficient_scope``,
+    RFC 6750 §3.1): what :class:`~mcp_client.auth.BearerAuth` answers.  Any
+    other 403 is final -- sent again, the same request would be posted twice
+    for the same refusal.
+    """
+    if status == 401:
+        return True
+    return status == 403 and "insufficient_scope" in (headers.get("WWW-Authenticate") or "")
 
 
 def authorization(auth: Any, url: str) -> tuple[bool, str | None]:

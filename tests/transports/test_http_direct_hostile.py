@@ -234,3 +234,29 @@ class TLSHostTest(TLSCase):
                 self.client(srv, url=url, era="2026-07-28").list_tools()
             self.assertIsNone(caught.exception.status)
             self.assertIn("Hostname mismatch", str(caught.exception))
+
+
+class BearerRefusalTest(ScriptedCase):
+    def test_a_403_no_token_can_cure_is_posted_once(self) -> None:
+        from mcp_client.auth import ClientCredentials, MemoryTokenStorage
+        from mcp_client.auth._discovery import canonical_resource
+        from mcp_client.auth._storage import storage_key
+
+        def respond(reply: Reply, seen: Seen) -> None:
+            reply.send(403, b"forbidden", "text/plain",
+                       {"WWW-Authenticate": 'Bearer error="invalid_token"'})
+
+        srv = self.serve(self.on_call(respond))
+        storage = MemoryTokenStorage()
+        storage.save(storage_key(canonical_resource(srv.url), "c"),
+                     {"tokens": {"access_token": "tok-1", "token_type": "Bearer"}})
+        client = self.client(srv, era="2026-07-28",
+                             auth=ClientCredentials("c", client_secret="s", storage=storage))
+        with self.assertRaises(TransportError) as caught:
+            client.call_tool("t")
+        self.assertEqual(caught.exception.status, 403)
+        self.assertEqual(len(srv.seen("tools/call")), 1)
+
+
+class BearerRefusalViaRequestsTest(ViaRequests, BearerRefusalTest):
+    pass
