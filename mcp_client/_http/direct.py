@@ -120,8 +120,16 @@ class _Socket(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
-        if self.nowait and not _arrived(self.sock):
-            raise _NotYet("not here yet")
+        if self.nowait:
+            if not _arrived(self.sock):
+                raise _NotYet("not here yet")
+            # Readable is not enough under TLS: what arrived may be a record that
+            # holds no data, or part of one; a blocking read would wait for more.
+            self.sock.settimeout(0.0)   # post() sets the next exchange's own
+            try:
+                return self.sock.recv_into(buffer)
+            except (ssl.SSLWantReadError, BlockingIOError):
+                raise _NotYet("not all here yet") from None
         if self.deadline is not None:
             left = self.deadline - time.monotonic()
             if left <= 0:

@@ -16,6 +16,7 @@ import socket
 import ssl
 import tempfile
 import threading
+import time
 from typing import Any
 from unittest import mock
 
@@ -26,7 +27,8 @@ from mcp_client._http import direct
 from mcp_client._http.framing import BadAnswer, Body, read_head
 
 from ..base import LeakCheckingTestCase, wait_until
-from ..httpkit import WAIT, Reply, ScriptedCase, ScriptedServer, Seen, ViaRequests, Wire
+from ..httpkit import (WAIT, Reply, ScriptedCase, ScriptedServer, Seen, ViaRequests, Wire,
+                       elapsed, event)
 
 
 def answer(data: bytes) -> tuple[int, Any, Body]:
@@ -234,6 +236,31 @@ class TLSHostTest(TLSCase):
                 self.client(srv, url=url, era="2026-07-28").list_tools()
             self.assertIsNone(caught.exception.status)
             self.assertIn("Hostname mismatch", str(caught.exception))
+
+
+class TLSFinishTest(TLSCase):
+    def test_a_partial_tls_record_after_the_answer_does_not_hold_the_call(self) -> None:
+        def respond(reply: Reply, seen: Seen) -> None:
+            reply.stream_head()
+            reply.stream_write(event({"jsonrpc": "2.0", "id": seen.rpc_id,
+                                      "result": {"content": []}}))
+            # The head of an application-data record and a few of its bytes, then
+            # nothing: the socket is readable, but TLS has no data to give.
+            raw = socket.socket(fileno=os.dup(reply.handler.connection.fileno()))
+            try:
+                raw.sendall(b"\x17\x03\x03\x40\x00" + b"x" * 10)
+            finally:
+                raw.close()
+            reply.wait_for_hang_up(2 * WAIT)   # with the answer, the client should hang up
+            reply.hang_up()
+
+        srv, cert = self.tls_server(self.on_call(respond))
+        url = srv.url.replace("http://", "https://")
+        with mock.patch.dict("os.environ", {"REQUESTS_CA_BUNDLE": cert}):
+            client = self.client(srv, url=url, era="2026-07-28")
+        started = time.monotonic()
+        self.assertEqual(client.call_tool("t", timeout=3 * WAIT)["content"], [])
+        self.assertLess(elapsed(started), WAIT)
 
 
 class BearerRefusalTest(ScriptedCase):
