@@ -266,7 +266,13 @@ class DirectPool:
             handle.attach(conn)
             if handle.aborted:
                 raise DirectError("the exchange was cancelled", connected=True)
-            conn.sock.sendall(request)
+            try:
+                conn.sock.sendall(request)
+            except (BrokenPipeError, ConnectionResetError):
+                # A server may answer before it has read the whole request (a 413,
+                # a 401) and close: its answer is still there to read, as urllib3
+                # reads it.  With none, reading the head says how the connection ended.
+                pass
             status, version, headers, reason = read_head(conn.reader)
             if self._trace is not None:
                 self._trace.response(status, reason, headers)

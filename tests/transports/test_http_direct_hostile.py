@@ -287,3 +287,27 @@ class BearerRefusalTest(ScriptedCase):
 
 class BearerRefusalViaRequestsTest(ViaRequests, BearerRefusalTest):
     pass
+
+
+class EarlyAnswerTest(ScriptedCase):
+    def test_an_answer_given_before_the_body_was_read_is_reported(self) -> None:
+        def handle(conn: socket.socket, stopped: threading.Event) -> None:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                data = conn.recv(65536)
+                if not data:
+                    return
+                head += data
+            conn.sendall(b"HTTP/1.1 413 Payload Too Large\r\nContent-Type: text/plain\r\n"
+                         b"Content-Length: 8\r\nConnection: close\r\n\r\ntoo big!")
+            conn.shutdown(socket.SHUT_WR)   # then closed with the body unread: a reset
+
+        wire = Wire(self, self.raw(handle).url)
+        wire.request(1, "tools/call", {"name": "t", "arguments": {"x": "y" * 8_000_000}})
+        ident, error = wire.error()
+        self.assertEqual((ident, type(error), error.status), (1, TransportError, 413))
+        self.assertIn("too big!", str(error))
+
+
+class EarlyAnswerViaRequestsTest(ViaRequests, EarlyAnswerTest):
+    pass
