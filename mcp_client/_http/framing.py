@@ -6,9 +6,9 @@ this instead of :mod:`http.client`, whose header parsing goes through the
 (RFC 9112): a status line ``HTTP/1.x NNN reason``, informational (1xx)
 answers skipped, at most :data:`MAX_HEADERS` header lines of at most
 :data:`MAX_LINE` bytes (obsolete line folding joined, each folded line
-counted), and a body framed by
-``Transfer-Encoding: chunked``, by ``Content-Length`` (two different values
-are refused), or by the connection's end; ``gzip`` and ``deflate``
+counted), and a body framed by ``Transfer-Encoding: chunked`` (no other
+transfer coding), by ``Content-Length`` (two different values are
+refused), or by the connection's end; ``gzip`` and ``deflate``
 ``Content-Encoding`` is undone, in bounded steps (no answer is inflated past
 what a read asked for).  A bare CR or a NUL in a header value becomes a
 space (RFC 9110 §5.5), so no value read here can break a header line it is
@@ -173,13 +173,13 @@ class Body:
                  headers: Headers) -> None:
         self._fp = fp
         self.will_close = _will_close(version, headers)
-        self._chunked = "chunked" in (headers.get("Transfer-Encoding") or "").lower()
+        self._chunked = False
         self._left: int | None = None   # bytes left: of the body, or of the current chunk
         self.done = False
         if status in _NO_BODY or status < 200:
             self.done = True
-        elif self._chunked:
-            self._left = 0
+        elif _chunked(headers.get("Transfer-Encoding")):
+            self._chunked, self._left = True, 0
         else:
             length = headers.get_all("Content-Length")
             if length:
@@ -263,6 +263,22 @@ class Body:
                 self.done = True
                 return
         raise BadAnswer(f"more than {MAX_HEADERS} trailer lines")
+
+
+def _chunked(value: str | None) -> bool:
+    """Whether ``Transfer-Encoding: value`` frames the body in chunks.
+
+    Raises:
+        BadAnswer: a transfer coding other than ``chunked`` (and the no-op
+            ``identity``): one not undone here (``gzip, chunked``), or not
+            one at all (``xchunked``), whose body could be framed no way
+            both ends agree on.
+    """
+    codings = [coding.strip().lower() for coding in (value or "").split(",")]
+    codings = [coding for coding in codings if coding and coding != "identity"]
+    if codings and codings != ["chunked"]:
+        raise BadAnswer(f"the answer came in Transfer-Encoding {value!r}, which was not asked for")
+    return bool(codings)
 
 
 def _decoder(encoding: str | None) -> Any:

@@ -289,6 +289,21 @@ class BearerRefusalViaRequestsTest(ViaRequests, BearerRefusalTest):
     pass
 
 
+class TransferEncodingTest(LeakCheckingTestCase):
+    def test_only_chunked_frames_a_body_in_chunks(self) -> None:
+        chunks = b"Content-Length: 10\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+        for coding in (b"gzip, chunked", b"xchunked", b"chunked, gzip", b"chunked;q=1"):
+            with self.subTest(coding=coding), self.assertRaises(BadAnswer):
+                answer(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: " + coding + b"\r\n" + chunks)
+        for coding in (b"Chunked", b"identity, chunked", b"chunked, identity"):
+            with self.subTest(coding=coding):
+                _, _, body = answer(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: " + coding
+                                    + b"\r\n" + chunks)
+                self.assertEqual((body.read(100), body.done), (b"hello", True))
+        _, _, body = answer(b"HTTP/1.1 204 No Content\r\nTransfer-Encoding: xchunked\r\n\r\n")
+        self.assertTrue(body.done)   # no body: nothing to frame
+
+
 class EarlyAnswerTest(ScriptedCase):
     def test_an_answer_given_before_the_body_was_read_is_reported(self) -> None:
         def handle(conn: socket.socket, stopped: threading.Event) -> None:
