@@ -304,6 +304,32 @@ class TransferEncodingTest(LeakCheckingTestCase):
         self.assertTrue(body.done)   # no body: nothing to frame
 
 
+class DPoPDirectTest(ScriptedCase):
+    def test_a_dpop_token_adopted_while_renewing_never_goes_direct_as_a_bearer(self) -> None:
+        from mcp_client.auth import MemoryTokenStorage, OAuth
+        from mcp_client.auth._discovery import canonical_resource
+        from mcp_client.auth._dpop import DPoPKey
+        from mcp_client.auth._storage import storage_key
+
+        srv = self.serve()
+        storage = MemoryTokenStorage()
+        key = storage_key(canonical_resource(srv.url), "c")
+        expiring = {"access_token": "old", "token_type": "Bearer", "expires_at": time.time()}
+        storage.save(key, {"tokens": expiring})
+        auth = OAuth(client_id="c", storage=storage, dpop=True)
+        auth._dpop = DPoPKey()   # as a DPoP-bound authorization leaves it
+        client = self.client(srv, era="2026-07-28", auth=auth)   # "old" cannot be renewed
+        # Another process stored a fresh DPoP-bound token meanwhile: this one adopts it.
+        storage.save(key, {"tokens": {"access_token": "bound", "token_type": "DPoP",
+                                      "expires_at": time.time() + 3600}})
+        client.call_tool("t")
+        sent = [(seen.rpc_method, seen.headers.get("authorization"), "dpop" in seen.headers)
+                for seen in srv.requests if "bound" in seen.headers.get("authorization", "")]
+        self.assertTrue(sent)
+        self.assertEqual([(auth, proof) for _, auth, proof in sent],
+                         [("DPoP bound", True)] * len(sent), sent)
+
+
 class EarlyAnswerTest(ScriptedCase):
     def test_an_answer_given_before_the_body_was_read_is_reported(self) -> None:
         def handle(conn: socket.socket, stopped: threading.Event) -> None:
