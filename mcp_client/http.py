@@ -495,8 +495,9 @@ class HTTPTransport(Transport):
                    headers: dict[str, str]) -> Any:
         """One POST of ``exchange``: the direct path when it may take it, else requests'.
 
-        A bearer token the direct path sent and the server refused (401, 403)
-        is sent again the requests way, whose ``auth=`` hook recovers.
+        A bearer token the direct path sent and the server refused in a way
+        ``auth=`` can cure (:func:`~mcp_client._http.direct.for_auth`) is sent
+        again the requests way, whose ``auth=`` hook recovers.
         """
         assert exchange.pool is not None
         direct = self._direct
@@ -511,7 +512,8 @@ class HTTPTransport(Transport):
                                            deadline=exchange.deadline, handle=exchange.handle)
                 except _direct.DirectError as exc:
                     raise self._direct_failed(exchange.method, url, exc) from None
-                if not authorized or response.status_code not in (401, 403):
+                if not authorized or not _direct.for_auth(response.status_code,
+                                                          response.headers):
                     if "Set-Cookie" in response.headers:
                         _wire.keep_cookies(exchange.pool, url, response.headers)
                     return response

@@ -20,8 +20,8 @@ the TLS handshake), ``TCP_NODELAY``, the same
 the wire trace's request and status lines, and a ``Set-Cookie`` answer
 stored in the session's jar (whose next request then goes the requests way,
 which sends cookies).  A connection returns to
-the pool only when its answer was read to the end and neither side asked to
-close it; an idle one the server has closed meanwhile is dropped when taken,
+the pool only when its answer was read to the end, nothing followed it and
+neither side asked to close it; an idle one the server has closed meanwhile is dropped when taken,
 not used.  Like the requests path (``max_retries=0``), a POST is never sent
 twice.  Unlike it, a blocking call's timeout bounds the whole answer, not
 each read of it: a server dripping a byte at a time cannot stretch it.
@@ -49,7 +49,8 @@ from urllib.parse import urlsplit
 
 from .framing import BadAnswer, Body, Headers, read_head
 
-__all__ = ["DirectError", "DirectPool", "DirectResponse", "pool_for", "authorization"]
+__all__ = ["DirectError", "DirectPool", "DirectResponse", "pool_for", "authorization",
+           "for_auth"]
 
 #: What the direct path accepts and can decode (requests may advertise more: br, zstd).
 ACCEPT_ENCODING = "gzip, deflate"
@@ -95,6 +96,10 @@ _dropped = _arrived
 _FINISHING_READS = 16
 
 
+class _NotYet(TimeoutError):
+    """A read of a connection in ``nowait`` mode found nothing to read."""
+
+
 class _Socket(io.RawIOBase):
     """A connection's socket as the raw stream under its reader, each read held to a deadline.
 
@@ -102,7 +107,7 @@ class _Socket(io.RawIOBase):
     dripping a byte a second would never trip one.  With ``deadline`` set (a
     :func:`time.monotonic` value), every read gets what is left of it, and
     none starts once it passed.  With ``nowait`` set, a read that would
-    have to wait fails at once instead (``socket.timeout``).
+    have to wait fails at once instead (:class:`_NotYet`, a ``TimeoutError``).
     """
 
     def __init__(self, sock: socket.socket) -> None:
@@ -115,8 +120,16 @@ class _Socket(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
-        if self.nowait and not _arrived(self.sock):
-            raise socket.timeout("not here yet")
+        if self.nowait:
+            if not _arrived(self.sock):
+                raise _NotYet("not here yet")
+            # Readable is not enough under TLS: what arrived may be a record that
+            # holds no data, or part of one; a blocking read would wait for more.
+            self.sock.settimeout(0.0)   # post() sets the next exchange's own
+            try:
+                return self.sock.recv_into(buffer)
+            except (ssl.SSLWantReadError, BlockingIOError):
+                raise _NotYet("not all here yet") from None
         if self.deadline is not None:
             left = self.deadline - time.monotonic()
             if left <= 0:
@@ -214,10 +227,11 @@ class DirectPool:
         """``(request, authorized)`` for a POST of ``body`` to ``url``; None: requests' way.
 
         ``authorized``: ``auth`` gave the request its ``Authorization``
-        header (see :func:`authorization`), so a 401 or 403 to it is for
-        ``auth`` to answer, which it does on requests' way.  A header that
-        cannot be sent as it is (see :meth:`head`) also goes requests' way,
-        which says which it is.
+        header (see :func:`authorization`), so a refusal of it (see
+        :func:`for_auth`) is for ``auth`` to answer, which it does on
+        requests' way.  A header that cannot be sent as it is (see
+        :meth:`head`), or a URL requests cannot prepare (see
+        :func:`target_of`), also goes requests' way, which says which it is.
         """
         go, value = authorization(auth, url)
         if not go:
@@ -252,7 +266,13 @@ class DirectPool:
             handle.attach(conn)
             if handle.aborted:
                 raise DirectError("the exchange was cancelled", connected=True)
-            conn.sock.sendall(request)
+            try:
+                conn.sock.sendall(request)
+            except (BrokenPipeError, ConnectionResetError):
+                # A server may answer before it has read the whole request (a 413,
+                # a 401) and close: its answer is still there to read, as urllib3
+                # reads it.  With none, reading the head says how the connection ended.
+                pass
             status, version, headers, reason = read_head(conn.reader)
             if self._trace is not None:
                 self._trace.response(status, reason, headers)
@@ -267,6 +287,9 @@ class DirectPool:
         except (OSError, BadAnswer) as exc:
             self._drop(conn, handle)
             raise DirectError(_reason(exc), connected=connected) from exc
+        except BaseException:
+            self._drop(conn, handle)   # whatever it was, the socket is not left open
+            raise
         return DirectResponse(self, conn, status, headers, body, handle)
 
     def _connect(self, timeout: float) -> socket.socket:
@@ -340,35 +363,67 @@ class DirectResponse:
         if conn is None:
             return
         body = self._body
-        if not body.done and not body.will_close and not self._handle.aborted:
-            self._finish(conn, body)
-        self._pool.release(conn, body.done and not body.will_close, self._handle)
+        reusable = not body.will_close and not self._handle.aborted \
+            and self._finish(conn, body)
+        self._pool.release(conn, reusable, self._handle)
 
     @staticmethod
-    def _finish(conn: _Connection, body: Body) -> None:
+    def _finish(conn: _Connection, body: Body) -> bool:
         """Read the rest of ``body`` if it has already arrived, never waiting for it.
 
         A stream whose answer was its last event usually ends just after
         (the chunked stream's last chunk): read, the connection can be
         pooled.  A stream that goes on is not waited for: its connection
         is closed.
+
+        Returns:
+            whether the connection may be pooled: ``body`` was read to its
+            end and nothing follows it -- no byte already read past it, none
+            arrived, no end of the connection.  Bytes after an answer answer
+            no request of ours: taken for the next request's answer, they
+            would be that answer (what the requests path, whose buffer dies
+            with each response, never does).
         """
         conn.stream.nowait = True
         try:
             for _ in range(_FINISHING_READS):
                 if body.done or not body.read1(_CHUNK):
                     break
+            if not body.done:
+                return False
+            try:
+                conn.reader.peek(1)   # bytes buffered or arrived, or the connection's end
+            except _NotYet:
+                return True   # nothing: the server waits for the next request
+            return False
         except (OSError, BadAnswer):
-            pass   # not all here yet, or broken: the connection is not pooled
+            return False   # not all here yet, or broken: the connection is not pooled
         finally:
             conn.stream.nowait = False
 
 
 @functools.lru_cache(maxsize=64)
 def target_of(url: str) -> str:
-    """What goes on the request line for ``url``: its path (``/`` at least) and query."""
-    parts = urlsplit(url)
+    """What goes on the request line for ``url``: its path (``/`` at least) and query.
+
+    As requests sends them: percent-encoded (a space, a control character, a
+    non-ASCII one as UTF-8), whether the URL is the caller's or a redirect's
+    ``Location``; raw, they would make another request line.
+
+    Raises:
+        ValueError: requests cannot send to ``url`` either (it says why).
+    """
+    parts = urlsplit(_prepared(url))
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def _prepared(url: str) -> str:
+    """``url`` as requests sends it: its host IDNA-encoded, path and query percent-encoded."""
+    from requests.models import PreparedRequest
+
+    request = PreparedRequest()
+    request.prepare_url(url, None)   # requests' InvalidURL and MissingSchema are ValueErrors
+    return str(request.url)
 
 
 def pool_for(url: str, session: Any, *, size: int, trace: Any = None) -> DirectPool | None:
@@ -382,7 +437,10 @@ def pool_for(url: str, session: Any, *, size: int, trace: Any = None) -> DirectP
     as ``REQUESTS_CA_BUNDLE`` gives).  A bundle that cannot be loaded is left
     to requests' way, which reports it on each request.
     """
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(_prepared(url))   # the host as requests names it (an A-label)
+    except ValueError:
+        return None   # requests' way says what is wrong with the URL
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https") or parts.username or parts.password \
             or not parts.hostname:
@@ -402,7 +460,9 @@ def _tls_context(verify: Any) -> ssl.SSLContext | None:
     """The TLS settings ``verify`` stands for in requests (None: not one this path takes).
 
     Certificates and host names are checked against only the given CAs (as
-    urllib3 does with ``ca_certs``), TLS 1.2 at least, ALPN ``http/1.1``.
+    urllib3 does with ``ca_certs``), TLS 1.2 at least, ALPN ``http/1.1``; a
+    host name must be in the certificate's subject alternative names, never
+    only in its common name (urllib3 checks it so, ``ssl`` would accept it).
     """
     cafile: str | None
     capath: str | None
@@ -419,8 +479,22 @@ def _tls_context(verify: Any) -> ssl.SSLContext | None:
     except (OSError, ValueError):
         return None
     context.minimum_version = max(context.minimum_version, ssl.TLSVersion.TLSv1_2)
+    context.hostname_checks_common_name = False
     context.set_alpn_protocols(["http/1.1"])
     return context
+
+
+def for_auth(status: int, headers: Mapping[str, str]) -> bool:
+    """Whether an answer refuses a token in a way an ``auth=`` hook cures (sent again).
+
+    A 401, or a 403 whose challenge asks for more scope (``insufficient_scope``,
+    RFC 6750 §3.1): what :class:`~mcp_client.auth.BearerAuth` answers.  Any
+    other 403 is final -- sent again, the same request would be posted twice
+    for the same refusal.
+    """
+    if status == 401:
+        return True
+    return status == 403 and "insufficient_scope" in (headers.get("WWW-Authenticate") or "")
 
 
 def authorization(auth: Any, url: str) -> tuple[bool, str | None]:

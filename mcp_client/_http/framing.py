@@ -5,9 +5,10 @@ this instead of :mod:`http.client`, whose header parsing goes through the
 ``email`` package and costs more than the rest of a POST.  What it accepts
 (RFC 9112): a status line ``HTTP/1.x NNN reason``, informational (1xx)
 answers skipped, at most :data:`MAX_HEADERS` header lines of at most
-:data:`MAX_LINE` bytes (obsolete line folding joined), and a body framed by
-``Transfer-Encoding: chunked``, by ``Content-Length`` (two different values
-are refused), or by the connection's end; ``gzip`` and ``deflate``
+:data:`MAX_LINE` bytes (obsolete line folding joined, each folded line
+counted), and a body framed by ``Transfer-Encoding: chunked`` (no other
+transfer coding), by ``Content-Length`` (two different values are
+refused), or by the connection's end; ``gzip`` and ``deflate``
 ``Content-Encoding`` is undone, in bounded steps (no answer is inflated past
 what a read asked for).  A bare CR or a NUL in a header value becomes a
 space (RFC 9110 §5.5), so no value read here can break a header line it is
@@ -101,7 +102,9 @@ def _line(fp: Reader, what: str) -> bytes:
 
 def _header_lines(fp: Reader) -> list[tuple[str, str]]:
     items: list[tuple[str, str]] = []
-    while True:
+    # Every line counts, a folded one too (as in http.client): else a value
+    # folded a million times would grow without bound, and quadratically.
+    for _ in range(MAX_HEADERS + 1):
         line = _line(fp, "header line")
         if line in (b"\r\n", b"\n"):
             return items
@@ -109,14 +112,17 @@ def _header_lines(fp: Reader) -> list[tuple[str, str]]:
             raise BadAnswer("the connection ended in the headers")
         if line[:1] in (b" ", b"\t") and items:   # obsolete line folding (RFC 9112 §5.2)
             name, value = items[-1]
-            items[-1] = (name, f"{value} {line.strip().decode('latin-1')}")
+            items[-1] = (name, f"{value} {_clean(line.strip().decode('latin-1'))}")
             continue
         name, colon, value = line.decode("latin-1").partition(":")
         if not colon or not name or name != name.strip():
             raise BadAnswer(f"a malformed header line: {line[:80]!r}")
-        items.append((name, value.strip().replace("\r", " ").replace("\0", " ")))
-        if len(items) > MAX_HEADERS:
-            raise BadAnswer(f"more than {MAX_HEADERS} header lines")
+        items.append((name, _clean(value.strip())))
+    raise BadAnswer(f"more than {MAX_HEADERS} header lines")
+
+
+def _clean(value: str) -> str:
+    return value.replace("\r", " ").replace("\0", " ")
 
 
 def read_head(fp: Reader) -> tuple[int, bytes, Headers, str]:
@@ -167,17 +173,18 @@ class Body:
                  headers: Headers) -> None:
         self._fp = fp
         self.will_close = _will_close(version, headers)
-        self._chunked = "chunked" in (headers.get("Transfer-Encoding") or "").lower()
+        self._chunked = False
         self._left: int | None = None   # bytes left: of the body, or of the current chunk
         self.done = False
         if status in _NO_BODY or status < 200:
             self.done = True
-        elif self._chunked:
-            self._left = 0
+        elif _chunked(headers.get("Transfer-Encoding")):
+            self._chunked, self._left = True, 0
         else:
             length = headers.get_all("Content-Length")
             if length:
-                if len(set(length)) > 1 or not length[0].strip().isdigit():
+                # isascii(): str.isdigit() also says yes to "²", which int() refuses
+                if len(set(length)) > 1 or not (length[0].isascii() and length[0].isdigit()):
                     raise BadAnswer(f"a bad Content-Length: {', '.join(length)[:80]!r}")
                 self._left = int(length[0])
                 self.done = self._left == 0
@@ -256,6 +263,22 @@ class Body:
                 self.done = True
                 return
         raise BadAnswer(f"more than {MAX_HEADERS} trailer lines")
+
+
+def _chunked(value: str | None) -> bool:
+    """Whether ``Transfer-Encoding: value`` frames the body in chunks.
+
+    Raises:
+        BadAnswer: a transfer coding other than ``chunked`` (and the no-op
+            ``identity``): one not undone here (``gzip, chunked``), or not
+            one at all (``xchunked``), whose body could be framed no way
+            both ends agree on.
+    """
+    codings = [coding.strip().lower() for coding in (value or "").split(",")]
+    codings = [coding for coding in codings if coding and coding != "identity"]
+    if codings and codings != ["chunked"]:
+        raise BadAnswer(f"the answer came in Transfer-Encoding {value!r}, which was not asked for")
+    return bool(codings)
 
 
 def _decoder(encoding: str | None) -> Any:

@@ -117,7 +117,7 @@ class BearerAuth(AuthBase):
     def direct_authorization(self, url: str) -> str | None:
         """The ``Authorization`` value for a request to ``url`` sent without requests.
 
-        The transport's direct path (plain ``http://``, no proxy) asks this
+        The transport's direct path (no proxy, no client certificate) asks this
         instead of calling the object on a ``PreparedRequest``; a 401 or 403
         to what it sent is sent again the requests way, where
         :meth:`__call__`'s response hook recovers.  None sends the request
@@ -130,10 +130,12 @@ class BearerAuth(AuthBase):
                 refresh that failed).
         """
         self.bind(url)
-        if self._dpop is not None and self._tokens().get("token_type") == "DPoP":
-            return None
         token = self._usable_token()
-        return f"Bearer {token}" if token else None
+        # The type is that of the token just returned: renewing it may have
+        # adopted a DPoP-bound one (another process's), never to go as a Bearer.
+        if not token or (self._dpop is not None and self._tokens().get("token_type") == "DPoP"):
+            return None
+        return f"Bearer {token}"
 
     def bind(self, url: str) -> None:
         """Tie this object to the server at ``url`` (done by the first request).
