@@ -34,6 +34,7 @@ Decisions:
 from __future__ import annotations
 
 import functools
+import threading
 import weakref
 from collections.abc import Iterable, Mapping
 
@@ -115,6 +116,7 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         self._taskless = None   # ._taskcalls
         self._handles: weakref.WeakSet[TaskHandle] = weakref.WeakSet()   # ._taskcalls
         self._tasks_closing = False
+        self._tasks_stopped = threading.Event()   # ._taskcalls: set by close()
         self._tasks_declared = declares_tasks(self._declared)
         client_info = {"name": self._opts["client_name"],
                        "version": self._opts["client_version"] or __version__}

@@ -21,6 +21,7 @@ decides whether a task is made.  A tool whose ``taskSupport`` is
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 from .._log import get_logger
@@ -62,6 +63,7 @@ class TaskCalls:
     _taskless: tuple[EraInfo, dict[str, Any]] | None
     _handles: weakref.WeakSet[TaskHandle]   # the call_tool_task handles still polling
     _tasks_closing: bool                    # close() began: task requests are not sent
+    _tasks_stopped: threading.Event         # set with _tasks_closing: wakes a paused runner
 
     list_tools: Callable[..., list[Tool]]   # the client's own
     _tool_params: Callable[..., dict[str, Any]]
@@ -136,21 +138,33 @@ class TaskCalls:
     def _run_task(self, params: dict[str, Any], *, timeout: float | None, cancelled: Any,
                   progress_token: str | int | None = None,
                   tool_call_id: str | None = None) -> dict[str, Any]:
-        """Run one call as a task to its end; ``timeout`` bounds the whole task."""
+        """Run one call as a task to its end; ``timeout`` bounds the whole task.
+
+        A call given no ``cancelled`` pauses between polls on the client's
+        own stop event, so ``close()`` ends it at once, with
+        :class:`TransportClosed` as any call cut by close; the task is the
+        server's to keep (no ``tasks/cancel``: task requests are refused by then).
+        """
         budget = self._connection.budget(timeout)
-        if self._era_info(timeout, cancelled).era == "legacy":
-            return run_task(self._task_send(False), params, timeout=budget,
-                            cancelled=cancelled, on_status=self._on_task_status)
-        deadline = deadline_for(budget)
-        created = self._call(params, timeout=timeout, cancelled=cancelled,
-                             progress_token=progress_token, tool_call_id=tool_call_id,
-                             tasks=True)
-        if created.get("resultType") != "task":
-            return created   # the server ran it at once (or after input rounds)
-        return wait_modern(self._task_send(True), self._answer_inputs, created, timeout=budget,
-                           deadline=deadline, cancelled=cancelled,
-                           on_status=self._on_task_status,
-                           max_rounds=self._opts["max_input_rounds"])
+        signal = self._tasks_stopped if cancelled is None else cancelled
+        try:
+            if self._era_info(timeout, cancelled).era == "legacy":
+                return run_task(self._task_send(False), params, timeout=budget,
+                                cancelled=signal, on_status=self._on_task_status)
+            deadline = deadline_for(budget)
+            created = self._call(params, timeout=timeout, cancelled=cancelled,
+                                 progress_token=progress_token, tool_call_id=tool_call_id,
+                                 tasks=True)
+            if created.get("resultType") != "task":
+                return created   # the server ran it at once (or after input rounds)
+            return wait_modern(self._task_send(True), self._answer_inputs, created,
+                               timeout=budget, deadline=deadline, cancelled=signal,
+                               on_status=self._on_task_status,
+                               max_rounds=self._opts["max_input_rounds"])
+        except Cancelled:
+            if signal is self._tasks_stopped and self._tasks_closing:
+                raise TransportClosed() from None
+            raise
 
     def call_tool_task(self, name: str, arguments: Mapping[str, Any] | None = None, *,
                        timeout: float | None = None) -> TaskHandle:
@@ -217,6 +231,7 @@ class TaskCalls:
         and the handle fails with :class:`TransportClosed`, as a call would.
         """
         self._tasks_closing = True
+        self._tasks_stopped.set()
         for handle in list(self._handles):
             handle.stop.set()
 

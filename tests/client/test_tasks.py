@@ -6,7 +6,7 @@ import threading
 from concurrent.futures import Future
 from typing import Any
 
-from mcp_client import Cancelled, Client, MCPClientError, ProtocolError, Timeout
+from mcp_client import Cancelled, Client, MCPClientError, ProtocolError, Timeout, TransportClosed
 from mcp_client.testing import Error, FakeTransport
 
 from ..base import ClientCase
@@ -45,6 +45,31 @@ class TaskCase(ClientCase):
 
 
 class TaskStateTest(TaskCase):
+    def test_close_while_a_call_waits_between_polls_ends_the_call_at_once(self) -> None:
+        polled = threading.Event()   # the tasks/get answer is in: the call now pauses
+
+        def seen(status: dict[str, Any]) -> None:
+            if len(self.fake.requests("tasks/get")) == 1:
+                polled.set()
+
+        client = self.legacy(task("working", pollInterval=10 ** 9), on_task_status=seen)
+        raised: list[BaseException] = []
+
+        def call() -> None:
+            try:
+                client.call_tool("long", timeout=0)
+            except BaseException as exc:
+                raised.append(exc)
+
+        caller = threading.Thread(target=call)
+        caller.start()
+        self.assertTrue(polled.wait(10))
+        client.close()
+        caller.join(5)
+        self.assertFalse(caller.is_alive())
+        self.assertEqual([type(exc) for exc in raised], [TransportClosed])
+        self.assertEqual(self.fake.requests("tasks/cancel"), [])
+
     def test_polled_until_completed_then_the_result_is_fetched(self) -> None:
         client = self.legacy(task("working"), task("completed"))
         self.assertEqual(client.call_tool("long", {"a": 1}), DONE)

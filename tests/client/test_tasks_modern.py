@@ -333,7 +333,14 @@ class ModernHandleTest(ModernCase):
         self.assertEqual(self.fake.requests("tasks/cancel"), [])   # the task is not ours to end
 
     def test_close_while_a_call_waits_between_polls_ends_the_call_at_once(self) -> None:
-        client = self.modern({**task("working"), "pollIntervalMs": 10 ** 9})   # a 10 s pause
+        polled = threading.Event()   # the tasks/get answer is in: the call now pauses
+
+        def seen(status: dict[str, Any]) -> None:
+            if len(self.fake.requests("tasks/get")) == 1:
+                polled.set()
+
+        client = self.modern({**task("working"), "pollIntervalMs": 10 ** 9},   # a 10 s pause
+                             on_task_status=seen)
         raised: list[BaseException] = []
 
         def call() -> None:
@@ -344,7 +351,7 @@ class ModernHandleTest(ModernCase):
 
         caller = threading.Thread(target=call)
         caller.start()
-        self.fake.wait_for("tasks/get", 1)
+        self.assertTrue(polled.wait(10))
         client.close()
         caller.join(5)
         self.assertFalse(caller.is_alive())
