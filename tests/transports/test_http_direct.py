@@ -13,10 +13,7 @@ import contextlib
 import gzip
 import io
 import os
-import shutil
 import socket
-import ssl
-import tempfile
 import threading
 import zlib
 from typing import Any
@@ -29,7 +26,8 @@ from mcp_client._http import direct
 from mcp_client._http.framing import BadAnswer, Body, read_head
 
 from ..base import LeakCheckingTestCase
-from ..httpkit import WAIT, Reply, ScriptedCase, ScriptedServer, Seen, event, read_request
+from ..httpkit import (WAIT, Reply, ScriptedCase, ScriptedServer, Seen, TLSCase, event,
+                       read_request)
 
 JSON_RESULT = {"content": [{"type": "text", "text": "ok"}]}
 
@@ -332,49 +330,8 @@ class DirectPathTest(ScriptedCase):
         self.assertEqual(srv.seen("tools/call")[0].headers["authorization"], "Bearer tok-1")
 
 
-def self_signed(folder: str) -> tuple[str, str]:
-    """A certificate for 127.0.0.1 and its key, as PEM files in ``folder``."""
-    import datetime
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
-    cert_path, key_path = os.path.join(folder, "cert.pem"), os.path.join(folder, "key.pem")
-    with open(cert_path, "wb") as out:
-        out.write(cert.public_bytes(serialization.Encoding.PEM))
-    with open(key_path, "wb") as out:
-        out.write(key.private_bytes(serialization.Encoding.PEM,
-                                    serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption()))
-    return cert_path, key_path
-
-
-class TLSTest(ScriptedCase):
+class TLSTest(TLSCase):
     """https:// to a scripted server with a certificate of its own, on both paths."""
-
-    def tls_server(self) -> tuple[ScriptedServer, str]:
-        folder = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, folder, True)
-        cert, key = self_signed(folder)
-        srv = self.serve()
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(cert, key)
-        srv.httpd.socket = context.wrap_socket(srv.httpd.socket, server_side=True)
-        return srv, cert
 
     def test_https_goes_direct_and_verifies_against_the_bundle_given(self) -> None:
         srv, cert = self.tls_server()

@@ -11,10 +11,7 @@ import contextlib
 import io
 import json
 import os
-import shutil
 import socket
-import ssl
-import tempfile
 import threading
 import time
 from typing import Any
@@ -27,8 +24,8 @@ from mcp_client._http import direct
 from mcp_client._http.framing import BadAnswer, Body, read_head
 
 from ..base import LeakCheckingTestCase, wait_until
-from ..httpkit import (WAIT, Reply, ScriptedCase, ScriptedServer, Seen, ViaRequests, Wire,
-                       elapsed, event)
+from ..httpkit import (WAIT, Reply, ScriptedCase, ScriptedServer, Seen, TLSCase, ViaRequests,
+                       Wire, elapsed, event)
 
 
 def answer(data: bytes) -> tuple[int, Any, Body]:
@@ -174,53 +171,6 @@ class HostHeaderTest(LeakCheckingTestCase):
         pool = direct.pool_for("http://b\u00fccher.example/mcp", session, size=1)
         assert pool is not None
         self.assertIn(b"\r\nHost: xn--bcher-kva.example\r\n", pool.head("/mcp", b"", {}))
-
-
-def certificate(folder: str, *, common_name: str, san: bool) -> tuple[str, str]:
-    """A self-signed certificate naming ``common_name`` (in a SAN too if ``san``), as PEM."""
-    import datetime
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    builder = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-               .public_key(key.public_key()).serial_number(x509.random_serial_number())
-               .not_valid_before(now - datetime.timedelta(minutes=5))
-               .not_valid_after(now + datetime.timedelta(days=1))
-               .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True))
-    if san:
-        builder = builder.add_extension(x509.SubjectAlternativeName(
-            [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
-    cert = builder.sign(key, hashes.SHA256())
-    cert_path, key_path = os.path.join(folder, "cert.pem"), os.path.join(folder, "key.pem")
-    with open(cert_path, "wb") as out:
-        out.write(cert.public_bytes(serialization.Encoding.PEM))
-    with open(key_path, "wb") as out:
-        out.write(key.private_bytes(serialization.Encoding.PEM,
-                                    serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption()))
-    return cert_path, key_path
-
-
-class TLSCase(ScriptedCase):
-    """Scripted servers behind TLS, with a certificate of their own."""
-
-    def tls_server(self, respond: Any = None, *, common_name: str = "127.0.0.1",
-                   san: bool = True) -> tuple[ScriptedServer, str]:
-        folder = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, folder, True)
-        cert, key = certificate(folder, common_name=common_name, san=san)
-        srv = self.serve(respond)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(cert, key)
-        srv.httpd.socket = context.wrap_socket(srv.httpd.socket, server_side=True)
-        return srv, cert
 
 
 class TLSHostTest(TLSCase):
