@@ -523,14 +523,21 @@ class HTTPTransport(Transport):
 
     def _direct_failed(self, what: str, url: str, exc: Any) -> TransportError:
         """A direct POST's failure, said as :meth:`_http` says requests' (no cause chained)."""
+        kind = "connect" if exc.timed_out and not exc.connected else \
+            "failed" if exc.timed_out else "unreachable"
+        return self._failure(kind, what, "POST", url, exc.reason)
+
+    def _failure(self, kind: str, what: str, verb: str, url: str,
+                 reason: str) -> TransportError:
+        """No HTTP answer: ``kind`` is ``connect`` (timed out), ``unreachable`` or ``failed``."""
         shown = redact_url(url)
-        if exc.timed_out and not exc.connected:
+        if kind == "connect":
             return TransportError(f"{what}: could not connect to {shown} within "
                                   f"{self._connect_timeout:g}s")
-        if exc.timed_out:
-            return TransportError(f"{what}: the POST to {shown} failed: {exc.reason}")
-        return TransportError(f"{what}: cannot reach {shown}: "
-                              f"{redact_text(exc.reason, url, self.url)}")
+        said = "cannot reach" if kind == "unreachable" else f"the {verb} to"
+        ending = "" if kind == "unreachable" else " failed"
+        return TransportError(f"{what}: {said} {shown}{ending}: "
+                              f"{redact_text(reason, url, self.url)}")
 
     def _http(self, session: requests.Session, verb: str, what: str, url: str,
               body: bytes | None, headers: Mapping[str, str], *,
@@ -544,18 +551,12 @@ class HTTPTransport(Transport):
                 auth=_wire.explicit_auth(self._auth, headers),
                 timeout=(self._connect_timeout, read_timeout))
             return response
-        except requests.exceptions.ConnectTimeout as exc:
-            shown = redact_url(url)
-            raise TransportError(f"{what}: could not connect to {shown} within "
-                                 f"{self._connect_timeout:g}s") from self._chained(exc, url)
-        except requests.exceptions.ConnectionError as exc:
-            shown = redact_url(url)
-            raise TransportError(f"{what}: cannot reach {shown}: "
-                                 f"{self._cause(exc, url)}") from self._chained(exc, url)
         except requests.exceptions.RequestException as exc:
-            shown = redact_url(url)
-            raise TransportError(f"{what}: the {verb} to {shown} failed: "
-                                 f"{self._cause(exc, url)}") from self._chained(exc, url)
+            kind = "connect" if isinstance(exc, requests.exceptions.ConnectTimeout) else \
+                "unreachable" if isinstance(exc, requests.exceptions.ConnectionError) else \
+                "failed"
+            raise self._failure(kind, what, verb, url, _root_cause(exc)) \
+                from self._chained(exc, url)
 
     def _cause(self, exc: BaseException, url: str) -> str:
         """:func:`_root_cause`, with the URLs it may quote redacted."""
