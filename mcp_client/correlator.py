@@ -13,6 +13,11 @@ handoff CPython has -- it sits on the hot path of every request.
 A request the caller gave up on is *abandoned*; an answer that arrives for it
 later is dropped and reported through ``on_warn``.
 
+A *standing* request (a ``subscriptions/listen`` that stays open for the
+life of the connection) is pending like any other, but :meth:`Correlator.waiting`
+leaves it out: it counts the answers somebody is waiting for now, which is
+what a reader deciding how soon to read the pipe again needs to know.
+
 It does no I/O and starts no thread.
 """
 
@@ -86,27 +91,34 @@ class Correlator:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: dict[int | str, Pending] = {}
-        #: How many requests await their answer (``len(self)``, without a Python frame).
-        self.waiting: Callable[[], int] = self._pending.__len__
+        self._standing: set[int | str] = set()   # ids of the standing requests pending
         self._abandoned: collections.OrderedDict[int | str, str] = collections.OrderedDict()
         self._on_warn = on_warn
 
     def __len__(self) -> int:
         return len(self._pending)
 
+    def waiting(self) -> int:
+        """How many requests await their answer, standing ones left out (see the module)."""
+        return len(self._pending) - len(self._standing)
+
     def __repr__(self) -> str:
         return f"<Correlator pending={len(self._pending)}>"
 
-    def register(self, method: str, then: Callable[[Pending], None] | None = None) -> Pending:
+    def register(self, method: str, then: Callable[[Pending], None] | None = None,
+                 *, standing: bool = False) -> Pending:
         """Allocate a fresh id for ``method`` and start waiting for its answer.
 
         ``then``, when given, is called with the cell once it completes, on
         the completing thread (the reader's, or the one failing the wire); it
-        must not raise.
+        must not raise.  ``standing``: the answer may not come for as long as
+        the connection lasts, and :meth:`waiting` does not count it.
         """
         with self._lock:
             pending = Pending(next(self._ids), method, then)
             self._pending[pending.ident] = pending
+            if standing:
+                self._standing.add(pending.ident)
         return pending
 
     def register_many(self, method: str, count: int) -> list[Pending]:
@@ -131,6 +143,8 @@ class Correlator:
         with self._lock:
             pending = self._pending.pop(ident, None) if ident is not None else None
             late = pending is None and ident in self._abandoned
+            if self._standing and pending is not None:
+                self._standing.discard(ident)
         if pending is None:
             what = f"late answer to abandoned request {ident!r}" if late else \
                 f"answer to unknown request id {ident!r}"
@@ -143,6 +157,7 @@ class Correlator:
         """Stop tracking ``ident``; a later answer for it is dropped."""
         with self._lock:
             pending = self._pending.pop(ident, None)
+            self._standing.discard(ident)
             if pending is not None:
                 self._abandoned[ident] = pending.method
                 while len(self._abandoned) > ABANDONED_MEMORY:
@@ -162,6 +177,7 @@ class Correlator:
             if self._pending.get(pending.ident) is not pending:
                 return False
             del self._pending[pending.ident]
+            self._standing.discard(pending.ident)
         pending._complete(message, None)
         return True
 
@@ -169,6 +185,7 @@ class Correlator:
         """Fail the one outstanding request ``ident`` with ``exc``."""
         with self._lock:
             pending = self._pending.pop(ident, None)
+            self._standing.discard(ident)
         if pending is None:
             return False
         pending._complete(None, exc)
@@ -179,6 +196,7 @@ class Correlator:
         with self._lock:
             pendings = list(self._pending.values())
             self._pending.clear()
+            self._standing.clear()
         for pending in pendings:
             pending._complete(None, exc)
         return len(pendings)

@@ -119,7 +119,9 @@ class Transport(abc.ABC):
         A wire that can reads and dispatches inbound messages on the calling
         thread, as its reader would, until ``done()`` or ``timeout`` seconds
         (None: no bound), and returns what is left of ``timeout`` (0.0: none);
-        ``waiting()`` says how many other answers are awaited; ``first``, if
+        ``waiting()`` says how many other answers are awaited (a standing
+        request, such as the open ``subscriptions/listen``, not among them:
+        :meth:`Correlator.waiting <mcp_client.correlator.Correlator.waiting>`); ``first``, if
         given, runs once, as soon as this thread leads (or does not).  The
         default reads nothing and returns ``timeout``: the caller waits as a
         follower.

@@ -23,7 +23,10 @@ reader thread would, in the order they came.  The rules:
   else holds the pipe) ends every reader and every lead.
 
 The price: a notification that arrives while nobody waits, just after a
-burst of calls, is dispatched up to two periods late.  It does no more than
+burst of calls, is dispatched up to two periods late.  That holds for the
+notifications of an open ``subscriptions/listen`` too: the listen is a
+standing request, which ``waiting()`` does not count, so calls made while
+one is open (``watch=True``) keep the pipe as they would without it.  It does no more than
 read and dispatch: the transport decides what a line means, and what EOF does.
 """
 
@@ -174,8 +177,8 @@ class PipeReader:
         Returns at once, with ``timeout``, when another thread reads the pipe;
         otherwise what is left of ``timeout`` (None: no budget) once ``done()``
         is true, the budget ran out, the stream ended or the waker was set.
-        ``waiting()`` says how many answers are still awaited: any, and the
-        reader thread takes over at once.  ``first`` (the sends whose answers
+        ``waiting()`` says how many answers are still awaited (standing
+        requests left out): any, and the reader thread takes over at once.  ``first`` (the sends whose answers
         this waits for) runs once, after the pipe is ours if it can be: the
         reader thread must not be the one woken by their answers.
         """

@@ -454,12 +454,16 @@ class Connection:
 
     # -- what a flight needs ---------------------------------------------------------
 
-    def register(self, method: str,
-                 then: Callable[[Pending], None] | None = None) -> Pending:
-        """A fresh request id for ``method``; ``then`` is called once it completes."""
+    def register(self, method: str, then: Callable[[Pending], None] | None = None,
+                 *, standing: bool = False) -> Pending:
+        """A fresh request id for ``method``; ``then`` is called once it completes.
+
+        ``standing``: a request kept open for the connection's life (a listen),
+        which no caller waits on (:meth:`Correlator.register`).
+        """
         if self._state != "open":   # check_usable(), inline: every pipelined call passes here
             raise self._failure()
-        return self._correlator.register(method, then)
+        return self._correlator.register(method, then, standing=standing)
 
     def post(self, pending: Pending, params: Mapping[str, Any], meta: dict[str, Any] | None,
              *, headers: Mapping[str, str] | None = None, pipelined: bool = False,

@@ -214,7 +214,7 @@ class Watch:
         ended = threading.Event()
         self.honoured = None
         try:
-            pending = connection.register(LISTEN, lambda _: ended.set())
+            pending = connection.register(LISTEN, lambda _: ended.set(), standing=True)
         except MCPClientError as exc:
             return str(exc)
         self._pending, self._ended = pending, ended

@@ -81,6 +81,30 @@ class GrowingServerTest(ClientCase):
         client.unsubscribe_resource("res://counter")
         self.assertEqual(listen.subscriptions, [])
 
+    def test_calls_made_while_the_listen_is_open_keep_the_pipe(self) -> None:
+        # The open listen is nobody's call: a caller that read its own answer must not hand
+        # the pipe straight back to the reader thread for it (an urgent kick), or every
+        # call under watch=True pays a wake-up of the reader thread.
+        client, _, changed = self.grow(watch=True)
+        self.assertTrue(changed.wait(10), self.warnings)
+        transport = client.transport
+        assert isinstance(transport, StdioTransport)
+        pipe = transport._pipe
+        assert pipe is not None
+        kicks: list[bool] = []
+        kick = pipe._kick
+
+        def recorded(urgent: bool = False) -> None:
+            kicks.append(urgent)
+            kick(urgent)
+
+        pipe._kick = recorded   # type: ignore[method-assign]
+        for _ in range(20):
+            self.assertEqual(client.call_tool("fresh")["content"][0]["text"], "I am fresh")
+        self.assertEqual(kicks.count(True), 0, kicks)
+        correlator = client._connection._correlator
+        self.assertEqual((len(correlator), correlator.waiting()), (1, 0))   # the listen
+
     def test_the_listen_is_reopened_after_a_restart(self) -> None:
         ended = threading.Event()
 

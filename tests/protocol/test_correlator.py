@@ -58,6 +58,33 @@ class CorrelatorTest(unittest.TestCase):
         self.assertIsNone(self.table.sole_pending())
 
 
+    def test_a_standing_request_is_pending_but_not_waited_for(self) -> None:
+        listen = self.table.register("subscriptions/listen", standing=True)
+        call = self.table.register("tools/call")
+        self.assertEqual((len(self.table), self.table.waiting()), (2, 1))
+        self.assertTrue(self.table.resolve({"id": call.ident, "result": {}}))
+        self.assertEqual((len(self.table), self.table.waiting()), (1, 0))
+        self.assertTrue(self.table.resolve({"id": listen.ident, "result": {}}))
+        self.assertEqual((len(self.table), self.table.waiting()), (0, 0))
+
+    def test_a_standing_request_leaves_the_count_however_it_ends(self) -> None:
+        for end in ("abandon", "fail", "deliver", "fail_all"):
+            with self.subTest(end=end):
+                listen = self.table.register("subscriptions/listen", standing=True)
+                self.table.register("tools/call")
+                if end == "abandon":
+                    self.table.abandon(listen.ident)
+                elif end == "fail":
+                    self.table.fail(listen.ident, exc.Cancelled("gone"))
+                elif end == "deliver":
+                    self.table.deliver(listen, {"id": listen.ident, "result": {}})
+                else:
+                    self.table.fail_all(exc.Cancelled("gone"))
+                left = 0 if end == "fail_all" else 1
+                self.assertEqual((len(self.table), self.table.waiting()), (left, left))
+                self.table.fail_all(exc.Cancelled("gone"))
+
+
 class ExceptionsTest(unittest.TestCase):
     def test_hierarchy_attributes_and_text(self) -> None:
         timeout = exc.Timeout("tools/call", 2.5)
