@@ -69,6 +69,11 @@ class Watch:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._wake = threading.Event()
+        # The thread is between listens and waits on _wake for a call to say something
+        # changed (set before it looks, so a call cannot slip between look and wait); a
+        # call wakes it only then, and not for the same era info it has already looked at.
+        self._idle = False
+        self._idle_on: EraInfo | None = None
         self._thread: threading.Thread | None = None
         self._pending: Pending | None = None
         self._ended: threading.Event | None = None
@@ -81,6 +86,10 @@ class Watch:
 
     def ensure(self, info: EraInfo) -> None:
         """Start watching once the era is known to be modern; wake a watch waiting for it."""
+        if self._thread is not None:   # every request passes here: wake only an idle thread
+            if self._idle and info is not self._idle_on:
+                self._wake.set()
+            return
         if not (self._enabled or self._uris) or info.era != "modern" or self._stop.is_set():
             return
         with self._lock:
@@ -88,8 +97,6 @@ class Watch:
                 self._thread = threading.Thread(target=self._run, daemon=True,
                                                 name=f"mcp-client-watch-{os.getpid()}")
                 self._thread.start()
-                return
-        self._wake.set()
 
     def subscribe(self, uri: str, on: bool, timeout: float | None) -> None:
         """Subscribe to ``uri``'s updates (``on``), or end that subscription.
@@ -123,6 +130,7 @@ class Watch:
         if info.era == "modern":
             self._reissue.set()
             self._end_listen()
+            self._idle_on = None   # the filter changed: an idle thread looks again
             self.ensure(info)
 
     @property
@@ -172,19 +180,25 @@ class Watch:
 
     def _run(self) -> None:
         delay, failures = LISTEN_BACKOFF[0], 0
-        while not self._stop.is_set():
+        while True:
+            self._idle_on, self._idle = None, True
+            self._wake.clear()
+            if self._stop.is_set():
+                return
             connection = self._connection
             info = connection.era_info
             if info is None or info.era != "modern" or connection.state != "open":
+                if info is not None and connection.state == "open":
+                    self._idle_on = info   # a legacy session: only a new negotiation can change it
                 self._wake.wait()   # the next call (after a restart) negotiates, then wakes us
-                self._wake.clear()
                 continue
             self._reissue.clear()   # the filter is read now: a reissue asked before is done
             wanted = self._filter(connection.discovered())
             if not wanted:   # nothing offered, or nothing subscribed yet
+                self._idle_on = connection.era_info   # a call on it has nothing new to say
                 self._wake.wait()
-                self._wake.clear()
                 continue
+            self._idle = False
             started = time.monotonic()
             why = self._listen(info, wanted)
             if why is None or self._stop.is_set():
@@ -199,8 +213,10 @@ class Watch:
             if failures >= MAX_FAILURES:
                 self._warn(f"subscriptions/listen failed {failures} times in a row ({why}); "
                            "not reopening it before the next call")
+                self._idle_on, self._idle = None, True
                 self._wake.clear()
-                self._wake.wait()
+                if not self._stop.is_set():
+                    self._wake.wait()
                 failures = 0
                 continue
             self._warn(f"subscriptions/listen ended ({why}); reopening it in {delay:g}s")

@@ -16,7 +16,7 @@ from mcp_client import Client, MCPClientError
 from mcp_client.stdio import StdioTransport
 from mcp_client.testing import NO_ANSWER, Error, FakeTransport
 
-from ..base import ClientCase, server
+from ..base import ClientCase, server, wait_until
 from ..httpkit import LiveServer
 
 
@@ -222,6 +222,38 @@ class ListenProtocolTest(ClientCase):
         self.assertEqual(len(fake.requests("subscriptions/listen")), 1)
         self.assertTrue(any("does not serve subscriptions/listen" in w for w in self.warnings),
                         self.warnings)
+
+    def test_calls_to_a_server_offering_no_list_changes_do_not_wake_the_watch(self) -> None:
+        # Nothing to listen for: the watch thread waits for something to change (a new
+        # negotiation, a subscription), not for every call (a wake-up of a thread per call).
+        fake = FakeTransport()
+        fake.on("server/discover", {"supportedVersions": ["2026-07-28"],
+                                    "capabilities": {"tools": {},
+                                                     "resources": {"subscribe": True}}})
+        fake.on("tools/list", TOOLS)
+        fake.on("tools/call", {"content": [{"type": "text", "text": "ok"}]})
+        fake.on("subscriptions/listen", NO_ANSWER)
+        client = self.connect(fake, watch=True)
+        client.list_tools()
+        watch = client._connection._watch
+        wait_until(lambda: watch._idle and watch._idle_on is not None, 5)   # it looked
+        wakes: list[int] = []
+        real = watch._wake.set
+
+        def counted() -> None:
+            wakes.append(1)
+            real()
+
+        watch._wake.set = counted   # type: ignore[method-assign]
+        for _ in range(5):
+            self.assertEqual(client.call_tool("a")["content"][0]["text"], "ok")
+        self.assertEqual(wakes, [])
+        self.assertEqual(fake.requests("subscriptions/listen"), [])
+        client.subscribe_resource("res://a")   # something to listen for: it wakes, and listens
+        listen = fake.wait_for("subscriptions/listen")
+        self.assertEqual(listen["params"]["notifications"],
+                         {"resourceSubscriptions": ["res://a"]})
+        self.assertEqual(wakes, [1])
 
     def test_no_listen_without_watch_or_on_legacy(self) -> None:
         fake = FakeTransport()
