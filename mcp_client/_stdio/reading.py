@@ -178,9 +178,10 @@ class PipeReader:
         otherwise what is left of ``timeout`` (None: no budget) once ``done()``
         is true, the budget ran out, the stream ended or the waker was set.
         ``waiting()`` says how many answers are still awaited (standing
-        requests left out): any, and the reader thread takes over at once.  ``first`` (the sends whose answers
-        this waits for) runs once, after the pipe is ours if it can be: the
-        reader thread must not be the one woken by their answers.
+        requests left out): any, and the reader thread takes over at once.
+        ``first`` (the sends whose answers this waits for) runs once, after
+        the pipe is ours if it can be: the reader thread must not be the one
+        woken by their answers.
         """
         if self.eof or self._retired or not self.token.acquire(False):
             if first is not None:

@@ -57,7 +57,6 @@ class CorrelatorTest(unittest.TestCase):
         self.table.register("n")
         self.assertIsNone(self.table.sole_pending())
 
-
     def test_a_standing_request_is_pending_but_not_waited_for(self) -> None:
         listen = self.table.register("subscriptions/listen", standing=True)
         call = self.table.register("tools/call")
