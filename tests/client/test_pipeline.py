@@ -13,7 +13,9 @@ import os
 import signal
 import threading
 import time
-from concurrent.futures import Future
+from concurrent.futures import FIRST_COMPLETED, Future, InvalidStateError, as_completed
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import wait as futures_wait
 from typing import Any
 from unittest import mock
 
@@ -166,6 +168,57 @@ class ChaosEchoTest(ChaosCase):
 
         client.call_tool_async("echo", {"text": "first"}).add_done_callback(then)
         self.assertEqual(answered.result(10), "from the callback")
+
+    def test_a_pipelined_future_keeps_every_promise_of_a_future(self) -> None:
+        # The pipelined call's Future is made and completed by hand (fewer frames per call):
+        # what concurrent.futures offers on a Future must all still hold.
+        client = self.ready()
+        pending = client.call_tool_async("never")
+        self.assertIsInstance(pending, Future)
+        self.assertTrue(pending.running())
+        self.assertFalse(pending.done())
+        self.assertFalse(pending.cancel())   # sent already: nothing to cancel
+        self.assertFalse(pending.cancelled())
+        with self.assertRaises(FutureTimeout):
+            pending.result(0.05)
+        with self.assertRaises(FutureTimeout):
+            pending.exception(0.05)
+        self.assertIn("state=running", repr(pending))
+        futures = [client.call_tool_async("echo", {"text": f"w{n}"}) for n in range(16)]
+        called: list[str] = []
+        futures[0].add_done_callback(lambda f: called.append(text(f.result())))
+        done, not_done = futures_wait(futures + [pending], timeout=10,
+                                      return_when=FIRST_COMPLETED)
+        self.assertTrue(done and pending in not_done)
+        done, not_done = futures_wait(futures, timeout=10)
+        self.assertEqual((len(done), not_done), (16, set()))
+        self.assertEqual(sorted(text(f.result()) for f in as_completed(futures, timeout=10)),
+                         sorted(f"w{n}" for n in range(16)))
+        self.assertEqual([f.exception() for f in futures], [None] * 16)
+        after: list[str] = []
+        futures[1].add_done_callback(lambda f: after.append(text(f.result())))   # at once
+        self.assertEqual(after, ["w1"])
+        wait_until(lambda: bool(called), 5)   # the pool runs a callback added before
+        self.assertEqual(called, ["w0"])
+        self.assertIn("state=finished returned dict", repr(futures[0]))
+        with self.assertRaises(InvalidStateError):
+            futures[0].set_result({})
+        self.assertEqual(text(futures[0].result()), "w0")
+
+    def test_a_failed_pipelined_future_raises_through_every_door(self) -> None:
+        client = self.ready()
+        future = client.call_tool_async("never", timeout=0.2)
+        waiting: list[BaseException | None] = []
+        blocked = threading.Thread(target=lambda: waiting.append(future.exception(10)))
+        blocked.start()   # waits in exception(): set_exception must wake it
+        with self.assertRaises(Timeout):
+            future.result(10)
+        blocked.join(10)
+        [raised] = waiting
+        self.assertIsInstance(raised, Timeout)
+        self.assertTrue(future.done())
+        with self.assertRaises(InvalidStateError):
+            future.set_exception(RuntimeError("twice"))
 
     def test_a_widened_batch_is_pipelined(self) -> None:
         client = self.ready(tool_concurrency=8, parallel_tools=("echo", "slow"))
