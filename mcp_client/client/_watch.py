@@ -130,7 +130,7 @@ class Watch:
         if info.era == "modern":
             self._reissue.set()
             self._end_listen()
-            self._idle_on = None   # the filter changed: an idle thread looks again
+            self._wake.set()   # the filter changed: an idle thread looks again
             self.ensure(info)
 
     @property
@@ -193,9 +193,10 @@ class Watch:
                 self._wake.wait()   # the next call (after a restart) negotiates, then wakes us
                 continue
             self._reissue.clear()   # the filter is read now: a reissue asked before is done
-            wanted = self._filter(connection.discovered())
+            looked = connection.discovered()
+            wanted = self._filter(looked)
             if not wanted:   # nothing offered, or nothing subscribed yet
-                self._idle_on = connection.era_info   # a call on it has nothing new to say
+                self._idle_on = looked   # a call on the info looked at has nothing new to say
                 self._wake.wait()
                 continue
             self._idle = False
