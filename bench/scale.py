@@ -373,7 +373,7 @@ FIGURES = (
 REBUILD_NOTE = (
     "The rebuild after a change does the same Python work per tool at every size (its "
     "call count grows exactly with the tools), yet its time per server grows, about "
-    "1.4-1.5× from 10 to 100 servers in the runs so far, with the garbage collector off "
+    "1.4-1.6× from 10 to 100 servers in the runs so far, with the garbage collector off "
     "as much as on.  cProfile puts that growth in walking the whole catalogue: the "
     "generator feeding the name map costs about 4.6× as much per tool at 5,000 tools as "
     "at 500.  That is the memory a larger catalogue spans, not more work per server; "
