@@ -40,7 +40,7 @@ from ..exceptions import (Cancelled, InputLoopExceeded, MCPClientError, Protocol
 from ..protocol import Kind
 from ._cancel import CANCEL_POLL, check_cancel_signal, fired, pause
 from . import _flights
-from ._flights import Flight, answer_class, volley
+from ._flights import Flight, all_done, answer_class, volley
 from ._inputs import ELICIT, ROOTS, SAMPLE, Inputs, url_elicitation_hook
 from ._negotiation import Negotiation
 from ._paging import MAX_LIST_ITEMS, MAX_PAGES, pages
@@ -657,14 +657,7 @@ class Connection:
         """
         from concurrent.futures import wait
 
-        index = 0
-
-        def done() -> bool:
-            nonlocal index
-            while index < len(futures) and futures[index].done():
-                index += 1
-            return index == len(futures)
-
+        done = all_done(futures)
         if first is not None or not done():
             self._transport.lead(done, LEAD_SLICE, self._correlator.waiting, first)
         wait(futures)

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from ._era import EraInfo
     from ._progress import Ticket
 
-__all__ = ["Deadlines", "Flight", "answer_class", "volley"]
+__all__ = ["Deadlines", "Flight", "all_done", "answer_class", "volley"]
 
 log = get_logger(__name__)
 
@@ -287,14 +287,7 @@ def volley(connection: Connection, pools: Pools,
             pendings = connection.register_many("tools/call", len(calls))
         except Exception as exc:   # nothing was sent: every call has the same outcome
             return [_outcome(exc, body) for body in params]
-        index = 0
-
-        def done() -> bool:
-            nonlocal index
-            while index < len(pendings) and pendings[index].done():
-                index += 1
-            return index == len(pendings)
-
+        done = all_done(pendings)
         # sent once this thread holds the wire, so that the answers wake nobody else
         connection.lead(done, budget, lambda: _post_all(connection, pendings, params, metas))
         timed_out = _await_all(connection, pendings, tickets, budget, start)
@@ -407,6 +400,23 @@ def _shaped_all(connection: Connection, pools: Pools, info: EraInfo,
     for _, thread in rounds:
         thread.join()
     return outcomes
+
+
+def all_done(items: Sequence[Pending] | Sequence[Future[Any]]) -> Callable[[], bool]:
+    """``done()`` for a lead over ``items``: whether every one is done.
+
+    It remembers how far it got, so asked again and again while answers come
+    in it looks at each item about once, not once per look.
+    """
+    index = 0
+
+    def done() -> bool:
+        nonlocal index
+        while index < len(items) and items[index].done():
+            index += 1
+        return index == len(items)
+
+    return done
 
 
 def _more_rounds(connection: Connection, pools: Pools, info: EraInfo, params: dict[str, Any],
