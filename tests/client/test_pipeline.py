@@ -292,7 +292,8 @@ class ChaosEchoTest(ChaosCase):
         self.assertEqual((counts["cancels"], counts["held"]), (2, 0))
         self.assertEqual(client._connection.pending, 0)
 
-    def test_close_ends_a_batch_in_flight(self) -> None:
+    def batch_of_nevers(self) -> tuple[Client, threading.Thread, list[Any]]:
+        """A batch of two calls that are never answered, on a thread, once it is sent."""
         client = self.ready(tool_concurrency=8, parallel_tools=("never",), request_timeout=0)
         sent = sending(client, "never")
         entries: list[Any] = []
@@ -300,6 +301,10 @@ class ChaosEchoTest(ChaosCase):
             [call("never", {"n": 1}), call("never", {"n": 2})])), name="batch")
         batch.start()
         self.assertTrue(sent.wait(WAIT))
+        return client, batch, entries
+
+    def test_close_ends_a_batch_in_flight(self) -> None:
+        client, batch, entries = self.batch_of_nevers()
         client.close()
         batch.join(WAIT)
         self.assertFalse(batch.is_alive())
@@ -307,13 +312,7 @@ class ChaosEchoTest(ChaosCase):
                          ["the connection to the server is closed; never could not run"] * 2)
 
     def test_the_server_dies_under_a_batch(self) -> None:
-        client = self.ready(tool_concurrency=8, parallel_tools=("never",), request_timeout=0)
-        sent = sending(client, "never")
-        entries: list[Any] = []
-        batch = threading.Thread(target=lambda: entries.extend(client.execute_tool_calls(
-            [call("never", {"n": 1}), call("never", {"n": 2})])), name="batch")
-        batch.start()
-        self.assertTrue(sent.wait(WAIT))
+        client, batch, entries = self.batch_of_nevers()
         os.kill(client.transport.pid, signal.SIGKILL)  # type: ignore[attr-defined]
         batch.join(WAIT)
         self.assertFalse(batch.is_alive())

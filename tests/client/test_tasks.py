@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, Callable
 
 from mcp_client import Cancelled, Client, MCPClientError, ProtocolError, Timeout, TransportClosed
 from mcp_client.testing import Error, FakeTransport
@@ -21,6 +21,41 @@ DONE = {"content": [{"type": "text", "text": "done"}]}
 def task(status: str, **extra: Any) -> dict[str, Any]:
     return {"taskId": "t1", "status": status, "pollInterval": 10, "ttl": 60000,
             "createdAt": "2026-12-01T00:00:00Z", **extra}
+
+
+def close_ends_a_paused_call(case: ClientCase,
+                             connect: Callable[[Callable[[dict[str, Any]], None]], Client]
+                             ) -> None:
+    """``close()`` ends a blocking task call paused between polls at once, with
+    ``TransportClosed`` and no ``tasks/cancel``.
+
+    ``connect(on_task_status)`` makes the client and sets ``case.fake``, whose
+    first ``tasks/get`` answer asks for a pause longer than the test.
+    """
+    polled = threading.Event()   # the tasks/get answer is in: the call now pauses
+
+    def seen(status: dict[str, Any]) -> None:
+        if len(fake.requests("tasks/get")) == 1:
+            polled.set()
+
+    client = connect(seen)
+    fake: FakeTransport = getattr(case, "fake")   # set by connect, before any poll
+    raised: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            client.call_tool("long", timeout=0)
+        except BaseException as exc:
+            raised.append(exc)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    case.assertTrue(polled.wait(10))
+    client.close()
+    caller.join(5)
+    case.assertFalse(caller.is_alive())
+    case.assertEqual([type(exc) for exc in raised], [TransportClosed])
+    case.assertEqual(fake.requests("tasks/cancel"), [])
 
 
 class TaskCase(ClientCase):
@@ -46,29 +81,8 @@ class TaskCase(ClientCase):
 
 class TaskStateTest(TaskCase):
     def test_close_while_a_call_waits_between_polls_ends_the_call_at_once(self) -> None:
-        polled = threading.Event()   # the tasks/get answer is in: the call now pauses
-
-        def seen(status: dict[str, Any]) -> None:
-            if len(self.fake.requests("tasks/get")) == 1:
-                polled.set()
-
-        client = self.legacy(task("working", pollInterval=10 ** 9), on_task_status=seen)
-        raised: list[BaseException] = []
-
-        def call() -> None:
-            try:
-                client.call_tool("long", timeout=0)
-            except BaseException as exc:
-                raised.append(exc)
-
-        caller = threading.Thread(target=call)
-        caller.start()
-        self.assertTrue(polled.wait(10))
-        client.close()
-        caller.join(5)
-        self.assertFalse(caller.is_alive())
-        self.assertEqual([type(exc) for exc in raised], [TransportClosed])
-        self.assertEqual(self.fake.requests("tasks/cancel"), [])
+        close_ends_a_paused_call(self, lambda seen: self.legacy(
+            task("working", pollInterval=10 ** 9), on_task_status=seen))
 
     def test_polled_until_completed_then_the_result_is_fetched(self) -> None:
         client = self.legacy(task("working"), task("completed"))

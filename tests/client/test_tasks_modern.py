@@ -11,6 +11,7 @@ from mcp_client import Cancelled, Client, InputLoopExceeded, MCPClientError, Pro
 from mcp_client.testing import Error, FakeTransport
 
 from ..base import ClientCase
+from .test_tasks import close_ends_a_paused_call
 
 EXT = "io.modelcontextprotocol/tasks"
 CAPS = "io.modelcontextprotocol/clientCapabilities"
@@ -333,30 +334,8 @@ class ModernHandleTest(ModernCase):
         self.assertEqual(self.fake.requests("tasks/cancel"), [])   # the task is not ours to end
 
     def test_close_while_a_call_waits_between_polls_ends_the_call_at_once(self) -> None:
-        polled = threading.Event()   # the tasks/get answer is in: the call now pauses
-
-        def seen(status: dict[str, Any]) -> None:
-            if len(self.fake.requests("tasks/get")) == 1:
-                polled.set()
-
-        client = self.modern({**task("working"), "pollIntervalMs": 10 ** 9},   # a 10 s pause
-                             on_task_status=seen)
-        raised: list[BaseException] = []
-
-        def call() -> None:
-            try:
-                client.call_tool("long", timeout=0)
-            except BaseException as exc:
-                raised.append(exc)
-
-        caller = threading.Thread(target=call)
-        caller.start()
-        self.assertTrue(polled.wait(10))
-        client.close()
-        caller.join(5)
-        self.assertFalse(caller.is_alive())
-        self.assertEqual([type(exc) for exc in raised], [TransportClosed])
-        self.assertEqual(self.fake.requests("tasks/cancel"), [])
+        close_ends_a_paused_call(self, lambda seen: self.modern(
+            {**task("working"), "pollIntervalMs": 10 ** 9}, on_task_status=seen))
 
     def test_on_task_status_is_told_each_status(self) -> None:
         tasks: list[dict[str, Any]] = []
