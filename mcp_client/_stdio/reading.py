@@ -26,8 +26,10 @@ The price: a notification that arrives while nobody waits, just after a
 burst of calls, is dispatched up to two periods late.  That holds for the
 notifications of an open ``subscriptions/listen`` too: the listen is a
 standing request, which ``waiting()`` does not count, so calls made while
-one is open (``watch=True``) keep the pipe as they would without it.  It does no more than
-read and dispatch: the transport decides what a line means, and what EOF does.
+one is open (``watch=True``) keep the pipe as they would without it.
+
+It does no more than read and dispatch: the transport decides what a line
+means, and what EOF does.
 """
 
 from __future__ import annotations
