@@ -58,6 +58,26 @@ nobody knows, :mod:`mcp_client.argkeys`; or none at all, for a tool enforced
 by name) is refused in strict mode, and outside it whenever another agent
 holds anything at all -- it cannot be shown not to collide.
 
+When: a mutating call is judged on the table *at the moment it is
+forwarded*, not when its batch came in.  Calls no lease is about (reads, a
+tool that names no location) go to the inner provider in runs, one batch per
+run; a mutating call that names a location (or is enforced by name) waits
+its turn -- everything before it has been answered -- and is then judged and
+held in one step under the table's lock (:meth:`LeaseTable.hold`), and
+forwarded alone.  What it writes stays *held* until its answer is in:
+another agent's ``lock_acquire`` over it waits (or, with ``wait: 0``, is
+refused, the refusal saying a change is in flight), another agent's write to
+it is refused, and a call that names its location unreadably holds
+everything (:data:`ANYWHERE`).  The agent's own claims and calls are never
+held up by its own holds, and a hold is not a lease: it covers nothing in
+strict mode.  A hold has no TTL; it lasts as long as the call, which the
+provider underneath bounds (a client's ``request_timeout``), and it ends even
+when that provider raises.  So a write queued behind a slow call meets a
+lease another agent took meanwhile, and in strict mode the writer's own lease
+that ran out meanwhile.  The price: such a call never runs beside another in
+the inner provider (a client runs a batch with a write in it one call at a
+time anyway, unless ``parallel_tools`` says otherwise).
+
 Decisions: a lock call's paths are resolved against the root
 of the name ``lock_acquire`` in ``roots`` (so ``{"lock": "/srv/work"}`` or a
 catch-all ``""`` key), the same lexical rules the policy uses, and a path
@@ -82,7 +102,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from . import paths
 from .policy._places import command_locations
@@ -91,8 +111,8 @@ from .provider import CallParts, Layer, declared_name, error_message, parse_argu
 if TYPE_CHECKING:
     from .types import ToolAnnotations, ToolDeclaration, ToolMessage
 
-__all__ = ["LeaseTable", "Leases", "Lease", "ACQUIRE", "RELEASE", "ENFORCED_TOOLS",
-           "TTL_CAP_FACTOR"]
+__all__ = ["LeaseTable", "Leases", "Lease", "Hold", "Conflict", "ACQUIRE", "RELEASE",
+           "ENFORCED_TOOLS", "TTL_CAP_FACTOR", "ANYWHERE"]
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +129,9 @@ TTL_CAP_FACTOR = 10
 DEFAULT_WAIT = 90.0
 #: How often a waiting acquire looks again, at the least: about once a second.
 POLL_SECONDS = 1.0
+#: The path an in-flight hold is shown under when its call names a location that
+#: cannot be read: it may be anywhere, so it is in the way of every claim.
+ANYWHERE = "*"
 
 _DECLARATIONS: list[dict[str, Any]] = [
     {"type": "function", "function": {
@@ -135,17 +158,70 @@ _DECLARATIONS: list[dict[str, Any]] = [
 
 @dataclass
 class Lease:
-    """One held path."""
+    """One held path.
+
+    ``in_flight`` marks a mutating call's hold rather than a lease (see
+    :meth:`LeaseTable.hold`): it has no TTL (``expires`` is infinite) and ends
+    when the call's answer is in; its ``path`` is :data:`ANYWHERE` when the
+    call names a location that cannot be read.
+    """
 
     path: str
     holder: str
     since: float
     expires: float
+    in_flight: bool = False
+
+
+class Hold:
+    """A mutating call's claim on the places it writes, while it runs.
+
+    Made by :meth:`LeaseTable.hold`, ended by :meth:`LeaseTable.end_hold`.
+
+    Attributes:
+        holder: the agent whose call it is.
+        places: the normalised paths the call writes; None for a location
+            that cannot be read (the hold is then in the way of everything).
+        since: when the call was forwarded (the table's clock).
+    """
+
+    __slots__ = ("holder", "places", "since")
+
+    def __init__(self, holder: str, places: Sequence[str | None], since: float) -> None:
+        self.holder = holder
+        self.places = tuple(places)
+        self.since = since
+
+    def __repr__(self) -> str:
+        return f"<Hold holder={self.holder!r} places={list(self.places)!r}>"
+
+    def leases(self) -> list[Lease]:
+        """The hold as leases (``in_flight``), one per place."""
+        return [Lease(ANYWHERE if place is None else place, self.holder, self.since, math.inf,
+                      in_flight=True) for place in self.places]
+
+
+class Conflict(NamedTuple):
+    """Why :meth:`LeaseTable.hold` refused: ``places[at]`` is in the way.
+
+    Attributes:
+        at: which of the places (its index).
+        blocker: another holder's lease or hold over it; None when strict mode
+            wanted a lease of the caller's own and it holds none there.
+    """
+
+    at: int
+    blocker: Lease | None
 
 
 def _overlap(a: str, b: str) -> bool:
     """Whether two normalised paths conflict (either contains the other; case fails closed)."""
     return paths.contains(a, b) is not paths.Tri.NO or paths.contains(b, a) is not paths.Tri.NO
+
+
+def _meets(place: str | None, path: str | None) -> bool:
+    """Whether a held place and a wanted path may conflict (None: could be anything)."""
+    return place is None or path is None or _overlap(place, path)
 
 
 class LeaseTable:
@@ -165,9 +241,11 @@ class LeaseTable:
         self._clock = clock
         self._cond = threading.Condition()
         self._leases: dict[str, Lease] = {}
+        self._holds: list[Hold] = []
 
     def __repr__(self) -> str:
-        return f"<LeaseTable leases={len(self._leases)} default_ttl={self.default_ttl:g}>"
+        return (f"<LeaseTable leases={len(self._leases)} in_flight={len(self._holds)} "
+                f"default_ttl={self.default_ttl:g}>")
 
     def _purge(self, now: float) -> None:
         for path in [p for p, lease in self._leases.items() if lease.expires <= now]:
@@ -182,17 +260,20 @@ class LeaseTable:
     def try_acquire(self, holder: str, wanted: Sequence[str], ttl: float) -> Lease | None:
         """Claim every path or none.
 
+        Another holder's lease or in-flight hold over any of the paths refuses
+        the whole claim; the holder's own never does.
+
         Returns:
-            None when granted; otherwise a lease of another holder that is in
-            the way.
+            None when granted; otherwise a lease (or an ``in_flight`` hold, as a
+            :class:`Lease`) of another holder that is in the way.
         """
         with self._cond:
             now = self._clock()
             self._purge(now)
             for path in wanted:
-                for lease in self._leases.values():
-                    if lease.holder != holder and _overlap(lease.path, path):
-                        return Lease(**vars(lease))
+                blocker = self._in_the_way(holder, path)
+                if blocker is not None:
+                    return blocker
             for path in wanted:
                 held = self._leases.get(path)
                 since = held.since if held is not None and held.holder == holder else now
@@ -215,27 +296,82 @@ class LeaseTable:
         return self.release(agent_id, None)
 
     def release_all(self) -> None:
-        """Empty the table (at shutdown)."""
+        """Empty the table of leases (at shutdown); a call in flight keeps its hold."""
         with self._cond:
             self._leases.clear()
             self._cond.notify_all()
 
     def blocking(self, holder: str, path: str | None) -> Lease | None:
-        """Another holder's lease over ``path`` (any of theirs when ``path`` is unknown)."""
+        """Another holder's lease or in-flight hold over ``path`` (any of theirs when
+        ``path`` is unknown)."""
         with self._cond:
             self._purge(self._clock())
-            for lease in self._leases.values():
-                if lease.holder != holder and (path is None or _overlap(lease.path, path)):
-                    return Lease(**vars(lease))
-        return None
+            return self._in_the_way(holder, path)
 
     def covers(self, holder: str, path: str) -> bool:
-        """Whether ``holder`` holds a lease on ``path`` or a directory above it."""
+        """Whether ``holder`` holds a lease on ``path`` or a directory above it.
+
+        Only leases count: a hold of the holder's own is not permission.
+        """
         with self._cond:
             self._purge(self._clock())
-            return any(lease.holder == holder and
-                       paths.contains(lease.path, path) is paths.Tri.YES
-                       for lease in self._leases.values())
+            return self._covers(holder, path)
+
+    def hold(self, holder: str, places: Sequence[str | None], *,
+             strict: bool) -> Hold | Conflict:
+        """Judge a mutating call on the table as it is now, and hold what it writes.
+
+        In one step under the table's lock: another holder's lease or hold over
+        any place refuses it; with ``strict``, so does a place the holder has
+        no lease over (or a place that cannot be read, None).  Otherwise the
+        places are held -- another holder's :meth:`try_acquire` and
+        :meth:`blocking` see them -- until :meth:`end_hold`.  A hold has no
+        TTL: it lasts as long as the call, which the provider underneath
+        bounds (a client's ``request_timeout``).
+
+        Returns:
+            the :class:`Hold` to end once the call's answer is in, or the
+            :class:`Conflict` that refused it.
+        """
+        with self._cond:
+            now = self._clock()
+            self._purge(now)
+            for index, place in enumerate(places):
+                blocker = self._in_the_way(holder, place)
+                if blocker is not None:
+                    return Conflict(index, blocker)
+                if strict and (place is None or not self._covers(holder, place)):
+                    return Conflict(index, None)
+            held = Hold(holder, places, now)
+            self._holds.append(held)
+            return held
+
+    def end_hold(self, held: Hold) -> None:
+        """End a hold (its call's answer is in); idempotent.  Wakes waiting claims."""
+        with self._cond:
+            self._holds = [h for h in self._holds if h is not held]
+            self._cond.notify_all()
+
+    def holds(self) -> list[Lease]:
+        """The holds of calls in flight, one ``in_flight`` :class:`Lease` per place."""
+        with self._cond:
+            return [lease for held in self._holds for lease in held.leases()]
+
+    def _in_the_way(self, holder: str, path: str | None) -> Lease | None:
+        """Another holder's lease or hold over ``path`` (a copy); the lock is held."""
+        for lease in self._leases.values():
+            if lease.holder != holder and _meets(lease.path, path):
+                return Lease(**vars(lease))
+        for held in self._holds:
+            if held.holder != holder:
+                for place, lease in zip(held.places, held.leases()):
+                    if _meets(place, path):
+                        return lease
+        return None
+
+    def _covers(self, holder: str, path: str) -> bool:
+        return any(lease.holder == holder and paths.contains(lease.path, path) is paths.Tri.YES
+                   for lease in self._leases.values())
 
     def wait_for_change(self, timeout: float) -> None:
         """Block until a release, or ``timeout`` seconds."""
@@ -350,10 +486,14 @@ class Leases(Layer):
                        if declared_name(d) not in (ACQUIRE, RELEASE)]
 
     def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[ToolMessage]:
-        """Lock calls here, refused mutations in place, the rest to the inner provider.
+        """Lock calls here, each mutating call judged as it goes, the rest batched.
 
-        Consecutive calls that go to the inner provider go as one batch; a lock
-        call between them is a barrier, so order is kept.
+        Consecutive calls that no lease is about go to the inner provider as
+        one batch.  A lock call, and a mutating call that names a location,
+        is a barrier: what came before it has been answered when it is
+        handled, so order is kept.  A mutating call is judged on the table
+        *at that moment* and forwarded alone, its places held until its
+        answer is in (:meth:`LeaseTable.hold`).
         """
         results: list[ToolMessage | None] = [None] * len(calls)
         batch: list[int] = []
@@ -370,13 +510,12 @@ class Leases(Layer):
                 flush()
                 results[index] = self._lock_call(part.ident, part.name, part.arguments)
                 continue
-            how = None if part.name is None else self._enforced(part.name)
-            refusal = None if how is None else \
-                self._enforce(part.name, part.arguments, by_name=how == "name")
-            if refusal is not None:
-                results[index] = error_message(part.ident, refusal)
-            else:
+            named = None if part.name is None else self._places(part.name, part.arguments)
+            if named is None:
                 batch.append(index)
+                continue
+            flush()
+            results[index] = self._guarded(calls[index], part, named)
         flush()
         return [r if r is not None else error_message(None, "no result") for r in results]
 
@@ -447,10 +586,11 @@ class Leases(Layer):
                 _shielded(self._on_wait_end, "on_wait_end")
             if blocker is None:
                 return {"acquired": True, "paths": wanted, "ttl": ttl}
+        hint = ("another agent's change to this is in flight; try again in a moment, or "
+                "call with a wait") if blocker.in_flight else \
+            "another agent holds this; work on something else and try again later, or wait longer"
         return {"acquired": False, "path": blocker.path, "holder": blocker.holder,
-                "held_for_seconds": round(self.table.held_for(blocker), 1),
-                "hint": "another agent holds this; work on something else and try again "
-                        "later, or wait longer"}
+                "held_for_seconds": round(self.table.held_for(blocker), 1), "hint": hint}
 
     def _is_cancelled(self) -> bool:
         if self._cancelled is None:
@@ -490,9 +630,12 @@ class Leases(Layer):
             return None
         return "annotations"
 
-    def _enforce(self, tool: str | None, raw: Any, *, by_name: bool) -> str | None:
-        """Why this mutating call is refused, or None to let it through."""
-        assert tool is not None
+    def _places(self, tool: str, raw: Any) -> list[paths.Location | None] | None:
+        """What a mutating call writes (None in the list: a location it names unreadably,
+        or, for a tool enforced by name, none named); None when no lease is about it."""
+        how = self._enforced(tool)
+        if how is None:
+            return None
         try:
             arguments = parse_arguments(raw)
         except ValueError:
@@ -502,21 +645,36 @@ class Leases(Layer):
         changed = command_locations(arguments, root)
         if changed is not None:         # what its shell commands may change, too
             found = [*(found or []), *changed] or None
-        if found is None and not by_name:
-            return None   # it names nothing a lease could be about
-        strict = self._strict()
-        named: list[paths.Location | None] = [None] if found is None else list(found)
-        for location in named:
-            resolved = None if location is None else location.resolved
-            blocker = self.table.blocking(self.agent_id, resolved)
-            if blocker is not None:
-                return self._blocked(tool, blocker, location)
-            if strict and (resolved is None or not self.table.covers(self.agent_id, resolved)):
-                return self._teach(tool, None if location is None else location.value)
-        return None
+        if found is None:
+            return [None] if how == "name" else None   # else it names nothing to lease
+        return list(found) or None
+
+    def _guarded(self, call: Any, part: CallParts, named: list[paths.Location | None],
+                 ) -> ToolMessage:
+        """Judge one mutating call on the table as it is now; forward it alone, held."""
+        tool = part.name
+        assert tool is not None
+        strict = self._strict()     # the host's callback: asked outside the table's lock
+        claim = self.table.hold(self.agent_id, [None if location is None else location.resolved
+                                                for location in named], strict=strict)
+        if isinstance(claim, Conflict):
+            location = named[claim.at]
+            if claim.blocker is not None:
+                return error_message(part.ident, self._blocked(tool, claim.blocker, location))
+            return error_message(part.ident,
+                                 self._teach(tool, None if location is None else location.value))
+        try:
+            answers = list(self.provider.execute_tool_calls([call]))
+        finally:
+            self.table.end_hold(claim)
+        return answers[0] if answers else error_message(part.ident, "no result")
 
     def _blocked(self, tool: str, blocker: Lease, location: paths.Location | None) -> str:
         held = f"held for {self.table.held_for(blocker):.0f}s"
+        if blocker.in_flight:
+            what = "everything" if blocker.path == ANYWHERE else blocker.path
+            return (f"{tool}: {blocker.holder} is changing {what} right now (a call in "
+                    f"flight, {held}); try again when it is done, or work on something else")
         if location is not None and location.resolved is not None:
             return (f"{tool}: {blocker.path} is leased by {blocker.holder} ({held}); call "
                     f"{ACQUIRE} with a wait, or work on something else")
