@@ -20,8 +20,20 @@ Decisions:
 * Every published name matches ``^[a-zA-Z0-9_-]{1,64}$``: a prefixed name
   that is too long is shortened with a stable hash (:mod:`mcp_client.names`).
   When two providers' names collide (``fs`` + ``ext_read`` and ``fs_ext`` +
-  ``read``), the one longest-prefix routing would pick keeps the plain name
-  and the other is hashed -- never merged.
+  ``read``) in one listing, the one longest-prefix routing would pick keeps
+  the plain name and the other is hashed -- never merged -- and ``on_warn``
+  says so.
+* A published name stays bound to the tool it was first given to (the
+  provider's prefix and the provider's name for it) for the life of the
+  registry, because rules and leases name tools by it: when ``fs_ext`` later
+  lists ``delete`` while ``fs``'s ``ext_delete`` holds ``fs_ext_delete``, the
+  newcomer gets the hashed name, and ``on_warn`` says so once.  This holds
+  across a provider added later, a tool list that changes, and a name
+  shortened for the 64-character limit.  A name whose tool went away (its
+  provider removed, or the tool no longer listed) stays reserved: a call to it
+  is an unknown tool, and it is never given to another tool; the tool gets it
+  back when it returns under the same prefix.  Names differing only in case
+  are different names (model APIs and rules compare them exactly).
 * A call is routed by the names published at the last :meth:`tools_for_llm`
   (listed once more when the name is not among them), and by nothing else:
   a name the registry never published -- ``fs_files.delete`` where it
@@ -58,7 +70,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, 
 from .exceptions import MCPClientError
 from ._toolfilter import ToolFilter
 from .local import LocalServer, is_sdk_server
-from .names import NameMap
+from .names import Bindings, NameMap
 from .provider import (CallParts, as_call_list, declared_name, error_message, is_provider,
                        read_call)
 from ._log import warn_through
@@ -124,6 +136,7 @@ class Registry:
         self._lock = threading.Lock()
         self._entries: dict[str, _Entry] = {}
         self._published: NameMap[tuple[str, str]] | None = None
+        self._bindings: Bindings[tuple[str, str]] = Bindings()   # every name ever published
         self._listing: _Listing | None = None
         self._generation = 0   # counts every add and remove: a listing of before is stale
         self._closed = False
@@ -293,8 +306,15 @@ class Registry:
                     continue
                 listed.append((entry.prefix, name, declaration))
         by_priority = sorted(listed, key=lambda item: -len(item[0]))
-        names = NameMap(((prefix, name), f"{prefix}{self._sep}{name}", _identity(prefix, name))
-                        for prefix, name, _ in by_priority)
+        names, displaced = self._bindings.name_map(
+            ((prefix, name), f"{prefix}{self._sep}{name}", _identity(prefix, name))
+            for prefix, name, _ in by_priority)
+        for moved in displaced:
+            holder = "" if moved.holder is None else \
+                f" is bound to {moved.holder[1]!r} of provider {moved.holder[0]!r};"
+            self._warn(f"provider {moved.key[0]!r} lists {moved.key[1]!r}, but "
+                       f"{moved.wanted}{holder or ' is taken;'} it is published as "
+                       f"{moved.given}")
         published: list[ToolDeclaration] = []
         seen: set[str] = set()
         for prefix, name, declaration in listed:

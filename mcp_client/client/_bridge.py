@@ -9,10 +9,11 @@ shaping an entry) live in :mod:`mcp_client.provider`.
 
 It must not raise out of :meth:`Bridge.execute_tool_calls` (every failure
 becomes an ``is_error`` entry whose content says what went wrong), must not
-keep state between batches beyond what the catalogue determines (the names it
-publishes are computed from the catalogue, deterministically, and kept only
-while the ``stamp`` it is handed says the catalogue is unchanged), and must
-not touch the wire.  The scheduling
+keep state between batches beyond what the catalogue determines and the names
+it has published (the declarations are computed from the catalogue,
+deterministically, and kept only while the ``stamp`` it is handed says the
+catalogue is unchanged; the names given are remembered for the bridge's
+life), and must not touch the wire.  The scheduling
 rule lives in :mod:`mcp_client.batch`, the naming rule in :mod:`mcp_client.names`.
 
 Decisions:
@@ -25,7 +26,11 @@ Decisions:
   :class:`~mcp_client.names.NameMap` gives it, and only that name reaches the
   tool: the server's own spelling (``files.delete`` for ``files_delete``) is
   an unknown tool, so a rule or a lease about the published name cannot be
-  walked around by the other one.
+  walked around by the other one.  A published name stays with the tool it
+  was first given to while the catalogue changes (``files.delete`` keeps
+  ``files_delete`` when a ``files_delete`` appears later, which gets the
+  hashed name, logged); a name whose tool went away stays reserved
+  (:class:`~mcp_client.names.Bindings`).
 * A call with no ``id`` is still run; its entry's ``tool_call_id`` is None.
   A call whose ``type`` is present and not ``"function"`` is malformed.
   Missing ``arguments`` means no arguments, like ``""``; the JSON text
@@ -61,7 +66,7 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, Se
 
 from .. import batch
 from ..exceptions import MCPClientError
-from ..names import NameMap, is_llm_name
+from ..names import Bindings, NameMap, is_llm_name
 from ..provider import (CallParts, arguments_key, as_call_list, declaration, describe_failure,
                         error_message, parse_arguments, read_call, result_message)
 
@@ -104,19 +109,31 @@ def _catalogue_tools(tools: Any) -> list[dict[str, Any]]:
             and isinstance(tool.get("name"), str) and tool["name"]]
 
 
-def client_names(tools: Iterable[Mapping[str, Any]]) -> NameMap[str]:
-    """The published names of a server's tools (each tool's own name is its key)."""
-    return NameMap((tool["name"], tool["name"], tool["name"]) for tool in tools)
+def client_names(tools: Iterable[Mapping[str, Any]],
+                 bindings: Bindings[str] | None = None) -> NameMap[str]:
+    """The published names of a server's tools (each tool's own name is its key).
+
+    With ``bindings``, every name it gave before stays with its tool, and a
+    tool displaced from its own name for the first time is logged.
+    """
+    entries = ((tool["name"], tool["name"], tool["name"]) for tool in tools)
+    if bindings is None:
+        return NameMap(entries)
+    names, displaced = bindings.name_map(entries)
+    for moved in displaced:
+        log.warning("the server lists %r, but %s is bound to its tool %r; it is published as %s",
+                    moved.key, moved.wanted, moved.holder, moved.given)
+    return names
 
 
 class _Catalogue:
     """A fetched tools/list: tools by name, and the names published for them."""
 
-    def __init__(self, tools: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, tools: Sequence[dict[str, Any]], bindings: Bindings[str]) -> None:
         self.tools: dict[str, dict[str, Any]] = {}
         for tool in tools:
             self.tools.setdefault(tool["name"], tool)
-        self.names = client_names(tools)
+        self.names = client_names(tools, bindings)
 
     def resolve(self, name: str) -> str | None:
         """The server's name for a published name, or None (any other spelling too)."""
@@ -173,6 +190,7 @@ class Bridge:
                  wait_all: Callable[[Sequence[Future[Outcome]], Callable[[], None]], None]
                  | None = None, volley: VolleyFunction | None = None) -> None:
         self._list_tools = list_tools
+        self._bindings: Bindings[str] = Bindings()   # every name published, for life
         self._stamp = stamp
         self._kept: dict[str, tuple[tuple[Hashable, Hashable], Any]] = {}
         self._check = check
@@ -206,7 +224,7 @@ class Bridge:
 
     def _declarations(self) -> tuple[ToolDeclaration, ...]:
         tools = _catalogue_tools(self._list_tools())
-        names = client_names(tools)
+        names = client_names(tools, self._bindings)
         seen: set[str] = set()
         declarations: list[ToolDeclaration] = []
         for tool in tools:
@@ -244,8 +262,7 @@ class Bridge:
         Raises:
             MCPClientError: the catalogue could not be fetched.
         """
-        catalogue = self._derived("catalogue",
-                                  lambda: _Catalogue(_catalogue_tools(self._list_tools())))
+        catalogue = self._derived("catalogue", self._new_catalogue)
         original = catalogue.resolve(name)
         if original is None:
             return None
@@ -275,7 +292,7 @@ class Bridge:
         """
         parts = [read_call(call) for call in as_call_list(calls)]
         catalogue = self._catalogue_for(parts)
-        entries, planned = _plan(parts, catalogue)
+        entries, planned = _plan(parts, catalogue, self._bindings.key_for)
         outcomes = self._run(planned, parts, catalogue)
         for (index, target, _), outcome in zip(planned, outcomes):
             part = parts[index]
@@ -289,12 +306,15 @@ class Bridge:
 
     # -- one batch ---------------------------------------------------------------
 
+    def _new_catalogue(self, *, refresh: bool = False) -> _Catalogue:
+        tools = self._list_tools(refresh=True) if refresh else self._list_tools()
+        return _Catalogue(_catalogue_tools(tools), self._bindings)
+
     def _fetch_catalogue(self, *, refresh: bool = False) -> _Catalogue | None:
         try:
             if refresh:
-                return _Catalogue(_catalogue_tools(self._list_tools(refresh=True)))
-            return self._derived("catalogue",
-                                 lambda: _Catalogue(_catalogue_tools(self._list_tools())))
+                return self._new_catalogue(refresh=True)
+            return self._derived("catalogue", self._new_catalogue)
         except Exception as exc:  # no catalogue: names pass through and the batch is serial
             log.debug("no catalogue for the batch: %r", exc)
             return None
@@ -390,9 +410,14 @@ def _call_id(ident: Any) -> str | None:
     return None if ident is None else str(ident)
 
 
-def _plan(parts: Sequence[CallParts], catalogue: _Catalogue | None
+def _plan(parts: Sequence[CallParts], catalogue: _Catalogue | None,
+          bound: Callable[[str], str | None],
           ) -> tuple[list[ToolMessage | None], list[tuple[int, str, dict[str, Any]]]]:
-    """Answer the calls that cannot run; list the rest as (slot, server's name, arguments)."""
+    """Answer the calls that cannot run; list the rest as (slot, server's name, arguments).
+
+    Without a catalogue, a name published before goes to the tool it was given
+    to (``bound``), any other name a model API accepts goes as given.
+    """
     entries: list[ToolMessage | None] = [None] * len(parts)
     planned: list[tuple[int, str, dict[str, Any]]] = []
     for index, part in enumerate(parts):
@@ -400,7 +425,7 @@ def _plan(parts: Sequence[CallParts], catalogue: _Catalogue | None
             entries[index] = error_message(part.ident, f"malformed tool call: {part.problem}")
             continue
         if catalogue is None:
-            target = part.name if is_llm_name(part.name) else None
+            target = bound(part.name) or (part.name if is_llm_name(part.name) else None)
         else:
             target = catalogue.resolve(part.name)
         if target is None:
