@@ -18,7 +18,8 @@ Every row runs twice, on fresh copies of the same scratch scene (:class:`Scene`)
   as it was.
 
 ``test_allowed_*`` are the plain reads that must stay allowed and run (``git status``, ``ls``,
-``cat f``...).  A row whose program is not installed is skipped, saying so; bash, git, tar and
+``cat f``...).  A control whose program is not installed is skipped, saying so (its
+``test_refused_*`` still runs: the Policy's verdict needs no program); bash, git, tar and
 coreutils must be there.  Without a PID namespace the file skips, or fails when
 ``MCP_REQUIRE_JAIL=1`` (as in CI).
 
@@ -52,7 +53,7 @@ REQUIRED = frozenset({"bash", "git", "tar", "rm", "sort", "uniq", "split", "time
                       "env", "stdbuf", "ls", "cat", "cp", "dd", "tee", "nohup"})
 #: Bash builtins and keywords: nothing to install.
 BUILTINS = frozenset({"let", "printf", "test", "[", "[[", "read", "mapfile", "readarray",
-                      "declare", "typeset", "echo"})
+                      "declare", "typeset", "echo", "command", "exec", "builtin", "time"})
 
 # -- the scene -------------------------------------------------------------------------------
 
@@ -204,6 +205,15 @@ BUILTIN_ROWS = [
     row("array index from a variable", f"x='a[$({RM})]'; echo ${{f[x]}}", allow("echo"), "d"),
     row("arithmetic, quoted subscript", f"echo $(( 'a[$({RM})]' ))", allow("echo"), "d"),
     row("arithmetic, bare subscript", f"echo $(( a[$({RM})] ))", allow("echo"), "d"),
+    row("[[ -eq ]] on a quoted subscript", f"[[ x -eq 'a[$({RM})]' ]]", allow("[["), "d"),
+    row("[[ -lt ]] with the subscript first", f"[[ 'a[$({RM})]' -lt 1 ]]", allow("[["), "d"),
+    row("[[ -eq ]] on a variable", f"x='a[$({RM})]'; [[ x -eq 0 ]]", allow("[["), "d"),
+    row("printf -v subscript, no argument", f"printf -v 'a[$({RM})]' x", allow("printf"), "d"),
+    row("let on a quoted value", f"let x='a[$({RM})]'", allow("let"), "d"),
+    row("let increment", f"let 'a[$({RM})]++'", allow("let"), "d"),
+    row("declare NAME[SUB]=V", f"declare 'a[$({RM})]=1'", allow("declare"), "d"),
+    row("mapfile -c before -C", f"mapfile -c 1 -C '{RM} #' a < f", allow("mapfile"), "d"),
+    row("quoted subscript in a parameter", f"echo \"${{x['$({RM})']}}\"", allow("echo"), "d"),
 ]
 
 #: Item 2: "read-only" programs given an output outside the root.
@@ -226,6 +236,30 @@ WRITER_ROWS = [
     row("dd of=", "dd if=f of=../outside/o status=none", allow("dd"), "outside"),
     row("cp into outside", "cp f ../outside/", allow("cp"), "outside"),
     row("tee FILE", "tee ../outside/o < f", allow("tee"), "outside"),
+    row("curl -so", "curl -so ../outside/o file:///etc/hostname", allow("curl"), "outside"),
+    row("curl URL -o", "curl -s file:///etc/hostname -o ../outside/o", allow("curl"),
+        "outside"),
+    row("curl --output", "curl -s --output ../outside/o file:///etc/hostname", allow("curl"),
+        "outside"),
+    row("wget -O", "wget -q -O ../outside/o http://127.0.0.1:9/", allow("wget"), "outside"),
+    row("wget -o log", "wget -q -o ../outside/log http://127.0.0.1:9/", allow("wget"),
+        "outside"),
+    row("iconv -o", "iconv -o ../outside/o f", allow("iconv"), "outside"),
+    row("shuf -o", "shuf -o ../outside/o f", allow("shuf"), "outside"),
+    row("sed w command", "sed -n 'w ../outside/o' f", allow("sed"), "outside"),
+    row("awk print >", "awk '{print > \"../outside/o\"}' f", allow("awk"), "outside"),
+    row("find -fprint", "find . -name f -fprint ../outside/o", allow("find"), "outside"),
+    row("git diff --output=", "git diff --output=../outside/o", allow("git", "diff"),
+        "outside"),
+    row("git log --output=", "git log --output=../outside/o", allow("git", "log"), "outside"),
+    row("git format-patch -o", "git format-patch -q -o ../outside -1",
+        allow("git", "format-patch"), "outside"),
+    row("git archive -o", "git archive -o ../outside/a.tar HEAD", allow("git", "archive"),
+        "outside"),
+    row("tar -cf outside", "tar -cf ../outside/t.tar f", allow("tar"), "outside"),
+    row("csplit -f", "csplit -s -f ../outside/p f 2", allow("csplit"), "outside"),
+    row("openssl -out", "openssl base64 -in f -out ../outside/o", allow("openssl"), "outside"),
+    row("script FILE", "script -q -c true ../outside/o", allow("script"), "outside"),
 ]
 
 #: Item 3: command runners, each running ``rm -rf d``.
@@ -252,6 +286,15 @@ RUNNER_ROWS = [
     row("xargs", "xargs rm -rf <<< d", allow("xargs"), "d"),
     row("env -i", f"env -i {RM}", allow("env"), "d"),
     row("nohup", f"nohup {RM}", allow("nohup"), "d"),
+    row("runuser -u --", f"runuser -u root -- {RM}", allow("runuser"), "d"),
+    row("sg -c", f"sg root -c '{RM}'", allow("sg"), "d"),
+    row("dpkg-architecture -c", f"dpkg-architecture -c {RM}", allow("dpkg-architecture"), "d"),
+    row("time -p", f"time -p {RM}", allow("time"), "d"),
+    row("command", f"command {RM}", allow("command"), "d"),
+    row("exec", f"exec {RM}", allow("exec"), "d"),
+    row("builtin eval", f"builtin eval '{RM}'", allow("builtin"), "d"),
+    row("xargs -a with the command inline", f"xargs -a /dev/null {RM}", allow("xargs"), "d"),
+    row("find -exec", "find . -maxdepth 1 -name d -exec rm -rf {} +", allow("find"), "d"),
 ]
 
 #: Item 4 and the baselines: other spellings of a recursive delete or a hard reset.
@@ -282,6 +325,10 @@ FLOOR_ROWS = [
     row("git clean --force", "git clean --force", allow("git", "clean"), "untracked"),
     row("git stash -u then drop", "git stash -u && git stash drop", allow("git", "stash"),
         "work"),
+    row("git stash push -u then clear", "git stash push --include-untracked && git stash clear",
+        allow("git", "stash"), "untracked"),
+    row("find -delete", "find d -delete", allow("find"), "d"),
+    row("git rm -rf", "git rm -rqf d", allow("git", "rm"), "d"),
 ]
 
 ROWS = ([(f"builtin {label}", ex) for label, ex in BUILTIN_ROWS]
@@ -340,7 +387,7 @@ class JailCase(LeakCheckingTestCase):
             if shutil.which(program) is None:
                 if program in REQUIRED:
                     self.fail(f"{program} is not installed, and this file needs it")
-                self.skipTest(f"{program} is not installed, so this row cannot run here")
+                self.skipTest(f"{program} is not installed, so this control cannot run here")
 
     def through_policy(self, command: str, rule: dict[str, Any],
                        stdin: str | None = None) -> tuple[str, JailShell, dict[str, Any]]:
@@ -372,13 +419,15 @@ class JailRefused(JailCase):
     """Through the Policy, each example is asked about or denied, and nothing runs."""
 
     def refused(self, label: str, example: Example) -> None:
-        self.need(example.programs)
+        # No skip for a program that is not installed: the verdict does not depend on it,
+        # and a command the Policy let through is caught in ``shell.ran`` either way.
         before = snapshot(self.scratch)
         decided, shell, result = self.through_policy(example.command, example.rule,
                                                      example.stdin)
         if shell.ran:
+            exits = [ran.returncode for ran in shell.outputs]
             self.fail(f"allowed under {example.rule}: {example.command!r} ran in the jail "
-                      f"and did {harm(self.scratch)}")
+                      f"(exit {exits}) and did {harm(self.scratch) or 'no harm this time'}")
         self.assertIn(decided, ("ask", "deny"))
         self.assertTrue(result["is_error"])
         self.assertTrue(str(result["content"]).startswith("refused by policy"), result)
