@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import requests
 from requests.auth import AuthBase
 
+from .._origin import UnsafeURL, connect_origin
 from .._redact import redact_url
 from ._discovery import (canonical_resource, fallback_metadata, find_resource_metadata,
                          find_server_metadata, origin_of, parse_challenge)
@@ -93,6 +94,7 @@ class BearerAuth(AuthBase):
         self._lock = threading.Lock()    # guards _resource and _record
         self._flow = threading.Lock()    # one refresh or authorization at a time
         self._resource: str | None = None
+        self._origin: tuple[str, str, int] | None = None   # _resource's, as it is connected to
         self._record: dict[str, Any] | None = None
         self._http: requests.Session | None = None
         self._dpop: DPoPKey | None = None   # set by a subclass that binds tokens to a key
@@ -144,14 +146,21 @@ class BearerAuth(AuthBase):
         redirect, ``/mcp`` to ``/mcp/``); the tokens stay those of the first URL.
 
         Raises:
-            AuthError: it is already tied to a server of another origin.
+            AuthError: it is already tied to a server of another origin (as
+                requests and urllib3 connect to it), or ``url`` has a
+                backslash or whitespace in its authority.
         """
         resource = canonical_resource(url)
+        try:   # the origin the request goes to, as requests and urllib3 read the URL
+            here = connect_origin(url, userinfo=True)
+        except UnsafeURL as exc:
+            raise AuthError(f"refusing to send credentials to {redact_url(url)}: "
+                            f"{exc.rule}") from None
         with self._lock:
             if self._resource is None:
-                self._resource = resource
+                self._resource, self._origin = resource, here
                 self._record = self._storage.load(self._key()) or {}
-            elif origin_of(self._resource) != origin_of(resource):
+            elif self._origin != here:
                 raise AuthError(f"this auth object belongs to {redact_url(self._resource)}; "
                                 f"make another one for {redact_url(resource)}")
 
