@@ -19,7 +19,10 @@ Threads: any number of requests may run through one object at once.  One
 lock (``_flow``) lets a single thread refresh or authorize at a time; a
 thread that waited for it and finds the token changed meanwhile simply uses
 the new one (single flight).  Network I/O for the authorization server
-happens on the requesting thread, through a private ``requests`` session.
+happens on the requesting thread, through a private ``requests`` session
+that contacts nothing :mod:`._reach` refuses (cloud metadata and link-local
+addresses, private ones the MCP server is not on, an authorization server
+over cleartext http), checked before every request and every redirect.
 
 Tokens live in a record (issuer, authorization server metadata, client
 registration, tokens) kept in a :class:`TokenStorage` under the canonical
@@ -28,6 +31,7 @@ resource URL, so a second process with the same storage reuses them.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -41,6 +45,7 @@ from .._redact import redact_url
 from ._discovery import (canonical_resource, fallback_metadata, find_resource_metadata,
                          find_server_metadata, origin_of, parse_challenge)
 from ._errors import AuthError
+from ._reach import GuardedSession, Reach
 from ._storage import MemoryTokenStorage, TokenStorage, storage_key
 
 if TYPE_CHECKING:
@@ -84,7 +89,7 @@ class BearerAuth(AuthBase):
     """Base of :class:`~mcp_client.auth.OAuth` and :class:`~mcp_client.auth.ClientCredentials`."""
 
     def __init__(self, *, storage: TokenStorage | None, timeout: float, max_step_ups: int,
-                 client_id: str | None) -> None:
+                 client_id: str | None, allow_private_network: bool = False) -> None:
         if storage is not None and not isinstance(storage, TokenStorage):
             raise AuthError("storage must have load(key), save(key, data) and delete(key)")
         self._storage: TokenStorage = storage if storage is not None else MemoryTokenStorage()
@@ -96,7 +101,8 @@ class BearerAuth(AuthBase):
         self._resource: str | None = None
         self._origin: tuple[str, str, int] | None = None   # _resource's, as it is connected to
         self._record: dict[str, Any] | None = None
-        self._http: requests.Session | None = None
+        self._http: GuardedSession | None = None
+        self._allow_private = bool(allow_private_network)
         self._dpop: DPoPKey | None = None   # set by a subclass that binds tokens to a key
 
     def __repr__(self) -> str:
@@ -346,12 +352,32 @@ class BearerAuth(AuthBase):
 
     # -- discovery -----------------------------------------------------------------
 
-    def _session(self) -> requests.Session:
+    def _session(self) -> GuardedSession:
+        """The session for discovery and authorization servers: it sends nothing
+        :class:`~mcp_client.auth._reach.Reach` refuses (redirects included)."""
         with self._lock:
             if self._http is None:
-                self._http = requests.Session()
+                reach = Reach(self._resource or "", allow_private_network=self._allow_private)
+                self._http = GuardedSession(reach)
                 self._http.headers["User-Agent"] = "mcp-client-oauth"
             return self._http
+
+    def _check_endpoints(self, metadata: Mapping[str, Any], *names: str) -> None:
+        """Refuse, before the flow sends anything, an endpoint it would use that
+        :mod:`._reach` refuses (each is checked again when it is contacted).
+
+        Raises:
+            AuthError: naming the endpoint, its URL and the rule.
+        """
+        reach = self._session().reach
+        for name in names:
+            url = metadata.get(name)
+            if isinstance(url, str):
+                reach.check(url, authorization_server=True, what=f"the {name.replace('_', ' ')}")
+
+    def _contacting(self, what: str) -> contextlib.AbstractContextManager[None]:
+        """Judge this thread's requests in the block as going to an authorization server."""
+        return self._session().contacting(what, authorization_server=True)
 
     def _discover(self, challenge: Mapping[str, str]) -> Discovered:
         """Resource metadata, then the authorization server's metadata (new each challenge,
@@ -362,14 +388,16 @@ class BearerAuth(AuthBase):
                                      self._timeout)
         if prm is not None:
             issuer = prm["authorization_servers"][0]
-            metadata = find_server_metadata(session, issuer, self._timeout)
+            with self._contacting("the authorization server"):
+                metadata = find_server_metadata(session, issuer, self._timeout)
             if metadata is None:
                 raise AuthError(f"the authorization server {redact_url(issuer)} publishes no "
                                 "metadata (RFC 8414 or OpenID Connect Discovery)")
             return Discovered(canonical_resource(str(prm["resource"])), metadata, prm)
         # 2025-03-26: no resource metadata; the server's origin is the authorization server.
         issuer = origin_of(server)
-        metadata = find_server_metadata(session, issuer, self._timeout)
+        with self._contacting("the authorization server"):
+            metadata = find_server_metadata(session, issuer, self._timeout)
         return Discovered(server, metadata or fallback_metadata(server), None)
 
     def _record_for(self, found: Discovered) -> dict[str, Any]:
