@@ -15,10 +15,16 @@ on the same connection adapter:
   authorization asking for the union of the scopes held and the scopes the
   challenge names (SEP-2350), at most ``max_step_ups`` times per request.
 
+"About to" expire is within 30 s of the end, but never more than a quarter of
+the token's lifetime: a token that lives 30 s or less is used for three
+quarters of its life, not renewed for every request.  A client-credentials
+token is therefore reused for its lifetime too.
+
 Threads: any number of requests may run through one object at once.  One
 lock (``_flow``) lets a single thread refresh or authorize at a time; a
 thread that waited for it and finds the token changed meanwhile simply uses
-the new one (single flight).  Network I/O for the authorization server
+the new one unless it has already expired (single flight: one renewal
+however many threads found the token stale).  Network I/O for the authorization server
 happens on the requesting thread, through a private ``requests`` session
 that contacts nothing :mod:`._reach` refuses (cloud metadata and link-local
 addresses, private ones the MCP server is not on, an authorization server
@@ -59,8 +65,12 @@ log = logging.getLogger(__name__)
 
 #: Seconds allowed for each request to an authorization server (not a spec value).
 DEFAULT_TIMEOUT = 30.0
-#: A token this close to its expiry (seconds) is refreshed before it is used.
+#: A token this close to its expiry (seconds) is refreshed before it is used ...
 _EXPIRY_MARGIN = 30.0
+#: ... but never earlier than this share of its lifetime before the end: a token
+#: that lives 30 s or less would otherwise be stale from birth and be renewed for
+#: every request (a bound of ours; the official SDK keeps no margin at all).
+_MARGIN_SHARE = 0.25
 
 
 class Discovered:
@@ -250,8 +260,11 @@ class BearerAuth(AuthBase):
         with self._flow:
             self._reload()
             now = self._tokens()
-            if now.get("access_token") != token and not _expiring(now):
-                return str(now["access_token"])   # another thread renewed it meanwhile
+            if now.get("access_token") and now.get("access_token") != token \
+                    and not _expired(now):
+                # Another thread (or process) renewed it while this one waited: the
+                # single flight's token is used, even a short-lived one inside its margin.
+                return str(now["access_token"])
             return self._renew()
 
     def _recover(self, status: int, challenge: Mapping[str, str], sent: str | None) -> str:
@@ -259,7 +272,7 @@ class BearerAuth(AuthBase):
             self._reload()
             tokens = self._tokens()
             current = tokens.get("access_token")
-            if current and current != sent and not _expiring(tokens):
+            if current and current != sent and not _expired(tokens):
                 wanted = set(challenge.get("scope", "").split())
                 if status == 401 or wanted <= set(tokens.get("scopes") or ()):
                     return str(current)   # another thread already answered this challenge
@@ -422,5 +435,20 @@ class BearerAuth(AuthBase):
 
 
 def _expiring(tokens: Mapping[str, Any]) -> bool:
+    """Whether the token is within its renewal margin: :data:`_EXPIRY_MARGIN`, bounded
+    by :data:`_MARGIN_SHARE` of its lifetime (a record of old, without one: the margin)."""
     expires = tokens.get("expires_at")
-    return isinstance(expires, (int, float)) and expires - _EXPIRY_MARGIN <= time.time()
+    if not isinstance(expires, (int, float)):
+        return False
+    lifetime = tokens.get("lifetime")
+    margin = _EXPIRY_MARGIN
+    if isinstance(lifetime, (int, float)) and not isinstance(lifetime, bool) and lifetime >= 0:
+        margin = min(margin, _MARGIN_SHARE * lifetime)
+    return expires - margin <= time.time()
+
+
+def _expired(tokens: Mapping[str, Any]) -> bool:
+    """Whether the token is past its end (no margin): a token another thread just
+    obtained is used unless this holds."""
+    expires = tokens.get("expires_at")
+    return isinstance(expires, (int, float)) and expires <= time.time()

@@ -11,8 +11,10 @@ tried to reach ``169.254.169.254``.
 
 from __future__ import annotations
 
+import threading
 import unittest
 from typing import Any
+from unittest import mock
 
 from mcp_client import Client
 from mcp_client.auth import AuthError, ClientCredentials, OAuth
@@ -165,13 +167,16 @@ class StageCase(LeakCheckingTestCase):
         options.setdefault("redirect_uri", "http://127.0.0.1:9/callback")
         return OAuth(**options)
 
-    def connect(self, auth: Any) -> Client:
-        client = Client.connect_http(self.stage.rs_url, auth=auth, request_timeout=WAIT)
+    def connect(self, auth: Any, **options: Any) -> Client:
+        self.addCleanup(auth.close)   # its connections to the authorization server
+        client = Client.connect_http(self.stage.rs_url, auth=auth, request_timeout=WAIT,
+                                     **options)
         self.addCleanup(client.close)
         return client
 
     def refused(self, auth: Any, *words: str, names: tuple[str, ...] = ()) -> AuthError:
         """Connecting fails with an AuthError holding ``words``; no connection was tried."""
+        self.addCleanup(auth.close)
         with Resolver(names) as resolver:
             with self.assertRaises(AuthError) as caught:
                 self.connect(auth)
@@ -247,6 +252,92 @@ class CleartextTest(StageCase):
             "registration_endpoint": f"http://as.example:{self.stage.as_port}/register"}
         self.refused(self.oauth(), "https", names=("as.example",))
         self.assertEqual([r.method for r in self.stage.seen], ["GET"])
+
+
+class Clock:
+    """``time.time`` moved forward by ``offset`` seconds, for everything in this process
+    (client and stage alike, so a token expires for both at once): expiry without a sleep."""
+
+    def __init__(self) -> None:
+        import time
+
+        self.offset = 0.0
+        self._real = time.time
+        self._patch = mock.patch("time.time", lambda: self._real() + self.offset)
+
+    def __enter__(self) -> Clock:
+        self._patch.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._patch.stop()
+
+
+class ShortTokenTest(StageCase):
+    """Tokens that live 30 s or less: refreshed once when they expire, not on every request."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.stage.expires_in = 20   # less than the 30 s margin of old
+        self.clock = Clock()
+        self.clock.__enter__()
+        self.addCleanup(self.clock.__exit__)
+
+    def burst(self, client: Client, count: int = 16) -> list[Any]:
+        """``count`` threads calling a tool at once; their isError values."""
+        start = threading.Barrier(count, timeout=WAIT)
+        results: list[Any] = []
+
+        def call() -> None:
+            start.wait()
+            results.append(client.call_tool("t")["isError"])
+
+        threads = [threading.Thread(target=call, name=f"burst-{n}") for n in range(count)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(WAIT)
+        return results
+
+    def test_a_twenty_second_token_is_used_until_it_nears_its_end(self) -> None:
+        client = self.connect(self.oauth())
+        for _ in range(5):
+            client.call_tool("t")
+        self.assertEqual(self.stage.grants, {"authorization_code": 1})
+
+    def test_sixteen_threads_after_expiry_refresh_a_short_token_once(self) -> None:
+        client = self.connect(self.oauth(), tool_concurrency=16)
+        client.call_tool("t")
+        self.clock.offset = 25.0   # past the token's end, for the client and the server
+        self.stage.token_delay = 0.2   # the other fifteen arrive while the refresh runs
+        self.assertEqual(self.burst(client), [False] * 16)
+        self.assertEqual(self.stage.grants, {"authorization_code": 1, "refresh_token": 1})
+
+    def test_a_client_credentials_token_is_reused_for_its_lifetime(self) -> None:
+        client = self.connect(ClientCredentials("c", client_secret="s"))
+        for _ in range(5):
+            client.call_tool("t")
+        self.assertEqual(self.stage.grants, {"client_credentials": 1})
+        self.clock.offset = 25.0
+        client.call_tool("t")
+        client.call_tool("t")
+        self.assertEqual(self.stage.grants, {"client_credentials": 2})
+
+    def test_sixteen_threads_after_expiry_fetch_one_client_credentials_token(self) -> None:
+        client = self.connect(ClientCredentials("c", client_secret="s"), tool_concurrency=16)
+        client.call_tool("t")
+        self.clock.offset = 25.0
+        self.stage.token_delay = 0.2
+        self.assertEqual(self.burst(client), [False] * 16)
+        self.assertEqual(self.stage.grants, {"client_credentials": 2})
+
+    def test_a_long_token_keeps_the_thirty_second_margin(self) -> None:
+        self.stage.expires_in = 3600
+        client = self.connect(ClientCredentials("c", client_secret="s"))
+        client.call_tool("t")
+        self.clock.offset = 3600 - 29   # 29 s left: inside the margin, renewed before use
+        client.call_tool("t")
+        self.assertEqual(self.stage.grants, {"client_credentials": 2})
 
 
 if __name__ == "__main__":
