@@ -197,6 +197,25 @@ class TwoOriginsTest(ScriptedCase):
             client.call_tool("t")
         self.assert_other_saw_nothing()
 
+    def test_a_bearer_token_never_follows_a_redirect_read_two_ways(self) -> None:
+        from mcp_client.auth import AuthError, ClientCredentials, MemoryTokenStorage
+        from mcp_client.auth._discovery import canonical_resource
+        from mcp_client.auth._storage import storage_key
+
+        good = self.redirecting(lambda good: _hostile(self.other.port, good.port, "/mcp"))
+        storage = MemoryTokenStorage()
+        storage.save(storage_key(canonical_resource(good.url), "c"),
+                     {"tokens": {"access_token": "tok-secret", "token_type": "Bearer"}})
+        auth = ClientCredentials("c", client_secret="s", storage=storage)
+        self.addCleanup(auth.close)
+        client = self.client(good, auth=auth)
+        with self.assertRaises(TransportError):
+            client.call_tool("t")
+        self.assert_other_saw_nothing()
+        self.assertEqual(auth.direct_authorization(good.url), "Bearer tok-secret")
+        with self.assertRaises(AuthError):   # the token goes to its own origin only
+            auth.direct_authorization(_hostile(self.other.port, good.port, "/mcp"))
+
     def test_a_redirect_with_userinfo_is_refused(self) -> None:
         good = self.redirecting(lambda good: f"http://x@127.0.0.1:{good.port}/mcp")
         client = self.client(good, auth=("user", "secret-password"))
