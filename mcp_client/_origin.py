@@ -78,9 +78,8 @@ def authority_of(url: str, *, userinfo: bool = False) -> tuple[str, str]:
     if found is None:
         raise UnsafeURL("not of the form scheme://host")
     scheme, authority = found.group(1).lower(), found.group(2)
-    if _REFUSED.search(authority):
-        bad = _REFUSED.search(authority)
-        assert bad is not None
+    bad = _REFUSED.search(authority)
+    if bad is not None:
         what = "a backslash" if bad.group() == "\\" else "whitespace or a control character"
         raise UnsafeURL(f"{what} in the authority")
     if "@" in authority and not userinfo:
@@ -103,8 +102,8 @@ def connect_origin(url: str, *, userinfo: bool = False) -> tuple[str, str, int]:
 
     Raises:
         UnsafeURL: :func:`authority_of` refuses it, it is not ``http`` or
-            ``https``, requests or urllib3 cannot parse it, it has no host,
-            or the two readings of its host and port disagree.
+            ``https``, requests or urllib3 cannot parse it, it has no host
+            or a port out of range, or preparing it changed its scheme.
     """
     scheme, _ = authority_of(url, userinfo=userinfo)
     if scheme not in _DEFAULT_PORTS:

@@ -17,7 +17,7 @@ from .._origin import UnsafeURL, authority_of, resolve, same_origin
 from .._redact import redact_url
 from ..exceptions import MCPClientError
 
-__all__ = ["OWNED_HEADERS", "media_type", "origin", "follow", "check_header", "check_settings"]
+__all__ = ["OWNED_HEADERS", "media_type", "follow", "check_header", "check_settings"]
 
 #: Headers the transport sets itself; a caller may not (lower case).
 OWNED_HEADERS = frozenset({"content-type", "accept", "mcp-protocol-version", "mcp-method",
@@ -47,9 +47,9 @@ def follow(base: str, reference: str) -> tuple[str | None, str]:
     return same_origin(target, base), target
 
 
-def origin(url: str) -> tuple[str, str, int | None]:
+def _parts(url: str) -> tuple[str, str, int | None]:
     """``(scheme, host, port)`` of ``url`` as ``urlsplit`` reads it; port -1 when it is
-    not a number (a settings check only: compare origins with :func:`follow`)."""
+    not a number (a settings check only: origins are compared by :func:`follow`)."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     try:
@@ -77,7 +77,7 @@ def check_header(name: Any, value: Any, *, allow_params: bool) -> None:
 def check_settings(url: Any, *, headers: Any, connect_timeout: Any, auth: Any,
                    max_event_bytes: Any, max_redirects: Any) -> None:
     """Refuse a bad URL, header, timeout, bound or ``auth`` (raises :class:`MCPClientError`)."""
-    scheme, host, port = origin(url) if isinstance(url, str) else ("", "", None)
+    scheme, host, port = _parts(url) if isinstance(url, str) else ("", "", None)
     if scheme not in ("http", "https") or not host or port == -1:
         raise MCPClientError(f"url must be an http:// or https:// URL, not {redact_url(url)!r}")
     try:
