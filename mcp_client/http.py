@@ -50,10 +50,12 @@ Decisions:
   delivered in a 2025-11-25 session and skipped with a warning otherwise
   (2026-07-28 HTTP has none); the answer ends the exchange; a stream that
   ends without it fails the request, unless a session can resume it;
-* redirects: only 307/308 to the same origin (scheme, host, port) are
-  followed, at most ``max_redirects`` times; any other is an error naming
-  where it pointed, because following a POST elsewhere would leak the
-  request and its credentials;
+* redirects: only 307/308 to the same origin (scheme, host, port, as
+  requests and urllib3 connect to it: :mod:`mcp_client._origin`) are
+  followed, at most ``max_redirects`` times; any other -- and a
+  ``Location`` with a backslash, whitespace or userinfo in its authority --
+  is an error naming where it pointed and the rule, because following a
+  POST elsewhere would leak the request and its credentials;
 * :meth:`HTTPTransport.cancel` closes that request's connection -- while
   connecting, while waiting for the status line, or mid-stream -- and the
   connection never returns to the pool (2026-07-28 cancellation);
@@ -79,7 +81,6 @@ import threading
 import time
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Mapping
-from urllib.parse import urljoin
 
 from ._redact import redact_text, redact_url
 from .exceptions import MCPClientError, TransportClosed, TransportError
@@ -89,7 +90,7 @@ from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport,
 from .xheaders import encode_value
 from ._log import WireTrace, warn_through, wire_trace
 from ._http.checks import OWNED_HEADERS, check_header as _check_header, check_settings, \
-    media_type as _media_type, origin as _origin
+    follow as _follow, media_type as _media_type
 from ._http.session import MAX_RESUMES, LegacySession
 from ._http.workers import Workers
 
@@ -574,14 +575,15 @@ class HTTPTransport(Transport):
 
     def _redirect(self, exchange: _Exchange, url: str, response: requests.Response) -> str:
         location = response.headers.get("Location")
-        target = urljoin(url, location) if location else None
-        if response.status_code in (307, 308) and target and _origin(target) == _origin(url):
+        rule, target = _follow(url, location) if location else ("no Location header", None)
+        if response.status_code in (307, 308) and target and rule is None:
             log.debug("%s: following HTTP %s to %s", exchange.method, response.status_code,
                       redact_url(target))
             return target
         shown = redact_url(target) if target else "(no Location header)"
+        why = f" ({rule})" if rule and target else ""
         raise TransportError(f"{exchange.method}: the server redirected to "
-                             f"{shown}; only same-origin 307/308 "
+                             f"{shown}{why}; only same-origin 307/308 "
                              "redirects are followed", status=response.status_code)
 
     # -- reading the answer --------------------------------------------------------

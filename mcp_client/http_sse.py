@@ -17,8 +17,10 @@ is called once with a :class:`~mcp_client.exceptions.ServerGone`.
 
 Decisions:
 
-* an ``endpoint`` on another origin (scheme, host, port) is refused --
-  posting there would hand it the requests and their credentials;
+* an ``endpoint`` on another origin (scheme, host, port, as requests and
+  urllib3 connect to it: :mod:`mcp_client._origin`), or with a backslash,
+  whitespace or userinfo in its authority, is refused -- posting there
+  would hand it the requests and their credentials;
 * a stream that does not open (any status but 2xx, or not an event stream)
   or sends no ``endpoint`` in time fails every :meth:`send` with a
   :class:`~mcp_client.exceptions.TransportError` that says which;
@@ -33,9 +35,8 @@ import json
 import logging
 import threading
 from typing import TYPE_CHECKING, Any, Mapping
-from urllib.parse import urljoin
 
-from ._http.checks import check_settings, media_type, origin
+from ._http.checks import check_settings, follow, media_type
 from ._redact import redact_text, redact_url
 from ._log import WireTrace, warn_through, wire_trace
 from .exceptions import MCPClientError, ServerGone, TransportClosed, TransportError
@@ -215,11 +216,11 @@ class SSETransport(Transport):
                 self._warn(f"message handler raised {exc!r}")
 
     def _set_endpoint(self, data: str) -> None:
-        target = urljoin(self.url, data)
-        if origin(target) != origin(self.url):
+        rule, target = follow(self.url, data)
+        if rule is not None:
             self._fail_ready(TransportError(
                 f"{self._shown}: the endpoint event points at another origin "
-                f"({redact_url(target)}); refused"))
+                f"({redact_url(target)}: {rule}); refused"))
             self._handle.abort()
             return
         if self._endpoint is None:

@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mcp_client"
 
 #: pure formats and data: no threads, no I/O, no knowledge of the rest
 VOCABULARY = {"exceptions", "protocol", "sse", "xheaders", "names", "paths", "argkeys",
-              "correlator", "cache", "batch", "_redact", "_environ", "types"}
+              "correlator", "cache", "batch", "_redact", "_origin", "_environ", "types"}
 #: the transports and their satellites
 WIRE = {"transport", "stdio", "_stdio", "http", "http_sse", "_http"}
 WIRE_MAY_USE = VOCABULARY | WIRE | {"_lines", "_log", "_version"}

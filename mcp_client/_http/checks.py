@@ -2,6 +2,9 @@
 
 Shared by the Streamable HTTP transport (:mod:`mcp_client.http`) and the
 2024-11-05 HTTP+SSE one (:mod:`mcp_client.http_sse`).  Pure functions: no I/O.
+Whether two URLs are one origin is :mod:`mcp_client._origin`'s question (it
+reads them as the sending library does); :func:`follow` asks it for both
+transports.
 """
 
 from __future__ import annotations
@@ -10,10 +13,11 @@ import re
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
+from .._origin import UnsafeURL, authority_of, resolve, same_origin
 from .._redact import redact_url
 from ..exceptions import MCPClientError
 
-__all__ = ["OWNED_HEADERS", "media_type", "origin", "check_header", "check_settings"]
+__all__ = ["OWNED_HEADERS", "media_type", "follow", "check_header", "check_settings"]
 
 #: Headers the transport sets itself; a caller may not (lower case).
 OWNED_HEADERS = frozenset({"content-type", "accept", "mcp-protocol-version", "mcp-method",
@@ -28,8 +32,24 @@ def media_type(value: str | None) -> str:
     return (value or "").split(";", 1)[0].strip().lower()
 
 
-def origin(url: str) -> tuple[str, str, int | None]:
-    """``(scheme, host, port)`` of ``url``; port -1 when it is not a number."""
+def follow(base: str, reference: str) -> tuple[str | None, str]:
+    """``(rule, target)``: where a server's ``reference`` points, and why not to go there.
+
+    ``target`` is ``reference`` made absolute against ``base`` (``reference``
+    itself when that is refused); ``rule`` is None when it is ``base``'s
+    origin as requests and urllib3 connect to it, else what refuses it (a
+    backslash or userinfo in the authority, another origin, ...).
+    """
+    try:
+        target = resolve(base, reference)
+    except UnsafeURL as exc:
+        return exc.rule, reference
+    return same_origin(target, base), target
+
+
+def _parts(url: str) -> tuple[str, str, int | None]:
+    """``(scheme, host, port)`` of ``url`` as ``urlsplit`` reads it; port -1 when it is
+    not a number (a settings check only: origins are compared by :func:`follow`)."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     try:
@@ -57,9 +77,13 @@ def check_header(name: Any, value: Any, *, allow_params: bool) -> None:
 def check_settings(url: Any, *, headers: Any, connect_timeout: Any, auth: Any,
                    max_event_bytes: Any, max_redirects: Any) -> None:
     """Refuse a bad URL, header, timeout, bound or ``auth`` (raises :class:`MCPClientError`)."""
-    scheme, host, port = origin(url) if isinstance(url, str) else ("", "", None)
+    scheme, host, port = _parts(url) if isinstance(url, str) else ("", "", None)
     if scheme not in ("http", "https") or not host or port == -1:
         raise MCPClientError(f"url must be an http:// or https:// URL, not {redact_url(url)!r}")
+    try:
+        authority_of(url, userinfo=True)
+    except UnsafeURL as exc:   # where urlsplit and urllib3 would read two hosts
+        raise MCPClientError(f"url {redact_url(url)!r} is refused: {exc.rule}") from None
     if headers is not None and not isinstance(headers, Mapping):
         raise MCPClientError("headers must be a dict of strings")
     for name, value in (headers or {}).items():

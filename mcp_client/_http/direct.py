@@ -47,6 +47,7 @@ import time
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
+from .._origin import UnsafeURL, connect_origin
 from .framing import BadAnswer, Body, Headers, read_head
 
 __all__ = ["DirectError", "DirectPool", "DirectResponse", "pool_for", "authorization",
@@ -173,6 +174,7 @@ class DirectPool:
         shown = f"[{host}]" if ":" in host else host
         default = 443 if tls is not None else 80
         self._host_line = f"Host: {shown}\r\n" if port == default else f"Host: {shown}:{port}\r\n"
+        self._origin = ("https" if tls is not None else "http", shown.lower(), port)
         base = {**headers, "Accept-Encoding": ACCEPT_ENCODING}
         self._base = {name.lower(): (name, value) for name, value in base.items()}
         self._idle: list[_Connection] = []
@@ -222,6 +224,18 @@ class DirectPool:
             self._trace.request("POST", target, shown, body)
         return data
 
+    def serves(self, url: str) -> bool:
+        """Whether ``url`` is this pool's origin as requests and urllib3 read it.
+
+        Only the path and query of a URL go on a request line here, the
+        connection being the pool's: a URL of any other origin (or one
+        :mod:`mcp_client._origin` refuses) must never be sent on it.
+        """
+        try:
+            return connect_origin(url) == self._origin
+        except UnsafeURL:
+            return False
+
     def prepare(self, url: str, body: bytes, headers: Mapping[str, str],
                 auth: Any) -> tuple[bytes, bool] | None:
         """``(request, authorized)`` for a POST of ``body`` to ``url``; None: requests' way.
@@ -233,6 +247,8 @@ class DirectPool:
         :meth:`head`), or a URL requests cannot prepare (see
         :func:`target_of`), also goes requests' way, which says which it is.
         """
+        if not self.serves(url):
+            return None   # requests' way, whose origin checks say what is wrong
         go, value = authorization(auth, url)
         if not go:
             return None
@@ -429,7 +445,8 @@ def _prepared(url: str) -> str:
 def pool_for(url: str, session: Any, *, size: int, trace: Any = None) -> DirectPool | None:
     """A direct pool for ``url`` sent on ``session`` -- None when it must take the requests way.
 
-    An ``http://`` or ``https://`` URL without userinfo qualifies, on a
+    An ``http://`` or ``https://`` URL without userinfo qualifies (its origin
+    read as urllib3 reads it, :func:`~mcp_client._origin.connect_origin`), on a
     session that uses no proxy for it (``session.proxies``, read from the
     environment once), has no ``~/.netrc`` credentials and no client
     certificate, and verifies TLS the usual way (``session.verify``: True
@@ -438,13 +455,10 @@ def pool_for(url: str, session: Any, *, size: int, trace: Any = None) -> DirectP
     to requests' way, which reports it on each request.
     """
     try:
-        parts = urlsplit(_prepared(url))   # the host as requests names it (an A-label)
-    except ValueError:
-        return None   # requests' way says what is wrong with the URL
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or parts.username or parts.password \
-            or not parts.hostname:
-        return None
+        # The host as urllib3 connects to it (an A-label; an IPv6 literal in brackets).
+        scheme, host, port = connect_origin(url)
+    except UnsafeURL:
+        return None   # userinfo, or requests' way says what is wrong with the URL
     if any(session.proxies.values()) or session.auth is not None or session.cert is not None:
         return None
     tls = None
@@ -452,8 +466,8 @@ def pool_for(url: str, session: Any, *, size: int, trace: Any = None) -> DirectP
         tls = _tls_context(session.verify)
         if tls is None:
             return None
-    return DirectPool(parts.hostname, parts.port or (443 if tls else 80), size=size,
-                      headers=session.headers, tls=tls, trace=trace)
+    bare = host[1:-1] if host.startswith("[") else host
+    return DirectPool(bare, port, size=size, headers=session.headers, tls=tls, trace=trace)
 
 
 def _tls_context(verify: Any) -> ssl.SSLContext | None:

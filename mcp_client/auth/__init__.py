@@ -21,7 +21,7 @@ import logging
 from ._errors import AuthError
 from ._machine import ClientCredentials, IdentityAssertion, WorkloadIdentity
 from ._oauth import OAuth
-from ._storage import FileTokenStorage, MemoryTokenStorage, TokenStorage
+from ._storage import FileTokenStorage, MemoryTokenStorage, TokenStorage, UnsafeTokenFile
 
 # The package logger's NullHandler (mcp_client._log installs it lazily elsewhere).
 _root = logging.getLogger(__name__.rpartition(".")[0])
@@ -29,4 +29,4 @@ if not any(isinstance(handler, logging.NullHandler) for handler in _root.handler
     _root.addHandler(logging.NullHandler())
 
 __all__ = ["OAuth", "ClientCredentials", "WorkloadIdentity", "IdentityAssertion", "TokenStorage",
-           "MemoryTokenStorage", "FileTokenStorage", "AuthError"]
+           "MemoryTokenStorage", "FileTokenStorage", "UnsafeTokenFile", "AuthError"]

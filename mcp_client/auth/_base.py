@@ -15,11 +15,20 @@ on the same connection adapter:
   authorization asking for the union of the scopes held and the scopes the
   challenge names (SEP-2350), at most ``max_step_ups`` times per request.
 
+"About to" expire is within 30 s of the end, but never more than a quarter of
+the token's lifetime: a token that lives 30 s or less is used for three
+quarters of its life, not renewed for every request.  A client-credentials
+token is therefore reused for its lifetime too.
+
 Threads: any number of requests may run through one object at once.  One
 lock (``_flow``) lets a single thread refresh or authorize at a time; a
 thread that waited for it and finds the token changed meanwhile simply uses
-the new one (single flight).  Network I/O for the authorization server
-happens on the requesting thread, through a private ``requests`` session.
+the new one unless it has already expired (single flight: one renewal
+however many threads found the token stale).  Network I/O for the authorization server
+happens on the requesting thread, through a private ``requests`` session
+that contacts nothing :mod:`._reach` refuses (cloud metadata and link-local
+addresses, private ones the MCP server is not on, an authorization server
+over cleartext http), checked before every request and every redirect.
 
 Tokens live in a record (issuer, authorization server metadata, client
 registration, tokens) kept in a :class:`TokenStorage` under the canonical
@@ -28,6 +37,7 @@ resource URL, so a second process with the same storage reuses them.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -36,10 +46,12 @@ from typing import TYPE_CHECKING, Any
 import requests
 from requests.auth import AuthBase
 
+from .._origin import UnsafeURL, connect_origin
 from .._redact import redact_url
 from ._discovery import (canonical_resource, fallback_metadata, find_resource_metadata,
                          find_server_metadata, origin_of, parse_challenge)
 from ._errors import AuthError
+from ._reach import GuardedSession, Reach
 from ._storage import MemoryTokenStorage, TokenStorage, storage_key
 
 if TYPE_CHECKING:
@@ -53,8 +65,12 @@ log = logging.getLogger(__name__)
 
 #: Seconds allowed for each request to an authorization server (not a spec value).
 DEFAULT_TIMEOUT = 30.0
-#: A token this close to its expiry (seconds) is refreshed before it is used.
+#: A token this close to its expiry (seconds) is refreshed before it is used ...
 _EXPIRY_MARGIN = 30.0
+#: ... but never earlier than this share of its lifetime before the end: a token
+#: that lives 30 s or less would otherwise be stale from birth and be renewed for
+#: every request (a bound of ours; the official SDK keeps no margin at all).
+_MARGIN_SHARE = 0.25
 
 
 class Discovered:
@@ -83,7 +99,7 @@ class BearerAuth(AuthBase):
     """Base of :class:`~mcp_client.auth.OAuth` and :class:`~mcp_client.auth.ClientCredentials`."""
 
     def __init__(self, *, storage: TokenStorage | None, timeout: float, max_step_ups: int,
-                 client_id: str | None) -> None:
+                 client_id: str | None, allow_private_network: bool = False) -> None:
         if storage is not None and not isinstance(storage, TokenStorage):
             raise AuthError("storage must have load(key), save(key, data) and delete(key)")
         self._storage: TokenStorage = storage if storage is not None else MemoryTokenStorage()
@@ -93,8 +109,10 @@ class BearerAuth(AuthBase):
         self._lock = threading.Lock()    # guards _resource and _record
         self._flow = threading.Lock()    # one refresh or authorization at a time
         self._resource: str | None = None
+        self._origin: tuple[str, str, int] | None = None   # _resource's, as it is connected to
         self._record: dict[str, Any] | None = None
-        self._http: requests.Session | None = None
+        self._http: GuardedSession | None = None
+        self._allow_private = bool(allow_private_network)
         self._dpop: DPoPKey | None = None   # set by a subclass that binds tokens to a key
 
     def __repr__(self) -> str:
@@ -144,14 +162,21 @@ class BearerAuth(AuthBase):
         redirect, ``/mcp`` to ``/mcp/``); the tokens stay those of the first URL.
 
         Raises:
-            AuthError: it is already tied to a server of another origin.
+            AuthError: it is already tied to a server of another origin (as
+                requests and urllib3 connect to it), or ``url`` has a
+                backslash or whitespace in its authority.
         """
         resource = canonical_resource(url)
+        try:   # the origin the request goes to, as requests and urllib3 read the URL
+            here = connect_origin(url, userinfo=True)
+        except UnsafeURL as exc:
+            raise AuthError(f"refusing to send credentials to {redact_url(url)}: "
+                            f"{exc.rule}") from None
         with self._lock:
             if self._resource is None:
-                self._resource = resource
+                self._resource, self._origin = resource, here
                 self._record = self._storage.load(self._key()) or {}
-            elif origin_of(self._resource) != origin_of(resource):
+            elif self._origin != here:
                 raise AuthError(f"this auth object belongs to {redact_url(self._resource)}; "
                                 f"make another one for {redact_url(resource)}")
 
@@ -235,8 +260,11 @@ class BearerAuth(AuthBase):
         with self._flow:
             self._reload()
             now = self._tokens()
-            if now.get("access_token") != token and not _expiring(now):
-                return str(now["access_token"])   # another thread renewed it meanwhile
+            if now.get("access_token") and now.get("access_token") != token \
+                    and not _expired(now):
+                # Another thread (or process) renewed it while this one waited: the
+                # single flight's token is used, even a short-lived one inside its margin.
+                return str(now["access_token"])
             return self._renew()
 
     def _recover(self, status: int, challenge: Mapping[str, str], sent: str | None) -> str:
@@ -244,7 +272,7 @@ class BearerAuth(AuthBase):
             self._reload()
             tokens = self._tokens()
             current = tokens.get("access_token")
-            if current and current != sent and not _expiring(tokens):
+            if current and current != sent and not _expired(tokens):
                 wanted = set(challenge.get("scope", "").split())
                 if status == 401 or wanted <= set(tokens.get("scopes") or ()):
                     return str(current)   # another thread already answered this challenge
@@ -337,12 +365,32 @@ class BearerAuth(AuthBase):
 
     # -- discovery -----------------------------------------------------------------
 
-    def _session(self) -> requests.Session:
+    def _session(self) -> GuardedSession:
+        """The session for discovery and authorization servers: it sends nothing
+        :class:`~mcp_client.auth._reach.Reach` refuses (redirects included)."""
         with self._lock:
             if self._http is None:
-                self._http = requests.Session()
+                reach = Reach(self._resource or "", allow_private_network=self._allow_private)
+                self._http = GuardedSession(reach)
                 self._http.headers["User-Agent"] = "mcp-client-oauth"
             return self._http
+
+    def _check_endpoints(self, metadata: Mapping[str, Any], *names: str) -> None:
+        """Refuse, before the flow sends anything, an endpoint it would use that
+        :mod:`._reach` refuses (each is checked again when it is contacted).
+
+        Raises:
+            AuthError: naming the endpoint, its URL and the rule.
+        """
+        reach = self._session().reach
+        for name in names:
+            url = metadata.get(name)
+            if isinstance(url, str):
+                reach.check(url, authorization_server=True, what=f"the {name.replace('_', ' ')}")
+
+    def _contacting(self, what: str) -> contextlib.AbstractContextManager[None]:
+        """Judge this thread's requests in the block as going to an authorization server."""
+        return self._session().contacting(what, authorization_server=True)
 
     def _discover(self, challenge: Mapping[str, str]) -> Discovered:
         """Resource metadata, then the authorization server's metadata (new each challenge,
@@ -353,14 +401,16 @@ class BearerAuth(AuthBase):
                                      self._timeout)
         if prm is not None:
             issuer = prm["authorization_servers"][0]
-            metadata = find_server_metadata(session, issuer, self._timeout)
+            with self._contacting("the authorization server"):
+                metadata = find_server_metadata(session, issuer, self._timeout)
             if metadata is None:
                 raise AuthError(f"the authorization server {redact_url(issuer)} publishes no "
                                 "metadata (RFC 8414 or OpenID Connect Discovery)")
             return Discovered(canonical_resource(str(prm["resource"])), metadata, prm)
         # 2025-03-26: no resource metadata; the server's origin is the authorization server.
         issuer = origin_of(server)
-        metadata = find_server_metadata(session, issuer, self._timeout)
+        with self._contacting("the authorization server"):
+            metadata = find_server_metadata(session, issuer, self._timeout)
         return Discovered(server, metadata or fallback_metadata(server), None)
 
     def _record_for(self, found: Discovered) -> dict[str, Any]:
@@ -385,5 +435,20 @@ class BearerAuth(AuthBase):
 
 
 def _expiring(tokens: Mapping[str, Any]) -> bool:
+    """Whether the token is within its renewal margin: :data:`_EXPIRY_MARGIN`, bounded
+    by :data:`_MARGIN_SHARE` of its lifetime (a record of old, without one: the margin)."""
     expires = tokens.get("expires_at")
-    return isinstance(expires, (int, float)) and expires - _EXPIRY_MARGIN <= time.time()
+    if not isinstance(expires, (int, float)):
+        return False
+    lifetime = tokens.get("lifetime")
+    margin = _EXPIRY_MARGIN
+    if isinstance(lifetime, (int, float)) and not isinstance(lifetime, bool) and lifetime >= 0:
+        margin = min(margin, _MARGIN_SHARE * lifetime)
+    return expires - margin <= time.time()
+
+
+def _expired(tokens: Mapping[str, Any]) -> bool:
+    """Whether the token is past its end (no margin): a token another thread just
+    obtained is used unless this holds."""
+    expires = tokens.get("expires_at")
+    return isinstance(expires, (int, float)) and expires <= time.time()

@@ -243,6 +243,7 @@ def tokens_from(answer: Mapping[str, Any], *, resource: str, previous: Mapping[s
     lifetime = answer.get("expires_in")
     if isinstance(lifetime, (int, float)) and not isinstance(lifetime, bool):
         record["expires_at"] = time.time() + float(lifetime)
+        record["lifetime"] = float(lifetime)   # bounds the renewal margin (see _base)
     scope = answer.get("scope")
     if isinstance(scope, str):
         record["scopes"] = scope.split()

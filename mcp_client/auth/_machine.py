@@ -46,6 +46,11 @@ class ClientCredentials(BearerAuth):
         scopes: the scopes to ask for when the challenge names none.
         storage: where tokens are kept (default: in memory).
         timeout: seconds for each request to the authorization server.
+        allow_private_network: let discovery and the token requests contact
+            loopback and private-network addresses the MCP server is not
+            itself on (as for :class:`~mcp_client.auth.OAuth`; cloud metadata
+            and link-local addresses, and http off loopback, are refused
+            either way).
 
     Raises:
         AuthError: neither or both of client_secret and private_key are given.
@@ -54,11 +59,12 @@ class ClientCredentials(BearerAuth):
     def __init__(self, client_id: str, *, client_secret: str | None = None,
                  private_key: str | bytes | None = None, signing_algorithm: str | None = None,
                  scopes: list[str] | None = None, storage: Any = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, allow_private_network: bool = False) -> None:
         if (client_secret is None) == (private_key is None):
             raise AuthError("ClientCredentials needs exactly one of client_secret= and "
                             "private_key=")
-        super().__init__(storage=storage, timeout=timeout, max_step_ups=1, client_id=client_id)
+        super().__init__(storage=storage, timeout=timeout, max_step_ups=1, client_id=client_id,
+                         allow_private_network=allow_private_network)
         self._client_id = client_id
         self._secret = client_secret
         self._private_key = private_key
@@ -87,13 +93,15 @@ class ClientCredentials(BearerAuth):
         return self._grant(found, record, scopes or None)
 
     def _grant(self, found: Discovered, record: dict[str, Any], scopes: list[str] | None) -> str:
+        self._check_endpoints(found.metadata, "token_endpoint")
         data = {"grant_type": "client_credentials", "resource": found.resource}
         scope = scope_text(scopes)
         if scope:
             data["scope"] = scope
         headers = self._authenticate(found, data)
-        answer = token_request(self._session(), found.metadata["token_endpoint"], data, headers,
-                               self._timeout)
+        with self._contacting("the token endpoint"):
+            answer = token_request(self._session(), found.metadata["token_endpoint"], data,
+                                   headers, self._timeout)
         record["tokens"] = tokens_from(answer, resource=found.resource, previous=None,
                                        requested=scopes)
         self._store(record)
@@ -168,16 +176,16 @@ class WorkloadIdentity(ClientCredentials):
         client_id: the client the authorization server knows the workload as.
         assertion: the workload JWT, or a function returning a fresh one
             (called for each token request, since such tokens are short-lived).
-        scopes, storage, timeout: as for :class:`ClientCredentials`.
+        scopes, storage, timeout, allow_private_network: as for :class:`ClientCredentials`.
     """
 
     def __init__(self, client_id: str, assertion: str | Callable[[], str], *,
                  scopes: list[str] | None = None, storage: Any = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, allow_private_network: bool = False) -> None:
         if not callable(assertion) and not (isinstance(assertion, str) and assertion):
             raise AuthError("assertion must be the workload JWT or a function returning one")
         super().__init__(client_id, client_secret="", scopes=scopes, storage=storage,
-                         timeout=timeout)
+                         timeout=timeout, allow_private_network=allow_private_network)
         self._workload = assertion
 
     def _authenticate(self, found: Discovered, data: dict[str, str]) -> dict[str, str]:
@@ -210,15 +218,18 @@ class IdentityAssertion(ClientCredentials):
         idp_token_endpoint: the IdP's token endpoint.
         idp_client_id: this client at the IdP.
         idp_client_secret: its secret there, if it has one.
-        scopes, storage, timeout: as for :class:`ClientCredentials`.
+        scopes, storage, timeout, allow_private_network: as for :class:`ClientCredentials`
+            (the IdP's token endpoint is held to the same rules).
     """
 
     def __init__(self, client_id: str, client_secret: str, *, id_token: str | Callable[[], str],
                  idp_token_endpoint: str, idp_client_id: str,
                  idp_client_secret: str | None = None, scopes: list[str] | None = None,
-                 storage: Any = None, timeout: float = DEFAULT_TIMEOUT) -> None:
+                 storage: Any = None, timeout: float = DEFAULT_TIMEOUT,
+                 allow_private_network: bool = False) -> None:
         super().__init__(client_id, client_secret=client_secret, scopes=scopes,
-                         storage=storage, timeout=timeout)
+                         storage=storage, timeout=timeout,
+                         allow_private_network=allow_private_network)
         self._id_token = id_token
         self._idp = (idp_token_endpoint, idp_client_id, idp_client_secret)
 
@@ -237,8 +248,10 @@ class IdentityAssertion(ClientCredentials):
         idp_headers: dict[str, str] = {}
         client_authentication("client_secret_post" if idp_secret else "none", idp_client,
                               idp_secret, exchange, idp_headers)
-        answer = token_request(self._session(), endpoint, exchange, idp_headers, self._timeout,
-                               token_types=("n_a", "bearer"))
+        self._check_endpoints({"IdP token endpoint": endpoint}, "IdP token endpoint")
+        with self._contacting("the IdP token endpoint"):
+            answer = token_request(self._session(), endpoint, exchange, idp_headers,
+                                   self._timeout, token_types=("n_a", "bearer"))
         data["grant_type"] = _JWT_BEARER
         data["assertion"] = str(answer["access_token"])
         headers: dict[str, str] = {}

@@ -60,6 +60,13 @@ class OAuth(BearerAuth):
         dpop: bind the tokens to a key of this object's (RFC 9449 DPoP) where
             the authorization server offers ES256 proofs (needs the ``oauth``
             extra).
+        allow_private_network: let discovery and the flow contact loopback and
+            private-network addresses (RFC 1918, unique local IPv6,
+            ``*.internal``) that the MCP server is not itself on.  Without it
+            such an authorization server is refused; cloud metadata and
+            link-local addresses are refused either way, and an authorization
+            server must use https unless it is on loopback
+            (:mod:`mcp_client.auth._reach`).
 
     Raises:
         AuthError: from a request, when authorization fails in any way.
@@ -70,9 +77,10 @@ class OAuth(BearerAuth):
                  client_secret: str | None = None, client_metadata_url: str | None = None,
                  storage: Any = None, on_authorize: Callable[[str], str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT, callback_port: int | None = None,
-                 callback_timeout: float = DEFAULT_CALLBACK_TIMEOUT, dpop: bool = False) -> None:
+                 callback_timeout: float = DEFAULT_CALLBACK_TIMEOUT, dpop: bool = False,
+                 allow_private_network: bool = False) -> None:
         super().__init__(storage=storage, timeout=timeout, max_step_ups=MAX_STEP_UPS,
-                         client_id=client_id)
+                         client_id=client_id, allow_private_network=allow_private_network)
         if client_secret is not None and client_id is None:
             raise AuthError("client_secret= needs the client_id= it belongs to")
         if redirect_uri is not None and on_authorize is None:
@@ -110,11 +118,13 @@ class OAuth(BearerAuth):
 
     def _refresh(self, record: dict[str, Any]) -> str:
         tokens = record["tokens"]
-        answer = refresh(self._session(), record["metadata"], record["client"],
-                         refresh_token=tokens["refresh_token"],
-                         resource=record.get("resource") or str(self._resource),
-                         scopes=None, timeout=self._timeout,
-                         dpop=self._proof_key(record["metadata"]))
+        self._check_endpoints(record["metadata"], "token_endpoint")
+        with self._contacting("the token endpoint"):
+            answer = refresh(self._session(), record["metadata"], record["client"],
+                             refresh_token=tokens["refresh_token"],
+                             resource=record.get("resource") or str(self._resource),
+                             scopes=None, timeout=self._timeout,
+                             dpop=self._proof_key(record["metadata"]))
         record["tokens"] = tokens_from(answer, resource=record.get("resource") or "",
                                        previous=tokens, requested=tokens.get("scopes"))
         self._store(record)
@@ -166,6 +176,7 @@ class OAuth(BearerAuth):
         known = record.get("client")
         if isinstance(known, dict) and known.get("redirect_uri") == redirect_uri:
             return known
+        self._check_endpoints(metadata, "registration_endpoint")
         return self._register(metadata, redirect_uri)
 
     def _register(self, metadata: Mapping[str, Any], redirect_uri: str) -> dict[str, Any]:
@@ -182,7 +193,8 @@ class OAuth(BearerAuth):
                     # SEP-837: a loopback redirect means an app on the user's machine.
                     "application_type": "native" if host in ("127.0.0.1", "localhost", "::1")
                     or urlsplit(redirect_uri).scheme not in ("http", "https") else "web"}
-        answer = register(self._session(), metadata, document, self._timeout)
+        with self._contacting("the registration endpoint"):
+            answer = register(self._session(), metadata, document, self._timeout)
         secret = answer.get("client_secret")
         return {"client_id": answer["client_id"],
                 "client_secret": secret if isinstance(secret, str) else None,
@@ -197,6 +209,7 @@ class OAuth(BearerAuth):
                    scopes: list[str] | None) -> str:
         metadata = found.metadata
         check_pkce(metadata)
+        self._check_endpoints(metadata, "authorization_endpoint", "token_endpoint")
         listener = None
         if self._redirect_uri is None and self._on_authorize is None:
             open_browser(None)   # fail early, before registering, when there is no browser
@@ -219,9 +232,11 @@ class OAuth(BearerAuth):
         code = read_redirect(came_back, state=state, issuer=found.issuer,
                              iss_supported=metadata.get(
                                  "authorization_response_iss_parameter_supported") is True)
-        answer = exchange_code(self._session(), metadata, client, code=code, verifier=verifier,
-                               redirect_uri=redirect_uri, resource=found.resource,
-                               timeout=self._timeout, dpop=self._proof_key(metadata))
+        with self._contacting("the token endpoint"):
+            answer = exchange_code(self._session(), metadata, client, code=code,
+                                   verifier=verifier, redirect_uri=redirect_uri,
+                                   resource=found.resource, timeout=self._timeout,
+                                   dpop=self._proof_key(metadata))
         record["tokens"] = tokens_from(answer, resource=found.resource, previous=None,
                                        requested=scopes)
         record["scopes"] = scopes or []

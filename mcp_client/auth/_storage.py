@@ -8,6 +8,19 @@ them in one JSON file, written atomically (a temporary file in the same
 folder, then ``os.replace``) with mode 0600, and serialised across processes
 with an advisory lock on a sibling ``.lock`` file where the platform has
 ``fcntl``.  No storage shows a record in its ``repr()`` or logs one.
+
+A token file is checked as ssh checks a private key (``StrictModes``),
+because a record planted in it points the client's refresh -- with the
+refresh token and the client secret -- at whatever token endpoint it names.
+Where the platform has user ids, a ``tokens.json`` that is writable by group
+or others, is owned by another user, or lies in a folder that is
+world-writable without the sticky bit or owned by another user (root aside)
+is not read: a :class:`UnsafeTokenFile` warning names it and the rule, and
+the storage holds no record (the next save replaces the file with a private
+one; into an unsafe folder nothing is saved -- :class:`AuthError`).  The
+file is checked on the descriptor it is read from, so it cannot be swapped
+between the check and the read.  The lock file is opened with
+``O_NOFOLLOW``: a symlink planted in its place is an error, never followed.
 """
 
 from __future__ import annotations
@@ -15,15 +28,21 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import tempfile
 import threading
+import warnings
 from pathlib import Path
 from typing import Any, Iterator, Protocol, runtime_checkable
 
 from ._errors import AuthError
 
-__all__ = ["TokenStorage", "MemoryTokenStorage", "FileTokenStorage", "storage_key",
-           "user_token_path"]
+__all__ = ["TokenStorage", "MemoryTokenStorage", "FileTokenStorage", "UnsafeTokenFile",
+           "storage_key", "user_token_path"]
+
+
+class UnsafeTokenFile(UserWarning):
+    """A token file was not read: another user could have written it (see the module)."""
 
 
 def user_token_path() -> Path:
@@ -121,12 +140,16 @@ class FileTokenStorage:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         with self._lock:
+            lock = f"{self.path}.lock"
             try:
                 self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                handle = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+                # O_NOFOLLOW: a symlink planted as the lock file is refused (ELOOP),
+                # never followed to create or open a file elsewhere.
+                handle = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
+                                 0o600)
             except OSError as exc:
-                raise AuthError(f"cannot use the token file {self.path}: "
-                                f"{exc.strerror or exc}") from None
+                raise AuthError(f"cannot use the token file {self.path} (its lock file "
+                                f"{lock}): {exc.strerror or exc}") from None
             try:
                 try:
                     import fcntl
@@ -138,11 +161,48 @@ class FileTokenStorage:
             finally:
                 os.close(handle)   # closing releases the flock
 
+    def _folder_rule(self) -> str | None:
+        """Why the file's folder is unsafe (None: it is not, or the platform has no owners)."""
+        if not hasattr(os, "geteuid"):
+            return None
+        try:
+            folder = os.stat(self.path.parent)
+        except OSError:
+            return None   # reading or writing says what is wrong
+        if folder.st_mode & stat.S_IWOTH and not folder.st_mode & stat.S_ISVTX:
+            return "it is in a world-writable folder without the sticky bit"
+        if folder.st_uid not in (os.geteuid(), 0):
+            return "it is in a folder owned by another user"
+        return None
+
+    @staticmethod
+    def _file_rule(found: os.stat_result) -> str | None:
+        """Why the file itself is unsafe (None: it is not, or the platform has no owners)."""
+        if not hasattr(os, "geteuid"):
+            return None
+        if not stat.S_ISREG(found.st_mode):
+            return "it is not a regular file"
+        if found.st_uid != os.geteuid():
+            return "it is owned by another user"
+        if found.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return "it is writable by group or others"
+        return None
+
     def _read(self) -> dict[str, Any]:
         try:
-            text = self.path.read_text(encoding="utf-8")
+            with open(self.path, encoding="utf-8") as handle:
+                rule = self._file_rule(os.fstat(handle.fileno())) or self._folder_rule()
+                if rule is not None:
+                    warnings.warn(UnsafeTokenFile(
+                        f"the token file {self.path} is not used: {rule} (another user could "
+                        "have planted its records); make it yours, mode 0600, in a private "
+                        "folder"), stacklevel=2)
+                    return {}
+                text = handle.read()
         except FileNotFoundError:
             return {}
+        except UnicodeDecodeError:
+            return {}   # damaged, as below
         except OSError as exc:
             raise AuthError(f"cannot read the token file {self.path}: "
                             f"{exc.strerror or exc}") from None
@@ -155,6 +215,10 @@ class FileTokenStorage:
 
     def _write(self, records: dict[str, Any]) -> None:
         folder = self.path.parent
+        rule = self._folder_rule()
+        if rule is not None:
+            raise AuthError(f"refusing to keep tokens in {folder}: {rule.replace('it is in ', '')}"
+                            " (another user could replace the file)")
         try:
             # mkstemp creates the file with mode 0600, before anything is written to it.
             fd, temporary = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=folder)
