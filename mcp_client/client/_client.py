@@ -377,7 +377,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
             cancelled: a ``threading.Event`` or ``Future`` that abandons the call.
             progress_token: ask the server for progress under this token; the
                 reports arrive on :attr:`notifications`.
-            validate: check the result against the tool's ``outputSchema``.
+            validate: check the result against the tool's ``outputSchema`` (a pattern in
+                it that does not finish within this budget, at most 1 s, is a mismatch).
 
         Returns:
             ``{"content": [...], "isError"?: True, "structuredContent"?: ...}``.
@@ -391,8 +392,9 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         params = self._tool_params(name, arguments, progress_token)
         result = self._tool_call(params, timeout=timeout, cancelled=cancelled,
                                  progress_token=progress_token)
-        if validate:
-            problem = self._outputs.problem(self._tool_named(name, timeout), result)
+        if validate:   # the schema's patterns get at most the call's own budget
+            problem = self._outputs.problem(self._tool_named(name, timeout), result,
+                                            budget=self._connection.budget(timeout))
             if problem is not None:
                 raise problem
         return cast("CallToolResult", result)

@@ -3,13 +3,18 @@ server-supplied regular expressions in time."""
 
 from __future__ import annotations
 
+import re
+import time
+import unittest
 from typing import Any
 
 from mcp_client import Client, ProtocolError
+from mcp_client.client._outputs import OutputChecks
 from mcp_client.client._paging import MAX_LIST_BYTES
 from mcp_client.testing import FakeTransport
 
-from ..base import ClientCase
+from ..base import ClientCase, server
+from ..tables import add_rows
 
 V = "2026-07-28"
 DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": {},
@@ -75,3 +80,199 @@ class ListBytesTest(ClientCase):
         tool = {"name": "big", "description": "x" * MIB, "inputSchema": {}}
         fake.on("tools/list", endless_pages("tools", tool, 20))
         self.assertEqual(len(self.connect_to(fake).list_tools()), 20)
+
+
+#: Exponential for a backtracking engine: ``re`` needs about 2**27 steps (~10 s) to fail.
+EVIL = "^(a|a)*$"
+LONG = "a" * 27 + "b"
+#: What a call may take here: the ``timeout`` the caller gave.
+CALL_BUDGET = 3.0
+TOOLS_DISCOVER = {"resultType": "complete", "supportedVersions": [V],
+                  "capabilities": {"tools": {}}}
+
+
+def tool_with(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
+
+
+def answer(structured: Any) -> dict[str, Any]:
+    return {"resultType": "complete", "content": [], "structuredContent": structured}
+
+
+class OutputPatternTimeTest(ClientCase):
+    """A hostile ``outputSchema`` costs a call at most its budget, and reports a mismatch."""
+
+    def client_for(self, schema: dict[str, Any], structured: Any, **options: Any) -> Client:
+        fake = FakeTransport()
+        fake.on("server/discover", TOOLS_DISCOVER)
+        fake.on("tools/list", {"resultType": "complete", "tools": [tool_with(schema)]})
+        fake.on("tools/call", answer(structured))
+        return self.connect(fake, **options)
+
+    def timed_mismatch(self, schema: dict[str, Any], structured: Any) -> ProtocolError:
+        client = self.client_for(schema, structured)
+        client.list_tools()
+        start = time.monotonic()
+        with self.assertRaises(ProtocolError) as caught:
+            client.call_tool("t", {}, timeout=CALL_BUDGET, validate=True)
+        self.assertLess(time.monotonic() - start, CALL_BUDGET)
+        return caught.exception
+
+    def test_a_backtracking_pattern_is_a_mismatch_within_the_budget(self) -> None:
+        schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": EVIL}}}
+        mismatch = self.timed_mismatch(schema, {"s": LONG})
+        self.assertIsNone(mismatch.code)
+        self.assertEqual(mismatch.data["tool"], "t")
+        self.assertIn("did not finish", mismatch.data["reason"])
+
+    def test_every_keyword_that_runs_a_pattern_is_bounded(self) -> None:
+        evil_key = {LONG: 1}
+        for name, schema, structured in [
+                ("patternProperties", {"patternProperties": {EVIL: {}}}, evil_key),
+                ("additionalProperties", {"patternProperties": {EVIL: {}},
+                                          "additionalProperties": False}, evil_key),
+                ("unevaluatedProperties", {"patternProperties": {EVIL: {}},
+                                           "unevaluatedProperties": False}, evil_key),
+                ("unevaluatedProperties under allOf",
+                 {"allOf": [{"patternProperties": {EVIL: {}}}],
+                  "unevaluatedProperties": False}, evil_key),
+                ("pattern in $defs by $ref",
+                 {"$defs": {"s": {"pattern": EVIL}}, "properties": {"s": {"$ref": "#/$defs/s"}}},
+                 {"s": LONG}),
+                ("propertyNames", {"propertyNames": {"pattern": EVIL}}, evil_key),
+                ("pattern in items", {"properties": {"s": {"items": {"pattern": EVIL}}}},
+                 {"s": [LONG]}),
+                ("draft-07 pattern", {"$schema": "http://json-schema.org/draft-07/schema#",
+                                      "properties": {"s": {"pattern": EVIL}}}, {"s": LONG})]:
+            with self.subTest(name):
+                mismatch = self.timed_mismatch(schema, structured)
+                self.assertIn("did not finish", mismatch.data["reason"])
+
+    def test_a_pattern_that_cannot_be_decided_never_passes_under_not(self) -> None:
+        """Neither "matches" nor "does not" is assumed: either could pass under ``not``."""
+        for schema in [{"properties": {"s": {"not": {"pattern": EVIL}}}},
+                       {"properties": {"s": {"anyOf": [{"pattern": EVIL}, {"type": "number"}]}}}]:
+            with self.subTest(schema=schema):
+                mismatch = self.timed_mismatch(schema, {"s": LONG})
+                self.assertIn("did not finish", mismatch.data["reason"])
+
+    def test_the_bridge_reports_it_to_the_model_within_request_timeout(self) -> None:
+        schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": EVIL}}}
+        client = self.client_for(schema, {"s": LONG}, request_timeout=CALL_BUDGET)
+        client.tools_for_llm()
+        start = time.monotonic()
+        entries = client.execute_tool_calls([{"id": "1", "function": {"name": "t",
+                                                                      "arguments": "{}"}}])
+        self.assertLess(time.monotonic() - start, CALL_BUDGET)
+        self.assertTrue(entries[0]["is_error"])
+        self.assertIn("does not match its outputSchema", entries[0]["content"])
+
+
+class PatternMeaningTest(unittest.TestCase):
+    """The bounded engine decides ordinary patterns as ``jsonschema`` always did."""
+
+    def decide(self, schema: dict[str, Any], structured: Any) -> bool:
+        return OutputChecks().problem(tool_with(schema), answer(structured)) is None
+
+
+def _meaning(self: PatternMeaningTest, label: str, pattern: str, value: str,
+             valid: bool) -> None:
+    schema = {"properties": {"v": {"type": "string", "pattern": pattern}}}
+    self.assertEqual(self.decide(schema, {"v": value}), valid)
+    self.assertEqual(bool(re.search(pattern, value)), valid)   # as re decides it
+
+
+add_rows(PatternMeaningTest, "pattern", [
+    ("anchored", r"^[a-z]+$", "abc", True),
+    ("anchored_miss", r"^[a-z]+$", "abc1", False),
+    ("unanchored_search", r"b", "abc", True),
+    ("digits", r"^\d{3}-\d{4}$", "555-1234", True),
+    ("digits_miss", r"^\d{3}-\d{4}$", "555-12345", False),
+    ("lookahead", r"^(?=.*\d)(?=.*[a-z]).{6,}$", "abc123", True),
+    ("lookahead_miss", r"^(?=.*\d)(?=.*[a-z]).{6,}$", "abcdef", False),
+    ("negative_lookahead", r"^(?!admin$).*", "admin", False),
+    ("backreference", r"^(\w)\1$", "aa", True),
+    ("backreference_miss", r"^(\w)\1$", "ab", False),
+    ("unicode_word", r"^\w+$", "h\u00e9llo", True),
+    ("alternation", r"^(cat|dog)s?$", "dogs", True),
+    ("alternation_miss", r"^(cat|dog)s?$", "cow", False),
+    ("empty_pattern", r"", "anything", True),
+    ("email_like", r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", "a@b.io", True),
+    ("email_like_miss", r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", "a@b", False),
+    ("nested_quantifier_short", EVIL, "aaaa", True),
+    ("nested_quantifier_short_miss", EVIL, "aab", False),
+], _meaning)
+
+
+class PatternPropertiesMeaningTest(unittest.TestCase):
+    def test_pattern_properties_and_the_keywords_that_use_them(self) -> None:
+        checks = OutputChecks()
+        rows = [({"patternProperties": {"^x-": {"type": "number"}}}, {"x-a": 1}, True),
+                ({"patternProperties": {"^x-": {"type": "number"}}}, {"x-a": "s"}, False),
+                ({"patternProperties": {"^x-": {}}, "additionalProperties": False},
+                 {"x-a": 1, "b": 2}, False),
+                ({"patternProperties": {"^x-": {}}, "additionalProperties": False},
+                 {"x-a": 1}, True),
+                ({"allOf": [{"patternProperties": {"^x-": {}}}], "unevaluatedProperties": False},
+                 {"x-a": 1}, True),
+                ({"allOf": [{"patternProperties": {"^x-": {}}}], "unevaluatedProperties": False},
+                 {"x-a": 1, "y": 2}, False),
+                ({"$defs": {"p": {"patternProperties": {"^x-": {}}}}, "$ref": "#/$defs/p",
+                  "unevaluatedProperties": False}, {"x-a": 1}, True)]
+        for schema, structured, valid in rows:
+            with self.subTest(schema=schema, structured=structured):
+                found = checks.problem(tool_with(schema), answer(structured))
+                self.assertEqual(found is None, valid, found)
+
+    def test_a_pattern_the_engine_cannot_compile_is_an_invalid_schema(self) -> None:
+        found = OutputChecks().problem(tool_with({"properties": {"s": {"pattern": "(unclosed"}}}),
+                                       answer({"s": "x"}))
+        assert found is not None
+        self.assertIn("not valid JSON Schema", found.reason)
+
+
+class ElicitationPatternTimeTest(ClientCase):
+    """A hostile ``requestedSchema`` pattern with a ``default`` declines within the budget."""
+
+    def test_the_default_is_checked_within_the_budget_and_declined(self) -> None:
+        schema = {"type": "object",
+                  "properties": {"name": {"type": "string", "pattern": EVIL, "default": LONG}}}
+        fake = FakeTransport()
+        fake.on("server/discover", {"resultType": "complete", "supportedVersions": [V],
+                                    "capabilities": {}})
+        fake.on("tools/call", {"resultType": "input_required", "requestState": "s",
+                               "inputRequests": {"e": {"method": "elicitation/create", "params": {
+                                   "mode": "form", "message": "Name?",
+                                   "requestedSchema": schema}}}},
+                {"resultType": "complete", "content": []})
+        client = self.connect(fake, on_elicit=lambda r: {"action": "accept", "content": {}})
+        start = time.monotonic()
+        self.assertEqual(client.call_tool("t", {}, timeout=CALL_BUDGET), {"content": []})
+        self.assertLess(time.monotonic() - start, CALL_BUDGET)
+        retry = fake.requests("tools/call")[1]
+        self.assertEqual(retry["params"]["inputResponses"], {"e": {"action": "decline"}})
+        self.assertTrue(any("did not finish" in warning for warning in self.warnings),
+                        self.warnings)
+
+
+class RealServerPatternTest(ClientCase):
+    """The SDK server of ``tests/servers/pattern_server.py``, over stdio, in both eras."""
+
+    def test_call_tool_and_the_bridge_return_within_their_budget(self) -> None:
+        for era in ("auto", "legacy"):
+            with self.subTest(era=era):
+                client = self.connect(args=server("pattern_server.py"), era=era,
+                                      request_timeout=CALL_BUDGET * 10)
+                self.assertEqual(client.list_tools()[0]["outputSchema"]["properties"]["code"]
+                                 ["pattern"], EVIL)
+                start = time.monotonic()
+                with self.assertRaises(ProtocolError) as caught:
+                    client.call_tool("code", timeout=CALL_BUDGET, validate=True)
+                self.assertLess(time.monotonic() - start, CALL_BUDGET)
+                self.assertEqual(caught.exception.data["path"], "$")
+                self.assertIn("did not finish", caught.exception.data["reason"])
+                start = time.monotonic()
+                entries = client.execute_tool_calls([{"id": "1", "function": {"name": "code"}}])
+                self.assertLess(time.monotonic() - start, CALL_BUDGET)
+                self.assertTrue(entries[0]["is_error"])
+                client.close()
