@@ -15,8 +15,16 @@ seconds, or less when the caller has less left).  The keywords that apply
 ``unevaluatedProperties`` -- are replaced too, since ``jsonschema`` calls
 :func:`re.search` for them directly.
 
-An expression that does not finish in the budget, or that ``regex`` cannot
-compile, ends the whole validation as a failure (:func:`first_error` returns an
+Compiling is bounded too: ``regex`` unrolls counted repetitions, so
+``(?:(?:a+){1000}){1000}`` -- 25 characters -- costs it 800 MiB.  A pattern is
+first parsed by the standard library's own parser (:mod:`re`'s, which never
+unrolls) and measured as ``regex`` would expand it; past
+:data:`MAX_PATTERN_SIZE` it is not compiled.  A pattern that parser cannot read
+is refused as it always was (``jsonschema`` checks ``format: regex`` with
+:mod:`re`).
+
+An expression that does not finish in the budget, or that is refused, ends
+the whole validation as a failure (:func:`first_error` returns an
 error saying so); it is never taken as a match nor as a mismatch, since either
 answer could turn into a pass under ``not`` or ``anyOf``.
 
@@ -28,18 +36,30 @@ compiled expressions and each thread's running budget.
 from __future__ import annotations
 
 import functools
+import importlib
 import threading
 import time
 from typing import Any, Iterator
 
-__all__ = ["PATTERN_BUDGET", "validator_for", "first_error", "format_checker"]
+__all__ = ["PATTERN_BUDGET", "MAX_PATTERN_SIZE", "validator_for", "first_error",
+           "format_checker"]
 
 #: Seconds all the regular expressions of one validation may take together.  A
 #: real pattern takes microseconds; a call's own budget (``request_timeout``,
 #: 60 s) is far larger, and the hooks' time is not bounded by it at all.
 PATTERN_BUDGET = 1.0
-#: Compiled expressions kept (``regex`` keeps its own cache too, but small).
-_COMPILED = 512
+#: The largest pattern compiled, in the steps ``regex`` expands it to: an atom is
+#: one, a counted repetition its body times its count (an open one counts once);
+#: and in characters.
+#: 10,000 compile in about 10 ms and 10 MiB; the limit a schema's own patterns meet
+#: (``^[a-z0-9]{1,63}(\.[a-z0-9]{1,63}){0,126}$`` is 8,000) is far below.
+MAX_PATTERN_SIZE = 10_000
+#: Compiled patterns kept, of at most :data:`_SMALL` steps each: a server cannot
+#: fill the cache with big ones.
+_COMPILED = 256
+_SMALL = 1_000
+_cache: dict[str, Any] = {}
+_cache_lock = threading.Lock()
 
 _state = threading.local()
 
@@ -48,11 +68,61 @@ class _Unchecked(Exception):
     """A regular expression that could not be applied: it ends the validation."""
 
 
-@functools.lru_cache(maxsize=_COMPILED)
 def _compiled(pattern: str) -> Any:
+    """``pattern`` compiled by ``regex``, if it is small enough (see :data:`MAX_PATTERN_SIZE`).
+
+    Raises:
+        ValueError: it is larger, or the standard parser cannot read it.
+    """
+    found = _cache.get(pattern)
+    if found is not None:
+        return found
+    size = max(len(pattern), _size(pattern)) if len(pattern) <= MAX_PATTERN_SIZE \
+        else len(pattern)
+    if size > MAX_PATTERN_SIZE:
+        raise ValueError(f"it expands to more than {MAX_PATTERN_SIZE} steps")
     import regex
 
-    return regex.compile(pattern)
+    compiled = regex.compile(pattern)
+    if size <= _SMALL:
+        with _cache_lock:
+            if len(_cache) >= _COMPILED:
+                _cache.pop(next(iter(_cache)))
+            _cache[pattern] = compiled
+    return compiled
+
+
+def _size(pattern: str) -> int:
+    """The steps ``pattern`` unrolls to, by the standard library's parser of :mod:`re`."""
+    import re
+
+    try:
+        parser: Any = importlib.import_module("re._parser")   # Python 3.11 on
+    except ImportError:
+        parser = importlib.import_module("sre_parse")
+    try:
+        return _steps(parser.parse(pattern), parser)
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise ValueError(f"not a regular expression: {exc}") from None
+
+
+def _steps(items: Any, parser: Any) -> int:
+    """The steps of a parsed (sub)pattern; see :func:`_size`."""
+    repeats = {getattr(parser, name, None) for name in
+               ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")} - {None}
+    total = 0
+    for op, value in items:
+        if op in repeats:
+            low, high, body = value
+            total += max(low if high == parser.MAXREPEAT else high, 1) * _steps(body, parser)
+            continue
+        inner = [part for part in (value if isinstance(value, (tuple, list)) else (value,))
+                 if isinstance(part, parser.SubPattern)]
+        inner += [each for part in (value if isinstance(value, tuple) else ())
+                  if isinstance(part, list) for each in part
+                  if isinstance(each, parser.SubPattern)]   # a branch's alternatives
+        total += max(1, sum(_steps(part, parser) for part in inner))
+    return total
 
 
 def _search(pattern: str, text: str) -> bool:

@@ -64,8 +64,8 @@ class OutputChecks:
         try:
             validator = self._validator(schema)
         except jsonschema.exceptions.SchemaError as exc:
-            return OutputMismatch(name, "$",
-                                  f"the outputSchema is not valid JSON Schema ({exc.message})")
+            return OutputMismatch(name, "$", "the outputSchema is not valid JSON Schema "
+                                  f"({exc.message[:300]})")
         try:
             error = _schema.first_error(validator, result["structuredContent"], budget=budget)
         except Exception as exc:   # an unresolvable $ref: jsonschema has no common base for it

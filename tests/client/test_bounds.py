@@ -276,3 +276,39 @@ class RealServerPatternTest(ClientCase):
                 self.assertLess(time.monotonic() - start, CALL_BUDGET)
                 self.assertTrue(entries[0]["is_error"])
                 client.close()
+
+
+class PatternCompileSizeTest(unittest.TestCase):
+    """``regex`` unrolls counted repetitions: a pattern that would expand past the bound is
+    refused before it is compiled, wherever it stands in the schema."""
+
+    BOMB = "(?:(?:a+){1000}){1000}"   # 800 MiB and 2 s for regex.compile; re never unrolls
+
+    def test_a_pattern_that_unrolls_too_far_is_refused_at_once(self) -> None:
+        for schema in [{"properties": {"s": {"pattern": self.BOMB}}},
+                       {"patternProperties": {self.BOMB: {}}},
+                       {"properties": {"s": {"pattern": "(?:a{100}){101}"}}},
+                       {"properties": {"s": {"pattern": "a" * 10_001}}}]:
+            with self.subTest(schema=str(schema)[:60]):
+                start = time.monotonic()
+                found = OutputChecks().problem(tool_with(schema), answer({"s": "a"}))
+                self.assertLess(time.monotonic() - start, 0.5)
+                assert found is not None
+                self.assertIn("not valid JSON Schema", found.reason)
+                self.assertLess(len(found.reason), 400)
+
+    def test_patterns_under_the_bound_compile(self) -> None:
+        host = r"^[a-z0-9]{1,63}(\.[a-z0-9]{1,63}){0,126}$"
+        for pattern, value, valid in [(host, "a.b.example", True), (host, "a..b", False),
+                                      ("(?:a{100}){100}", "a" * 10_000, True),
+                                      ("^(?:[A-Za-z0-9+/]{4})*$", "QUJD", True)]:
+            with self.subTest(pattern=pattern):
+                found = OutputChecks().problem(
+                    tool_with({"properties": {"s": {"pattern": pattern}}}), answer({"s": value}))
+                self.assertEqual(found is None, valid, found)
+
+    def test_what_re_cannot_read_is_refused_as_it_always_was(self) -> None:
+        found = OutputChecks().problem(tool_with({"properties": {"s": {"pattern": r"\p{L}"}}}),
+                                       answer({"s": "a"}))
+        assert found is not None
+        self.assertIn("not valid JSON Schema", found.reason)
