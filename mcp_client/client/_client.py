@@ -42,7 +42,7 @@ from .. import protocol
 from .._log import get_logger, warn_through
 from .._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_options
 from .._version import __version__
-from ..exceptions import MCPClientError, ProtocolError
+from ..exceptions import MCPClientError, OutputMismatch, ProtocolError
 from ..transport import Transport
 from ._async import AsyncTwins
 from ._connection import Connection
@@ -476,7 +476,7 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
                 return None
             return self._connection.call_together(prepared)
 
-        check = self._outputs.problem if self._opts["validate_output"] else None
+        check = self._checked_output if self._opts["validate_output"] else None
         return Bridge(list_tools=self._runnable_tools, call=call, start=start, check=check,
                       volley=volley,
                       can_pipeline=self._pipelining, executor=self._batch_executor,
@@ -487,6 +487,11 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
                       parallel_tools=self._opts["parallel_tools"],
                       serial_tools=self._opts["serial_tools"],
                       stamp=lambda: self._connection.cache_stamp("tools/list"))
+
+    def _checked_output(self, tool: Mapping[str, Any] | None,
+                        result: Mapping[str, Any]) -> OutputMismatch | None:
+        """The bridge's output check: a schema's patterns get ``request_timeout`` at most."""
+        return self._outputs.problem(tool, result, budget=self._connection.budget(None))
 
     def _runnable_tools(self, *, refresh: bool = False) -> list[Tool]:
         """The tools a model may be offered: none this client cannot run.

@@ -167,6 +167,15 @@ class OutputPatternTimeTest(ClientCase):
         self.assertTrue(entries[0]["is_error"])
         self.assertIn("does not match its outputSchema", entries[0]["content"])
 
+    def test_a_request_timeout_under_the_cap_bounds_the_patterns(self) -> None:
+        schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": EVIL}}}
+        client = self.client_for(schema, {"s": LONG}, request_timeout=0.3)
+        client.tools_for_llm()
+        start = time.monotonic()
+        entries = client.execute_tool_calls([{"id": "1", "function": {"name": "t"}}])
+        self.assertLess(time.monotonic() - start, 0.8)   # the cap alone would take 1 s
+        self.assertIn("did not finish within 0.", entries[0]["content"])
+
 
 class PatternMeaningTest(unittest.TestCase):
     """The bounded engine decides ordinary patterns as ``jsonschema`` always did."""
