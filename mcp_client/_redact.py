@@ -19,14 +19,20 @@ The wire trace (logger ``mcp_client.wire``) shows more than URLs, so two more
 rules serve it: :func:`redact_header` hides the value of a header that carries
 credentials (``Authorization: Bearer ***``, ``Cookie: ***``), and
 :func:`redact_payload` hides, in a message's text, its URLs' secrets, a
-``Bearer``/``Basic`` credential and the string value of a member whose name
-says it is a secret (``"password"``, ``"api_key"``, ``"apiToken"``,
-``"privateKey"``...), also when the text ends inside that value.
+``Bearer``/``Basic`` credential and the value of a member whose name says it is
+a secret (``"password"``, ``"api_key"``, ``"apiToken"``, ``"privateKey"``,
+``"credentials"``...) whatever that value is -- a string, an object, an array, a
+number, a boolean: it becomes ``"***"``.  Names are judged as JSON reads them
+(``"pass\\u0077ord"`` is a password) in any naming style; MCP's own
+``progressToken`` and ``maxTokens`` are no credentials and are shown.  The text
+is scanned, not parsed, so a window cut from a larger message works too: a
+secret value the text ends inside is hidden to the end.
 Strings in, strings out: no I/O, no logging.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from urllib.parse import urlsplit
 
@@ -46,17 +52,21 @@ _SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie
 _SECRET_WORDS = ("token", "secret", "passw", "key", "credential", "signature")
 #: A credential after its scheme, in free text.
 _CREDENTIAL = re.compile(r"\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
-#: A JSON member name that says its string value is a secret: any ``*token*``
-#: (``apiToken``, ``sessionToken``) but MCP's own ``progressToken``, which is no
-#: credential and which a trace reader follows.
-_SECRET_NAME = (
-    r'"(?!progressToken")[A-Za-z0-9_.-]*(?:passw|secret|api[_-]?key|private[_-]?key|'
-    r'access[_-]?key|token|authorization|cookie|credential|signature)[A-Za-z0-9_.-]*"')
-#: A secret member's string value.
-_SECRET_MEMBER = re.compile(rf'({_SECRET_NAME}\s*:\s*)"(?:[^"\\]|\\.)*"', re.IGNORECASE)
-#: A secret member's string value that the text ends inside of (a window cut
-#: before its closing quote): hidden to the end.
-_SECRET_TAIL = re.compile(rf'({_SECRET_NAME}\s*:\s*)"(?:[^"\\]|\\.)*\\?\Z', re.IGNORECASE)
+#: Words that make a JSON member name a secret's (searched in the decoded name,
+#: case aside): any ``*token*`` (``apiToken``, ``sessionToken``), ``*passw*``,
+#: ``*secret*``, ``api_key``/``apiKey``/``api-key``...
+_SECRET_NAME = re.compile(
+    r"passw|passphrase|pwd|secret|api[_-]?key|private[_-]?key|access[_-]?key|token|"
+    r"authorization|cookie|credential|signature", re.IGNORECASE)
+#: MCP's own members that match a word above but hold no credential and that a
+#: trace reader follows (2025-11-25 / 2026-07-28: progress, sampling).
+_NOT_SECRET = frozenset({"progressToken", "maxTokens"})
+#: A JSON string, from its opening quote (linear: the two branches never overlap).
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+#: What a scalar value (number, ``true``...) runs until.
+_SCALAR_END = re.compile(r"[,}\]\s]")
+#: The next bracket or string in a nested value.
+_NESTED = re.compile(r'[\[\]{}"]')
 
 
 def redact_url(url: str) -> str:
@@ -133,9 +143,80 @@ def redact_payload(text: str) -> str:
     if "://" in text:
         text = redact_text(text)
     text = _CREDENTIAL.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
-    text = _SECRET_MEMBER.sub(lambda m: f'{m.group(1)}"{MASK}"', text)
-    # The text may be a window of a larger message, cut inside a secret's value.
-    return _SECRET_TAIL.sub(lambda m: f'{m.group(1)}"{MASK}', text)
+    return _mask_members(text)
+
+
+def _is_secret_name(name: str) -> bool:
+    """Whether a JSON member called ``name`` (as decoded) holds a secret."""
+    return name not in _NOT_SECRET and _SECRET_NAME.search(name) is not None
+
+
+def _mask_members(text: str) -> str:
+    """``text`` with the value of each secret-named member replaced by ``"***"``.
+
+    One pass over the text's strings: a string followed by ``:`` is a member
+    name.  The text may be a window of a larger message: a value it ends inside
+    is hidden to the end (a string as ``"***``, anything else as ``***``).
+    """
+    out: list[str] = []
+    done = at = 0
+    while (quote := text.find('"', at)) >= 0:
+        string = _STRING.match(text, quote)
+        if string is None:   # the text ends inside a string
+            break
+        at = string.end()
+        colon = _skip_space(text, at)
+        if colon >= len(text) or text[colon] != ":" or not _is_secret_name(_decoded(string[0])):
+            continue
+        start = _skip_space(text, colon + 1)
+        if start >= len(text):
+            break
+        end = _value_end(text, start)
+        whole = end is not None
+        out.append(text[done:start])
+        out.append(f'"{MASK}"' if whole else f'"{MASK}' if text[start] == '"' else MASK)
+        done = at = end if end is not None else len(text)
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def _decoded(literal: str) -> str:
+    """A JSON string literal's text (its raw inside when its escapes are not JSON's)."""
+    try:
+        return str(json.loads(literal))
+    except ValueError:
+        return literal[1:-1]
+
+
+def _value_end(text: str, start: int) -> int | None:
+    """Where the JSON value at ``start`` ends; None when the text ends inside it."""
+    if text[start] == '"':
+        string = _STRING.match(text, start)
+        return None if string is None else string.end()
+    if text[start] not in "[{":
+        scalar = _SCALAR_END.search(text, start)
+        return len(text) if scalar is None else scalar.start()
+    depth = 0
+    at = start
+    while (mark := _NESTED.search(text, at)) is not None:
+        char = mark[0]
+        if char == '"':
+            string = _STRING.match(text, mark.start())
+            if string is None:
+                return None
+            at = string.end()
+            continue
+        depth += 1 if char in "[{" else -1
+        at = mark.end()
+        if depth == 0:
+            return at
+    return None
 
 
 def _redact_match(match: re.Match[str]) -> str:

@@ -61,8 +61,11 @@ Decisions (the issue leaves these open):
   command or url and every key in :attr:`ServerConfig.extra`.
 * **Paths.**  ``~`` is expanded in ``command`` and ``cwd``; a relative
   ``cwd`` is relative to the configuration file's folder (to the current
-  folder for a dict).  ``args`` are passed exactly as written (after
-  expansion): they are the server's business.
+  folder for a dict), and so is a relative ``command`` that holds a path
+  separator (``./srv.py``, ``bin/x``): it names the file's own program, never
+  one of that name in whatever folder the client runs from (nor in ``cwd``).
+  A bare name (``uvx``, ``node``) is looked up on ``PATH``.  ``args`` are
+  passed exactly as written (after expansion): they are the server's business.
 * **Values.**  ``args`` is a list of strings and ``env``/``headers`` map
   strings to strings; a number is refused rather than converted (quote it).
   ``era`` is ``auto``, ``legacy`` or a modern protocol version and wins over
@@ -218,7 +221,8 @@ def parse_config(data: Any, *, environ: Mapping[str, str] | None = None,
     Args:
         data: the parsed JSON.
         environ: where ``${VAR}`` is looked up (default: ``os.environ``).
-        base: the folder a relative ``cwd`` is taken from (default: the current one).
+        base: the folder a relative ``cwd`` or ``command`` path is taken from
+            (default: the current one).
         on_error: told about each entry that cannot be used, instead of raising.
     """
     if not isinstance(data, Mapping):

@@ -74,7 +74,8 @@ class ServerConfig:
         name: the entry's name in the file.
         kind: ``"stdio"``, ``"http"`` or ``"sse"`` (2024-11-05 HTTP+SSE).
         prefix: the name made acceptable as a registry prefix (see :mod:`mcp_client.config`).
-        command, args, env, cwd: how to start a stdio server.
+        command, args, env, cwd: how to start a stdio server (``command`` is absolute
+            when the file gave a relative path, see :mod:`mcp_client.config`).
         inherit_env: what it inherits besides ``env`` (``"safe"``, True or False).
         url, headers: where an HTTP server is.
         oauth: the OAuth settings of an HTTP server (``{}`` for ``true``), or None.

@@ -43,7 +43,8 @@ def read_entry(name: Any, raw: Any, prefix: str, environ: Mapping[str, str],
         name, raw: the entry's name and value in the file.
         prefix: its registry prefix (computed over every entry by the caller).
         environ: where ``${VAR}`` is looked up.
-        base: the folder a relative ``cwd`` is taken from, or None.
+        base: the folder a relative ``cwd`` or ``command`` path is taken from, or
+            None for the current one.
 
     Raises:
         ConfigError: the entry cannot be used (never for a disabled one).
@@ -74,7 +75,7 @@ def _read_keys(reader: _Reader, name: str, raw: Mapping[str, Any], prefix: str,
     extra = {k: v for k, v in raw.items() if k not in known}
     include, exclude = reader.tools()
     if kind == "stdio":
-        return ServerConfig(name=name, kind=kind, prefix=prefix, command=reader.command(),
+        return ServerConfig(name=name, kind=kind, prefix=prefix, command=reader.command(base),
                             args=reader.strings("args"), env=reader.mapping("env"),
                             cwd=reader.cwd(base), inherit_env=reader.inherit_env(),
                             era=reader.era(), disabled=reader.disabled, extra=extra,
@@ -134,11 +135,20 @@ class _Reader:
             raise self.error(key, f"must be a string, not {json_kind(value)}")
         return expand(value, self.environ, server=self.name, key=key, strict=not self.disabled)
 
-    def command(self) -> str:
+    def command(self, base: Path | None) -> str:
+        """The program: a relative path (one with a separator) taken from ``base``.
+
+        ``./srv.py`` and ``bin/x`` name the file's own programs, as a relative
+        ``cwd`` names its folders; leaving them relative let the program of
+        that name in whatever folder the client ran from start instead.  A
+        bare name (``uvx``) is looked up on ``PATH`` when started.
+        """
         command = os.path.expanduser(self.string("command", self.raw.get("command")))
         if not command.strip():
             raise self.error("command", "must not be empty")
-        return command
+        if os.path.isabs(command) or not _has_separator(command):
+            return command
+        return str((base if base is not None else Path.cwd()) / command)
 
     def strings(self, key: str) -> tuple[str, ...]:
         values = self.raw.get(key, [])
@@ -250,3 +260,8 @@ def expand(text: str, environ: Mapping[str, str] | None = None, *, server: str |
         return _text.expand(text, os.environ if environ is None else environ, strict=strict)
     except _text.Unexpandable as exc:
         raise ConfigError(str(exc), server=server, key=key) from None
+
+
+def _has_separator(command: str) -> bool:
+    """Whether ``command`` is a path rather than a name to look up on ``PATH``."""
+    return os.sep in command or (os.altsep is not None and os.altsep in command)

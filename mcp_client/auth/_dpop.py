@@ -7,7 +7,7 @@ fragment, §4.2), a fresh ``jti`` and ``iat``, the hash of the access token
 it accompanies (``ath``, §4.3) and the server's nonce when one was asked for
 (§8 for the authorization server, §9 for the resource server).  The key
 never leaves the process; the proofs are secrets of a kind and are never
-logged.  Needs PyJWT with its crypto extra (``pip install 'mcp-client[oauth]'``).
+logged.  Needs PyJWT with its crypto extra (``pip install 'mcp-client-sync[oauth]'``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ._errors import AuthError
+from ._errors import INSTALL_OAUTH, AuthError
 
 __all__ = ["DPoPKey", "DPOP_ALGORITHM"]
 
@@ -41,7 +41,7 @@ class DPoPKey:
             from cryptography.hazmat.primitives.asymmetric import ec
         except ImportError:
             raise AuthError("DPoP needs PyJWT with its crypto extra: "
-                            "pip install 'mcp-client[oauth]'") from None
+                            + INSTALL_OAUTH) from None
         self._key = ec.generate_private_key(ec.SECP256R1())
         numbers = self._key.public_key().public_numbers()
         self.jwk = {"kty": "EC", "crv": "P-256", "x": _b64url(numbers.x.to_bytes(32, "big")),

@@ -15,7 +15,11 @@ from typing import Any
 
 from ..exceptions import MCPClientError
 
-__all__ = ["AuthError"]
+__all__ = ["AuthError", "INSTALL_OAUTH"]
+
+#: What to run when the ``oauth`` extra (PyJWT with its crypto extra) is missing:
+#: the published distribution is ``mcp-client-sync`` (setup.cfg ``[metadata] name``).
+INSTALL_OAUTH = "pip install 'mcp-client-sync[oauth]'"
 
 #: How much of a server's ``error_description`` is quoted.
 _DESCRIPTION_CHARS = 200

@@ -6,7 +6,7 @@ the client's own credentials -- nobody is asked anything (the
 The client authenticates with ``client_secret_basic`` (RFC 6749 §2.3.1) or
 ``private_key_jwt`` (RFC 7523 §2.2: a JWT signed with the client's private
 key, its ``aud`` the authorization server's issuer).  Signing needs PyJWT
-with its crypto extra (``pip install 'mcp-client[oauth]'``), imported only
+with its crypto extra (``pip install 'mcp-client-sync[oauth]'``), imported only
 when a private key is used.
 """
 
@@ -18,7 +18,7 @@ import time
 from typing import Any, Callable, Mapping
 
 from ._base import DEFAULT_TIMEOUT, BearerAuth, Discovered
-from ._errors import AuthError
+from ._errors import INSTALL_OAUTH, AuthError
 from ._flow import client_authentication, scope_text, token_request, tokens_from
 
 __all__ = ["ClientCredentials", "WorkloadIdentity", "IdentityAssertion"]
@@ -127,7 +127,7 @@ class ClientCredentials(BearerAuth):
             import jwt
         except ImportError:
             raise AuthError("private_key= needs PyJWT with its crypto extra: "
-                            "pip install 'mcp-client[oauth]'") from None
+                            + INSTALL_OAUTH) from None
         now = int(time.time())
         claims = {"iss": self._client_id, "sub": self._client_id, "aud": found.issuer,
                   "iat": now, "exp": now + _ASSERTION_LIFETIME, "jti": secrets.token_urlsafe(16)}

@@ -23,7 +23,8 @@ Decisions about the form (the 2025-11-25 / 2026-07-28 elicitation
 * An empty answer takes the default when there is one, skips an optional
   field, and is refused for a required field.  An answer that does not parse
   or does not satisfy the property's schema (checked with ``jsonschema``,
-  formats included) is explained and asked again.
+  formats included, patterns in bounded time by :mod:`mcp_client._schema`) is
+  explained and asked again.
 * End of input (Ctrl-D) at any prompt **declines** the request
   (``{"action": "decline"}``).  Ctrl-C is not an answer: it interrupts the
   whole command (exit 130), which abandons the call.  The form never answers
@@ -59,6 +60,8 @@ import select
 import threading
 import urllib.parse
 from typing import IO, Any, Callable, Mapping, Sequence
+
+from .. import _schema
 
 #: ``suggest(argument, typed, context) -> {"values", "total"?, "hasMore"?}`` or None.
 Suggest = Callable[[str, str, Mapping[str, str]], "Mapping[str, Any] | None"]
@@ -495,10 +498,9 @@ def _check(prop: Mapping[str, Any], value: Any) -> str | None:
     import jsonschema  # on first use, like mcp_client.client._inputs
 
     schema = {"type": "object", "properties": {"value": dict(prop)}}
-    try:
-        validator = jsonschema.Draft202012Validator(schema,
-                                                    format_checker=jsonschema.FormatChecker())
-        error = jsonschema.exceptions.best_match(validator.iter_errors({"value": value}))
+    try:   # its patterns in bounded time, as the client's own check of the answer
+        error = _schema.first_error(_schema.validator_for(schema, formats=True),
+                                    {"value": value})
     except jsonschema.exceptions.SchemaError:
         return None   # the client validates the whole answer before it is sent
     return None if error is None else error.message

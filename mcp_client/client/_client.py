@@ -42,7 +42,7 @@ from .. import protocol
 from .._log import get_logger, warn_through
 from .._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_options
 from .._version import __version__
-from ..exceptions import MCPClientError, ProtocolError
+from ..exceptions import MCPClientError, OutputMismatch, ProtocolError
 from ..transport import Transport
 from ._async import AsyncTwins
 from ._connection import Connection
@@ -377,7 +377,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
             cancelled: a ``threading.Event`` or ``Future`` that abandons the call.
             progress_token: ask the server for progress under this token; the
                 reports arrive on :attr:`notifications`.
-            validate: check the result against the tool's ``outputSchema``.
+            validate: check the result against the tool's ``outputSchema`` (a pattern in
+                it that does not finish within this budget, at most 1 s, is a mismatch).
 
         Returns:
             ``{"content": [...], "isError"?: True, "structuredContent"?: ...}``.
@@ -391,8 +392,9 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         params = self._tool_params(name, arguments, progress_token)
         result = self._tool_call(params, timeout=timeout, cancelled=cancelled,
                                  progress_token=progress_token)
-        if validate:
-            problem = self._outputs.problem(self._tool_named(name, timeout), result)
+        if validate:   # the schema's patterns get at most the call's own budget
+            problem = self._outputs.problem(self._tool_named(name, timeout), result,
+                                            budget=self._connection.budget(timeout))
             if problem is not None:
                 raise problem
         return cast("CallToolResult", result)
@@ -474,7 +476,7 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
                 return None
             return self._connection.call_together(prepared)
 
-        check = self._outputs.problem if self._opts["validate_output"] else None
+        check = self._checked_output if self._opts["validate_output"] else None
         return Bridge(list_tools=self._runnable_tools, call=call, start=start, check=check,
                       volley=volley,
                       can_pipeline=self._pipelining, executor=self._batch_executor,
@@ -485,6 +487,11 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
                       parallel_tools=self._opts["parallel_tools"],
                       serial_tools=self._opts["serial_tools"],
                       stamp=lambda: self._connection.cache_stamp("tools/list"))
+
+    def _checked_output(self, tool: Mapping[str, Any] | None,
+                        result: Mapping[str, Any]) -> OutputMismatch | None:
+        """The bridge's output check: a schema's patterns get ``request_timeout`` at most."""
+        return self._outputs.problem(tool, result, budget=self._connection.budget(None))
 
     def _runnable_tools(self, *, refresh: bool = False) -> list[Tool]:
         """The tools a model may be offered: none this client cannot run.

@@ -43,7 +43,7 @@ from . import _flights
 from ._flights import Flight, all_done, answer_class, volley
 from ._inputs import ELICIT, ROOTS, SAMPLE, Inputs, url_elicitation_hook
 from ._negotiation import Negotiation
-from ._paging import MAX_LIST_ITEMS, MAX_PAGES, pages
+from ._paging import MAX_LIST_BYTES, MAX_LIST_ITEMS, MAX_PAGES, pages
 from ._pools import Pools
 from ._progress import ProgressBook
 from ._restart import Revival
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     P = ParamSpec("P")
     R = TypeVar("R")
 
-__all__ = ["Connection", "MAX_LIST_ITEMS", "MAX_PAGES", "MAX_SERVER_REQUESTS"]
+__all__ = ["Connection", "MAX_LIST_BYTES", "MAX_LIST_ITEMS", "MAX_PAGES", "MAX_SERVER_REQUESTS"]
 
 log = get_logger(__name__)
 

@@ -31,8 +31,9 @@ either way reported through ``on_warn``.  A URL-mode answer carries its
 
 An accepted elicitation is checked before it is sent: fields the hook left out
 get the schema's defaults (SEP-1034), and content that does not satisfy
-``requestedSchema`` (validated with ``jsonschema``, imported on first use) is
-reported and declined rather than sent.
+``requestedSchema`` (validated with ``jsonschema``, imported on first use, its
+patterns in bounded time by :mod:`mcp_client._schema`: one that does not finish
+is a failure) is reported and declined rather than sent.
 
 Hooks run on whichever thread asks: the calling thread for a modern round (a
 round with several entries answers them on one short-lived thread each), a
@@ -44,7 +45,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
-from .. import protocol
+from .. import _schema, protocol
 from ..cache import copy_json
 from ..exceptions import ProtocolError
 
@@ -247,10 +248,7 @@ def validation_error(schema: Mapping[str, Any], content: Any) -> str | None:
     import jsonschema  # on first use: a client that never elicits never pays for it
 
     try:
-        plain = dict(schema)
-        validator = jsonschema.validators.validator_for(plain)
-        validator.check_schema(plain)
-        error = jsonschema.exceptions.best_match(validator(plain).iter_errors(content))
+        error = _schema.first_error(_schema.validator_for(dict(schema)), content)
     except jsonschema.exceptions.SchemaError as exc:
         return f"the requested schema itself is invalid: {exc.message}"
     return None if error is None else error.message

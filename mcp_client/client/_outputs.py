@@ -6,6 +6,8 @@ SHOULD validate it.  :class:`OutputChecks` does that with ``jsonschema``
 (imported on first use), in the draft the schema's ``$schema`` names, else
 2020-12.  A ``$ref`` is resolved only inside the schema: nothing is fetched
 over the network (no retrieval is configured on the validator's registry).
+The schema's regular expressions run in bounded time (:mod:`mcp_client._schema`):
+one that does not finish is a mismatch, never a hang.
 
 It holds one compiled validator per distinct schema, so a catalogue's schemas
 are compiled once, not per call.  It does no I/O and keeps no connection.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import threading
 
+from .. import _schema
 from ..exceptions import OutputMismatch
 
 TYPE_CHECKING = False
@@ -38,13 +41,15 @@ class OutputChecks:
     def __repr__(self) -> str:
         return f"<OutputChecks compiled={len(self._validators)}>"
 
-    def problem(self, tool: Mapping[str, Any] | None,
-                result: Mapping[str, Any]) -> OutputMismatch | None:
+    def problem(self, tool: Mapping[str, Any] | None, result: Mapping[str, Any], *,
+                budget: float | None = None) -> OutputMismatch | None:
         """Why ``result`` breaks ``tool``'s ``outputSchema``; None when it does not.
 
         A tool without an ``outputSchema`` and a result with ``isError`` are
         not checked.  A declared schema with no ``structuredContent`` is a
-        mismatch at ``$``; so is a schema that is not valid JSON Schema.
+        mismatch at ``$``; so is a schema that is not valid JSON Schema, and
+        one whose patterns do not finish within ``budget`` seconds (None:
+        :data:`~mcp_client._schema.PATTERN_BUDGET`, which also caps it).
         """
         if tool is None or result.get("isError") is True:
             return None
@@ -59,11 +64,10 @@ class OutputChecks:
         try:
             validator = self._validator(schema)
         except jsonschema.exceptions.SchemaError as exc:
-            return OutputMismatch(name, "$",
-                                  f"the outputSchema is not valid JSON Schema ({exc.message})")
+            return OutputMismatch(name, "$", "the outputSchema is not valid JSON Schema "
+                                  f"({exc.message[:300]})")
         try:
-            error = jsonschema.exceptions.best_match(
-                validator.iter_errors(result["structuredContent"]))
+            error = _schema.first_error(validator, result["structuredContent"], budget=budget)
         except Exception as exc:   # an unresolvable $ref: jsonschema has no common base for it
             return OutputMismatch(name, "$", f"the outputSchema could not be applied ({exc})")
         if error is None:
@@ -71,17 +75,12 @@ class OutputChecks:
         return OutputMismatch(name, error.json_path, error.message[:300])
 
     def _validator(self, schema: dict[str, Any]) -> Any:
-        import jsonschema
-
         key = json.dumps(schema, sort_keys=True, default=str)
         with self._lock:
             found = self._validators.get(key)
         if found is not None:
             return found
-        cls = jsonschema.validators.validator_for(schema,
-                                                  default=jsonschema.Draft202012Validator)
-        cls.check_schema(schema)
-        validator = cls(schema)
+        validator = _schema.validator_for(schema)
         with self._lock:
             if len(self._validators) >= MAX_VALIDATORS:
                 self._validators.pop(next(iter(self._validators)))
