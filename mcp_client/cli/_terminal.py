@@ -61,7 +61,7 @@ import threading
 import urllib.parse
 from typing import IO, Any, Callable, Mapping, Sequence
 
-from .. import _schema
+from ..client import _schema
 
 #: ``suggest(argument, typed, context) -> {"values", "total"?, "hasMore"?}`` or None.
 Suggest = Callable[[str, str, Mapping[str, str]], "Mapping[str, Any] | None"]

@@ -45,7 +45,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
-from .. import _schema, protocol
+from .. import protocol
+from . import _schema
 from ..cache import copy_json
 from ..exceptions import ProtocolError
 

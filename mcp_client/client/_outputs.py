@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import threading
 
-from .. import _schema
+from . import _schema
 from ..exceptions import OutputMismatch
 
 TYPE_CHECKING = False
