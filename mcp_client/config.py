@@ -72,7 +72,9 @@ Decisions (the issue leaves these open):
   an ``era`` given as a client option.  ``envFile`` is refused (it is not
   read here, and silently starting a server without its variables is worse).
   ``oauth`` (HTTP) is ``true`` or an object with ``client_id``,
-  ``client_secret``, ``scopes`` and ``callback_port`` (strings expanded): the
+  ``client_secret``, ``scopes``, ``callback_port`` and
+  ``allow_private_network`` (a boolean: discovery may reach an authorization
+  server on a private address; strings expanded): the
   server is reached through :class:`mcp_client.auth.OAuth` with the user's
   token file, so a ``mcp-client login`` beforehand means nobody is asked.
   Any other key (``autoApprove``, ``timeout``, ``description``...) is kept in

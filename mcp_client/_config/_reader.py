@@ -28,7 +28,7 @@ __all__ = ["read_entry", "expand"]
 #: Keys every entry may have; anything else lands in ``ServerConfig.extra``.
 _STDIO_KEYS = ("command", "args", "env", "cwd", "inherit_env")
 _HTTP_KEYS = ("url", "serverUrl", "headers", "oauth")
-_OAUTH_KEYS = ("client_id", "client_secret", "scopes", "callback_port")
+_OAUTH_KEYS = ("client_id", "client_secret", "scopes", "callback_port", "allow_private_network")
 _COMMON_KEYS = ("type", "era", "disabled", "tools")
 _TOOLS_KEYS = ("include", "exclude")
 #: ``type`` values, normalised (lower case, ``-``/``_`` removed), and the kind they mean.
@@ -208,6 +208,12 @@ class _Reader:
             if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
                 raise self.error("oauth", "callback_port must be a port number (1-65535)")
             out["callback_port"] = port
+        private = value.get("allow_private_network")
+        if private is not None:
+            if not isinstance(private, bool):
+                raise self.error("oauth", "allow_private_network must be true or false, "
+                                 f"not {json_kind(private)}")
+            out["allow_private_network"] = private
         return out
 
     def tools(self) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:

@@ -540,12 +540,14 @@ class TestConfigValues(unittest.TestCase):
                                        "scopes": ["a", "b"], "callback_port": 8765})
         self.assertNotIn("hunter2", repr(entry))
         self.assertIn("oauth", repr(entry))
+        self.assertEqual(self.parse({"allow_private_network": True}).oauth,
+                         {"allow_private_network": True})
 
     def test_bad_values_name_the_key(self) -> None:
         from mcp_client.config import ConfigError, parse_config
 
         for bad in ("yes", {"client": "x"}, {"scopes": "a b"}, {"callback_port": 0},
-                    {"client_id": 3}):
+                    {"client_id": 3}, {"allow_private_network": "yes"}):
             with self.subTest(bad=bad), self.assertRaises(ConfigError) as caught:
                 self.parse(bad)
             self.assertEqual((caught.exception.server, caught.exception.key), ("s", "oauth"))
