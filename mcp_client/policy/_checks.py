@@ -221,8 +221,8 @@ _FORCED = {"worktree": ("remove",), "rm": (), "checkout-index": (),
 def _git_words(rest: Sequence[str], table: _GitOptions) -> tuple[set[str], list[str], Tri]:
     """``(options, operands, doubt)`` of a subcommand's arguments: options by their names
     (a unique long prefix is the option; an ambiguous one counts as every option it may
-    be); ``doubt`` is UNKNOWN when an option is not in ``table``, else NO.  Words after
-    ``--`` are operands, and ``--`` is among the options."""
+    be); ``doubt`` is UNKNOWN when an option is not in ``table``, else NO.  ``--`` and
+    the words after it are operands."""
     flags, valued, longs, _ = table
     found: set[str] = set()
     operands: list[str] = []
@@ -230,7 +230,7 @@ def _git_words(rest: Sequence[str], table: _GitOptions) -> tuple[set[str], list[
     words = iter(rest)
     for word in words:
         if word == "--":
-            found.add("--")
+            operands.append(word)
             operands.extend(words)
         elif word.startswith("--"):
             head = word.split("=", 1)[0]
@@ -258,13 +258,17 @@ def _checkout_discards(rest: Sequence[str]) -> Tri:
     or beside a revision), or in a mode that rewrites files (``-p``, ``-m``, ``--ours``...);
     a single operand may be a branch or a file, so it is unknown (``git switch`` is the
     spelling that never restores a file)."""
-    found, operands, known = _git_words(rest, _CHECKOUT)
-    if found & _CHECKOUT[3] or ("--" in found and operands):
-        return Tri.YES
+    found, words, known = _git_words(rest, _CHECKOUT)
+    dashed = "--" in words
+    operands = words[:words.index("--")] if dashed else words
+    if found & _CHECKOUT[3] or words[len(operands) + 1:]:
+        return Tri.YES                  # forced, a mode that rewrites, or paths after --
+    if len(operands) > 1:
+        return Tri.YES                  # REV PATH...
     creates = bool(found & {"-b", "-B", "--orphan", "--detach", "-d"})
-    if not operands or (len(operands) == 1 and (creates or operands[0] == "-")):
-        return known
-    return Tri.YES if len(operands) > 1 else Tri.UNKNOWN
+    if not operands or creates or dashed or operands[0] == "-":
+        return known                    # a branch to switch to (``main --``: not a path)
+    return Tri.UNKNOWN                  # a branch, or a file to restore
 
 
 def _git_discards(sub: str | None, rest: list[str]) -> Tri:

@@ -103,7 +103,7 @@ def _parse(spec: _Spec, argv: Sequence[str]) -> _Parsed:
             if name is None:
                 head = word[2:].split("=", 1)[0]
                 candidates = [n for n in spec.long if n.startswith(head)] if head else []
-                found.unknown = found.unknown or not spec.lenient or any(
+                found.unknown = found.unknown or (not candidates and not spec.lenient) or any(
                     "--" + n.rstrip("=") in spec.writing for n in candidates)
             else:
                 found.options.append((name, value))
@@ -548,7 +548,7 @@ def _unzip(argv: Sequence[str]) -> list[str]:
 _ZIP_WORDS = frozenset({"FS", "FF", "AC", "AS", "MM", "nw", "sf", "so", "sp", "su", "sv", "ws",
                         "dc", "dd", "dg", "dv", "db", "la", "li", "ic", "ll", "lu"})
 _ZIP_VALUED = frozenset({"b", "n", "O", "P", "s", "t", "tt", "Z", "ds", "du", "lf", "Y"})
-_ZIP_FLAGS = "0123456789aAcCdDeEfFgGhHjJkKlLmoqrRSTuvVwXyz$"
+_ZIP_FLAGS = "0123456789aAcCdDeEfFgGhHjJkKlLmoqrRSTuvVwXyz$@"
 _ZIP_LONG = {"--move": "m", "--recurse-paths": "r", "--output-file": "O", "--temp-path": "b",
              "--quiet": "q", "--junk-paths": "j", "--update": "u", "--freshen": "f",
              "--filesync": "FS", "--delete": "d", "--symlinks": "y", "--encrypt": "e",

@@ -12,12 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_client.leases import Leases, LeaseTable
-from mcp_client.policy import Policy
+from mcp_client.paths import Tri
+from mcp_client.policy import FLOOR_CHECKS, Policy
+from mcp_client.policy._outputs import UNNAMED
+from mcp_client.policy._programs import writes_of
+from mcp_client.policy.rules import CHECK_FUNCTIONS, gather
 
 from ..base import LeakCheckingTestCase
 from ..tables import add_rows
 from .adversarial_cases import ALLOW, ASK, DENY, ROOTS
-from .adversarial_round3_writes import LEASE_ROWS, POLICY_ROWS, RULE_SETS
+from .adversarial_round3_writes import LEASE_ROWS, OUTPUTS, POLICY_ROWS, RULE_SETS
 from .test_adversarial_locations import Recorder, call
 from .test_adversarial_policy import Asker, Provider, agrees, decide
 
@@ -79,3 +83,61 @@ class WritersTotals(LeakCheckingTestCase):
         self.assertGreaterEqual(len(POLICY_ROWS) + len(LEASE_ROWS), 150)
         self.assertEqual(fail_open, [], "allowed where ask or deny was expected")
         self.assertEqual(over_strict, [], "refused where a plain allow was expected")
+
+
+#: (label, command, the check, its value) for the danger floor's work-losing class
+CHECK_ROWS: list[tuple[str, str, str, Tri]] = [
+    ("checkout -- .", "git checkout -- .", "discards-changes", Tri.YES),
+    ("checkout a branch or a file", "git checkout main", "discards-changes", Tri.UNKNOWN),
+    ("checkout -b", "git checkout -b x", "discards-changes", Tri.NO),
+    ("checkout -bfix glued (not -f)", "git checkout -bfix", "discards-changes", Tri.NO),
+    ("checkout BRANCH --", "git checkout main --", "discards-changes", Tri.NO),
+    ("checkout unknown option", "git checkout --frob", "discards-changes", Tri.UNKNOWN),
+    ("switch -cf glued (-c f)", "git switch -cf", "discards-changes", Tri.NO),
+    ("switch --force-create", "git switch --force-create x", "discards-changes", Tri.NO),
+    ("switch --forc (ambiguous)", "git switch --forc x", "discards-changes", Tri.YES),
+    ("restore --staged", "git restore --staged f", "discards-changes", Tri.NO),
+    ("restore", "git restore f", "discards-changes", Tri.YES),
+    ("stash drop", "git stash drop", "discards-changes", Tri.YES),
+    ("branch -D", "git branch -D x", "discards-changes", Tri.YES),
+    ("branch -d", "git branch -d x", "discards-changes", Tri.NO),
+    ("reset --merge", "git reset --merge", "discards-changes", Tri.YES),
+    ("reset --keep", "git reset --keep", "discards-changes", Tri.NO),
+    ("rm --cached -f", "git rm --cached -f x", "discards-changes", Tri.NO),
+    ("submodule deinit -f", "git submodule deinit -f x", "discards-changes", Tri.YES),
+    ("-c before checkout", "git -c a=b checkout main", "discards-changes", Tri.UNKNOWN),
+    ("tar --remove-files", "tar -cf a --remove-files d", "recursive-delete", Tri.YES),
+    ("tar --recursive-unlink", "tar -xf a --recursive-unlink", "recursive-delete", Tri.YES),
+    ("zip -m", "zip -m a f", "recursive-delete", Tri.YES),
+    ("zip -r", "zip -r a d", "recursive-delete", Tri.NO),
+    ("7z -sdel", "7z a -sdel a d", "recursive-delete", Tri.YES),
+]
+
+
+class WritersNamed(LeakCheckingTestCase):
+    """``writes_of`` names what the command writes; ``None`` in a row is UNNAMED."""
+
+    def row(self, label: str, argv: list[str], expected: list[str | None]) -> None:
+        got = writes_of(argv[0], argv)
+        self.assertEqual([None if place == UNNAMED else place for place in got], expected,
+                         label)
+
+
+class WorkLosingChecks(LeakCheckingTestCase):
+    def row(self, label: str, command: str, name: str, expected: Tri) -> None:
+        facts = gather("sh_run", {"command": command}, {"sh": "/srv/project"}, None)
+        self.assertIs(CHECK_FUNCTIONS[name](facts), expected, label)
+
+    def test_the_question_names_the_check(self) -> None:
+        asker = Asker("deny-once")
+        policy = Policy(Provider(), rules=[*Policy.default_rules(), *RULE_SETS["any shell"]],
+                        roots=ROOTS, on_ask=asker)
+        self.assertEqual(decide(policy, asker, "sh_run", {"command": "git restore ."}), ASK)
+        question = asker.questions[0]
+        self.assertTrue(question["danger"])
+        self.assertEqual(question["floor"], [{"check": "discards-changes", "value": "yes"}])
+        self.assertIn("discards-changes", FLOOR_CHECKS)
+
+
+add_rows(WritersNamed, "named", OUTPUTS, WritersNamed.row)
+add_rows(WorkLosingChecks, "floor_check", CHECK_ROWS, WorkLosingChecks.row)
