@@ -410,8 +410,42 @@ FLOOR: list[Row] = [
     sh("zip -r", GIT, "zip -r a.zip src", ALLOW),
 ]
 
+# -- writers' own options, and more programs that look like readers ------------------------------
+
+MORE: list[Row] = [
+    n("cp --target-directory=", "cp --target-directory=/etc a.txt", ASK),
+    n("cp -t glued", "cp -t/etc a.txt", ASK),
+    n("cp -vt glued in a cluster", "cp -vt/etc a.txt", ASK),
+    n("mv --target-directory=", "mv --target-directory=/etc a.txt", ASK),
+    n("ln --target-directory=", "ln -s --target-directory=/etc a.txt", ASK),
+    n("install --target-directory=", "install --target-directory=/usr/local/bin a", ASK),
+    n("rsync --log-file=", "rsync -a --log-file=/etc/x src/ dst/", ASK),
+    n("rsync --backup-dir=", "rsync -a -b --backup-dir=/etc src/ dst/", ASK),
+    n("rsync --write-batch=", "rsync -a --write-batch=/etc/x src/ dst/", ASK),
+    n("cp --backup --suffix= stays inside", "cp --backup --suffix=.bak a.txt b.txt", ALLOW),
+    sh("scp into a file outside", "any shell", "scp host:/x /etc/x", ASK),
+    sh("awk -o pretty-prints to a file", "any shell", "awk -o/etc/x 'BEGIN{}'", ASK),
+    sh("gawk --pretty-print=", "any shell", "gawk --pretty-print=/etc/x 'BEGIN{}'", ASK),
+    sh("gawk -p profile", "any shell", "gawk -p/etc/x 'BEGIN{}'", ASK),
+    sh("gawk --dump-variables=", "any shell", "gawk --dump-variables=/etc/x 'BEGIN{}'", ASK),
+    sh("awk -f runs a program file", "any shell", "awk -f /tmp/x.awk a.txt", ASK),
+    sh("gawk -l loads an extension", "any shell", "gawk -l /tmp/x.so 'BEGIN{}'", ASK),
+    sh("base64 -o (BSD)", "any shell", "base64 -d -i a.b64 -o /etc/x", ASK),
+    sh("base64 --output= (BSD)", "any shell", "base64 --output=/etc/x a.txt", ASK),
+    sh("mktemp in a directory outside", "any shell", "mktemp -p /etc x.XXXXXX", ASK),
+    sh("mktemp template outside", "any shell", "mktemp /etc/x.XXXXXX", ASK),
+    sh("mktemp in TMPDIR", "any shell", "mktemp -d", ASK),
+    sh("xmllint --output", "any shell", "xmllint --format --output /etc/x a.xml", ASK),
+    sh("read: awk print", "any shell", "awk '{print $1}' a.txt", ALLOW),
+    sh("read: awk -F, -v", "any shell", "awk -F, -v n=2 '{print $n}' a.csv", ALLOW),
+    sh("read: base64", "any shell", "base64 a.bin", ALLOW),
+    sh("read: zcat", "any shell", "zcat a.gz", ALLOW),
+    sh("read: xmllint --format", "any shell", "xmllint --format a.xml", ALLOW),
+    sh("mktemp inside", "any shell", "mktemp -p tmp x.XXXXXX", ALLOW),
+]
+
 POLICY_ROWS: list[Row] = (SORT + UNIQ + XXD + TREE + SPLITTERS + PATCH + FETCHERS + ARCHIVES
-                          + COMPRESSORS + CONVERTERS + WRITERS + FLOOR)
+                          + COMPRESSORS + CONVERTERS + WRITERS + FLOOR + MORE)
 
 # -- the lease layer -----------------------------------------------------------------------------
 
@@ -477,6 +511,21 @@ LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("read: wc -l", False, {"command": "wc -l locked/a"}, True),
     ("read: find -name", False, {"command": "find . -name x"}, True),
     ("read: sort | uniq -c", False, {"command": "sort f | uniq -c | sort -rn"}, True),
+    ("cp --target-directory= the lease", False, {"command": "cp --target-directory=locked a"},
+     False),
+    ("cp -t glued the lease", False, {"command": "cp -tlocked a"}, False),
+    ("rsync --log-file= in the lease", False, {"command": "rsync -a --log-file=locked/l a/ b/"},
+     False),
+    ("scp into the lease", False, {"command": "scp host:/x locked/a"}, False),
+    ("awk -o into the lease", False, {"command": "awk -olocked/a 'BEGIN{}'"}, False),
+    ("gawk --dump-variables into the lease", False,
+     {"command": "gawk --dump-variables=locked/a 'BEGIN{}'"}, False),
+    ("awk -f runs a program file", False, {"command": "awk -f x.awk f"}, False),
+    ("base64 -o into the lease", False, {"command": "base64 -i f -o locked/a"}, False),
+    ("mktemp in the lease", False, {"command": "mktemp -p locked"}, False),
+    ("read: awk print", False, {"command": "awk '{print $1}' locked/a"}, True),
+    ("read: zcat", False, {"command": "zcat locked/a.gz"}, True),
+    ("read: base64", False, {"command": "base64 locked/a"}, True),
     ("strict: sort -o into my lease", True, {"command": "sort -o mine/a f"}, True),
     ("strict: sort -o outside my lease", True, {"command": "sort -o free/a f"}, False),
     ("strict: read sort", True, {"command": "sort f"}, True),
