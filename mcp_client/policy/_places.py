@@ -43,8 +43,8 @@ from .. import argkeys
 from ..paths import Location, resolve
 from . import _shell
 from ._outputs import UNNAMED, modeled
-from ._programs import (CHANGES_DIRECTORY, WRAPPERS, fold, git_places, git_split, options,
-                        program, versionless)
+from ._programs import (CHANGES_DIRECTORY, WRAPPERS, abbreviates, fold, git_places, git_split,
+                        options, program, versionless)
 from ._shell import Command
 
 __all__ = ["command_locations", "commands_of", "command_base", "with_writes", "git_state",
@@ -153,7 +153,8 @@ _READERS = frozenset({
     "printf", "stat", "du", "df", "which", "type", "true", "false", "test", "[",
     "cmp", "diff", "date", "whoami", "id", "uname", "more",
     "realpath", "readlink", "basename", "dirname", "sleep", "cut", "tr", "jq", "nl", "od",
-    "hexdump", "md5sum", "sha1sum", "sha256sum", "cksum", "column", "comm", "join",
+    "hexdump", "md5sum", "sha1sum", "sha256sum", "cksum", "column", "comm", "join", "zcat",
+    "bzcat", "xzcat", "lzcat", "zstdcat", "lz4cat",
     "paste", "fold", "fmt", "rev", "tac", "seq", "yes", "hostname", "ps", "sed", "awk",
     "gawk", "mawk", "find", "env", "printenv", "locale", "nproc", "uptime"})
 #: git subcommands that change nothing in the work tree.
@@ -227,8 +228,17 @@ def _writer_operands(command: Command) -> list[str]:
     return _operands(base_name, argv)
 
 
+#: Writers' long options whose value is a place they write (``cp --target-directory=D``,
+#: ``rsync --log-file=F``), matched by any unique prefix; and short options whose value
+#: glued on (``cp -tD``, ``rsync -TD``) is one.
+_WRITER_PLACES = ("--target-directory", "--log-file", "--backup-dir", "--write-batch",
+                  "--only-write-batch", "--partial-dir", "--temp-dir")
+_WRITER_SHORT = {"cp": "t", "mv": "t", "ln": "t", "install": "t", "rsync": "T"}
+
+
 def _operands(name: str, argv: list[str]) -> list[str]:
-    """The path operands of a writer (``dd``: its ``of=``; ``find``: its start points)."""
+    """The path operands of a writer (``dd``: its ``of=``; ``find``: its start points), and
+    the places its own options name (:data:`_WRITER_PLACES`)."""
     if name == "dd":
         return [word[3:] for word in argv[1:] if word.startswith("of=")]
     words: list[str] = []
@@ -240,6 +250,13 @@ def _operands(name: str, argv: list[str]) -> list[str]:
             ended = True
         elif ended or not word.startswith("-") or word == "-":
             words.append(word)
+        elif word.startswith("--"):
+            words += [word.split("=", 1)[1]] if "=" in word and abbreviates(
+                word, _WRITER_PLACES, shortest=3) else []
+        elif set(word[1:]) & set(_WRITER_SHORT.get(name, "")):
+            letter = _WRITER_SHORT[name]
+            words += [word[word.index(letter) + 1:]] if word.index(letter) + 1 < len(word) \
+                else []
     if name in _FIRST_NOT_A_PATH and not any(opt.startswith("--reference") for opt in
                                              options(argv)):
         words = words[1:]

@@ -1,0 +1,139 @@
+"""Reading a program's argv the way its own option parser does, for :mod:`._outputs`.
+
+GNU ``getopt_long`` is what most programs :mod:`mcp_client.policy._outputs` knows use:
+short options in clusters (``-uo F``), a value glued on (``-oF``) or in the next word,
+long options by any unique prefix (``--out=F`` is ``--output=F``), ``--no-FLAG``, and
+options after operands until ``--``.  :func:`parse` reads an argv against a
+:class:`Spec` and says what it could not read, so the caller can answer closed-world:
+an option not in the table is an output that cannot be named (:data:`UNNAMED`).
+
+Pure: strings in, strings out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+__all__ = ["UNNAMED", "Spec", "Parsed", "parse", "files", "folder", "outcome"]
+
+UNNAMED = "<a file this reader cannot name>"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One program's options: ``short`` in getopt's spelling (a letter followed by ``:``
+    takes a value), ``long`` names (ending in ``=`` when they take a value; any long
+    option may carry an ``=value``).  ``glued``: a short option's value may follow it in
+    the same word (``-o/x``); ``digits``: ``-NUM`` is an obsolete option; ``lenient``:
+    an option not listed is harmless (every option of the program was reviewed and only
+    the listed ones write); ``writing``: long options that write or run, so an
+    abbreviation that may be one of them is unknown, not the program's error."""
+
+    short: str
+    long: tuple[str, ...] = ()
+    glued: bool = True
+    digits: bool = False
+    lenient: bool = False
+    writing: frozenset[str] = field(default_factory=frozenset)
+
+
+@dataclass
+class Parsed:
+    """An argv as :func:`parse` read it: ``(name, value)`` options (``-o``, ``--output``:
+    long ones by their full name), operands, and whether an option could not be read."""
+
+    options: list[tuple[str, str]]
+    operands: list[str]
+    unknown: bool
+
+    def has(self, *names: str) -> bool:
+        """Whether any of ``names`` was given."""
+        return any(name in names for name, _ in self.options)
+
+    def values(self, *names: str) -> list[str]:
+        """The values given to any of ``names``, in order."""
+        return [value for name, value in self.options if name in names]
+
+
+def _long(spec: Spec, word: str, argv: Sequence[str], i: int) -> tuple[str | None, str, int]:
+    """``(--name, value, next index)`` of a long option; ``None`` when unknown or ambiguous
+    (a prefix of several names)."""
+    head, eq, value = word[2:].partition("=")
+    names = sorted({name for name in spec.long if name.rstrip("=") == head})
+    if not names and head.startswith("no-") and head[3:] in spec.long:
+        names = [head]                  # --no-FLAG of a boolean (curl, wget, zstd)
+    if not names and head:
+        names = sorted({name for name in spec.long if name.startswith(head)})
+    if len(names) != 1:
+        return None, "", i
+    name = names[0]
+    if name.endswith("=") and not eq:
+        value, i = (argv[i], i + 1) if i < len(argv) else ("", i)
+    return "--" + name.rstrip("="), value, i
+
+
+def parse(spec: Spec, argv: Sequence[str]) -> Parsed:
+    """Read ``argv`` as getopt_long would (options anywhere before ``--``)."""
+    found = Parsed([], [], False)
+    i, ended = 1, False
+    while i < len(argv):
+        word = argv[i]
+        i += 1
+        if ended or word == "-" or not word.startswith("-"):
+            found.operands.append(word)
+        elif word == "--":
+            ended = True
+        elif word.startswith("--"):
+            name, value, i = _long(spec, word, argv, i)
+            if name is None:
+                head = word[2:].split("=", 1)[0]
+                candidates = [n for n in spec.long if n.startswith(head)] if head else []
+                found.unknown = found.unknown or (not candidates and not spec.lenient) or any(
+                    "--" + n.rstrip("=") in spec.writing for n in candidates)
+            else:
+                found.options.append((name, value))
+        else:
+            i = _cluster(spec, word, argv, i, found)
+    return found
+
+
+def _cluster(spec: Spec, word: str, argv: Sequence[str], i: int, found: Parsed) -> int:
+    """Read one cluster of short options (``-uo F``, ``-uoF``); returns the next index."""
+    j = 1
+    while j < len(word):
+        letter = word[j]
+        at = spec.short.find(letter) if letter != ":" else -1
+        if at < 0:
+            if not (spec.digits and letter.isdigit()) and not spec.lenient:
+                found.unknown = True
+            j += 1
+            continue
+        if spec.short[at + 1:at + 2] != ":":
+            found.options.append(("-" + letter, ""))
+            j += 1
+            continue
+        value = word[j + 1:] if spec.glued else ""
+        if not value:
+            value, i = (argv[i], i + 1) if i < len(argv) else ("", i)
+        found.options.append(("-" + letter, value))
+        if spec.glued:
+            break
+        j += 1
+    return i
+
+
+def files(*values: str) -> list[str]:
+    """Named files, without ``-`` (standard output) and empty values (a missing one is
+    the program's error)."""
+    return [value for value in values if value and value != "-"]
+
+
+def folder(value: str) -> str:
+    """``value`` as a directory (a trailing ``/``)."""
+    return value if value.endswith("/") else value + "/"
+
+
+def outcome(parsed: Parsed, writes: list[str]) -> list[str]:
+    """``writes``, with :data:`UNNAMED` when ``parsed`` met an option it does not know."""
+    return writes + [UNNAMED] if parsed.unknown else writes
