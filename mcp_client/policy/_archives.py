@@ -286,7 +286,7 @@ def _seven(argv: Sequence[str]) -> list[str]:
     not know are unknown."""
     words = list(argv[1:])
     switches = [word for word in words if word.startswith("-") and word != "-"]
-    operands = [word for word in words if word not in switches]
+    operands = [word for word in words if not word.startswith("-") or word == "-"]
     command = operands[0].lower() if operands else ""
     writes: list[str] = []
     if command in _SEVEN_ARCHIVE:

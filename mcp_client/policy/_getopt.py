@@ -12,6 +12,7 @@ Pure: strings in, strings out.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -36,6 +37,15 @@ class Spec:
     digits: bool = False
     lenient: bool = False
     writing: frozenset[str] = field(default_factory=frozenset)
+    ordered: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    exact: dict[str, str] = field(init=False, repr=False, compare=False)
+    seen: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # an index for long-option lookups, and a bounded memo of them
+        object.__setattr__(self, "ordered", tuple(sorted(set(self.long))))
+        object.__setattr__(self, "exact", {name.rstrip("="): name for name in self.long})
+        object.__setattr__(self, "seen", {})
 
 
 @dataclass
@@ -46,35 +56,51 @@ class Parsed:
     options: list[tuple[str, str]]
     operands: list[str]
     unknown: bool
+    given: set[str] = field(default_factory=set)
+
+    def add(self, name: str, value: str) -> None:
+        """Record one option."""
+        self.options.append((name, value))
+        self.given.add(name)
 
     def has(self, *names: str) -> bool:
         """Whether any of ``names`` was given."""
-        return any(name in names for name, _ in self.options)
+        return any(name in self.given for name in names)
 
     def values(self, *names: str) -> list[str]:
         """The values given to any of ``names``, in order."""
         return [value for name, value in self.options if name in names]
 
 
-def _long(spec: Spec, word: str, argv: Sequence[str], i: int) -> tuple[str | None, str, int]:
-    """``(--name, value, next index)`` of a long option; ``None`` when unknown or ambiguous
-    (a prefix of several names)."""
-    head, eq, value = word[2:].partition("=")
-    names = sorted({name for name in spec.long if name.rstrip("=") == head})
-    if not names and head.startswith("no-") and head[3:] in spec.long:
-        names = [head]                  # --no-FLAG of a boolean (curl, wget, zstd)
-    if not names and head:
-        names = sorted({name for name in spec.long if name.startswith(head)})
-    if len(names) != 1:
-        return None, "", i
-    name = names[0]
-    if name.endswith("=") and not eq:
-        value, i = (argv[i], i + 1) if i < len(argv) else ("", i)
-    return "--" + name.rstrip("="), value, i
+#: How many long-option lookups a spec remembers.
+_SEEN = 4096
+
+
+def _lookup(spec: Spec, head: str) -> tuple[str, ...]:
+    """The long names ``--head`` may be: the exact one, ``--no-FLAG`` of a boolean
+    (curl, wget, zstd), or every name it is a prefix of."""
+    found = spec.seen.get(head)
+    if found is not None:
+        return found
+    if head in spec.exact:
+        found = (spec.exact[head],)
+    elif head.startswith("no-") and not spec.exact.get(head[3:], "=").endswith("="):
+        found = (head,)
+    elif not head:
+        found = ()
+    else:
+        start = bisect.bisect_left(spec.ordered, head)
+        found = spec.ordered[start:bisect.bisect_left(spec.ordered, head + "\U0010ffff", start)]
+    if len(spec.seen) >= _SEEN:
+        spec.seen.clear()
+    spec.seen[head] = found
+    return found
 
 
 def parse(spec: Spec, argv: Sequence[str]) -> Parsed:
-    """Read ``argv`` as getopt_long would (options anywhere before ``--``)."""
+    """Read ``argv`` as getopt_long would (options anywhere before ``--``).  A long option
+    that is not in the spec, or an ambiguous prefix that may be a writing one, makes the
+    result unknown (a prefix of several harmless ones is the program's error)."""
     found = Parsed([], [], False)
     i, ended = 1, False
     while i < len(argv):
@@ -85,14 +111,15 @@ def parse(spec: Spec, argv: Sequence[str]) -> Parsed:
         elif word == "--":
             ended = True
         elif word.startswith("--"):
-            name, value, i = _long(spec, word, argv, i)
-            if name is None:
-                head = word[2:].split("=", 1)[0]
-                candidates = [n for n in spec.long if n.startswith(head)] if head else []
-                found.unknown = found.unknown or (not candidates and not spec.lenient) or any(
-                    "--" + n.rstrip("=") in spec.writing for n in candidates)
-            else:
-                found.options.append((name, value))
+            head, eq, value = word[2:].partition("=")
+            names = _lookup(spec, head)
+            if len(names) != 1:
+                found.unknown = found.unknown or (not names and not spec.lenient) or any(
+                    "--" + name.rstrip("=") in spec.writing for name in names)
+                continue
+            if names[0].endswith("=") and not eq:
+                value, i = (argv[i], i + 1) if i < len(argv) else ("", i)
+            found.add("--" + names[0].rstrip("="), value)
         else:
             i = _cluster(spec, word, argv, i, found)
     return found
@@ -110,13 +137,13 @@ def _cluster(spec: Spec, word: str, argv: Sequence[str], i: int, found: Parsed) 
             j += 1
             continue
         if spec.short[at + 1:at + 2] != ":":
-            found.options.append(("-" + letter, ""))
+            found.add("-" + letter, "")
             j += 1
             continue
         value = word[j + 1:] if spec.glued else ""
         if not value:
             value, i = (argv[i], i + 1) if i < len(argv) else ("", i)
-        found.options.append(("-" + letter, value))
+        found.add("-" + letter, value)
         if spec.glued:
             break
         j += 1
