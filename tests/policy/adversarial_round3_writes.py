@@ -444,8 +444,29 @@ MORE: list[Row] = [
     sh("mktemp inside", "any shell", "mktemp -p tmp x.XXXXXX", ALLOW),
 ]
 
+#: What the reflog keeps is why ``checkout -B`` and ``branch -f`` are off the floor: what
+#: drops the reflog or unreachable objects, or resets like ``reset --merge``, is on it.
+RECOVERY: list[Row] = [
+    sh("git reflog expire --expire=now", GIT, "git reflog expire --expire=now --all", ASK),
+    sh("git reflog delete", GIT, "git reflog delete HEAD@{1}", ASK),
+    sh("git prune", GIT, "git prune", ASK),
+    sh("git gc --prune=now", GIT, "git gc --prune=now", ASK),
+    sh("git gc --prune now", GIT, "git gc --prune now", ASK),
+    sh("git merge --abort", GIT, "git merge --abort", ASK),
+    sh("git cherry-pick --abort", GIT, "git cherry-pick --abort", ASK),
+    sh("git update-ref -d", GIT, "git update-ref -d refs/heads/feature", ASK),
+    sh("git reflog under allow git", "git", "git reflog expire --expire=now --all", ASK),
+    sh("read: git reflog", GIT, "git reflog", ALLOW),
+    sh("read: git reflog show", GIT, "git reflog show main", ALLOW),
+    sh("git prune -n", GIT, "git prune -n", ALLOW),
+    sh("git gc", GIT, "git gc", ALLOW),
+    sh("git merge --no-ff", GIT, "git merge --no-ff feature", ALLOW),
+    sh("git checkout -B", GIT, "git checkout -B feature", ALLOW),
+    sh("git branch -f", GIT, "git branch -f feature main", ALLOW),
+]
+
 POLICY_ROWS: list[Row] = (SORT + UNIQ + XXD + TREE + SPLITTERS + PATCH + FETCHERS + ARCHIVES
-                          + COMPRESSORS + CONVERTERS + WRITERS + FLOOR + MORE)
+                          + COMPRESSORS + CONVERTERS + WRITERS + FLOOR + MORE + RECOVERY)
 
 # -- the lease layer -----------------------------------------------------------------------------
 
