@@ -294,6 +294,25 @@ def _git_discards(sub: str | None, rest: list[str]) -> Tri:
             or short_flag(here, "dmc"))))
     if sub == "read-tree":
         return _yes(long_options(here, ["--reset"]))
+    return _git_drops_history(sub, here, words)
+
+
+def _git_drops_history(sub: str | None, here: list[str], words: list[str]) -> Tri:
+    """What drops the reflog or unreachable objects -- what makes ``checkout -B`` and
+    ``branch -f`` recoverable -- and what resets like ``reset --merge``: ``git reflog
+    expire``/``delete``/``drop``, ``git prune`` (not ``-n``), ``git gc --prune``, ``git
+    update-ref -d``, ``git merge``/``cherry-pick``/``revert``/``am --abort``; and the
+    force options of ``worktree remove``, ``rm``, ``checkout-index``, ``submodule``."""
+    if sub == "reflog":
+        return _yes(words[:1] in (["expire"], ["delete"], ["drop"]))
+    if sub == "prune":
+        return _yes(not (long_options(here, ["--dry-run"]) or short_flag(here, "n")))
+    if sub == "gc":
+        return _yes(long_options(here, ["--prune"], shortest=2))
+    if sub == "update-ref":
+        return _yes(short_flag(here, "d") or long_options(here, ["--delete"]))
+    if sub in ("merge", "cherry-pick", "revert", "am"):
+        return _yes(long_options(here, ["--abort"]))
     if sub in _FORCED and (not _FORCED[sub] or words[:1] in [[w] for w in _FORCED[sub]]):
         cached = sub == "rm" and long_options(here, ["--cached"])
         return _yes(not cached and (long_options(here, ["--force"]) or short_flag(here, "f")))
@@ -308,7 +327,10 @@ def discards_changes(commands: list[Command] | None) -> Tri:
     ``git switch -f``/``--discard-changes``; ``git stash drop``/``clear``; ``git reset
     --merge`` (it drops staged changes); ``git branch -D``/``-M``/``-C`` (or ``-d -f``);
     ``git worktree remove -f``; ``git rm -f`` (not ``--cached``); ``git checkout-index
-    -f``; ``git read-tree --reset``; ``git submodule deinit -f``/``update -f``."""
+    -f``; ``git read-tree --reset``; ``git submodule deinit -f``/``update -f``; and what
+    drops what the reflog keeps or resets like ``reset --merge`` (``git reflog
+    expire``/``delete``, ``git prune``, ``git gc --prune``, ``git update-ref -d``, ``git
+    merge --abort``...)."""
     return Tri.NO if commands is None else _over(commands, _git(_git_discards))
 
 

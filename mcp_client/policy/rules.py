@@ -83,9 +83,11 @@ The checks that lose work are one class, the *danger floor*: ``rm -rf``,
 ``git stash drop``/``clear``, ``git branch -D``, ``git worktree remove -f``,
 ``git reset --merge`` (discards-changes), ``git clean -f`` (recursive-delete).
 What is on it: a command that throws away work git cannot give back (changes
-not committed, a stash, an unmerged branch) or a tree of files.  What is not:
-``git checkout -B``, ``git branch -f`` and ``git reset --soft``/``--keep`` (the
-reflog keeps what they move; ``--keep`` refuses to touch local changes), and a
+not committed, a stash, an unmerged branch), a tree of files, or what makes
+the rest recoverable (``git reflog expire``, ``git prune``, ``git gc
+--prune``).  What is not: ``git checkout -B``, ``git branch -f`` and ``git
+reset --soft``/``--keep`` (the reflog keeps what they move; ``--keep``
+refuses to touch local changes), and a
 command that overwrites or destroys the files it names one by one (``mv -f``,
 ``cp``, ``> f``, ``truncate -s0 f``, ``shred f``, ``rm f``): those are writes to
 named locations, judged by ``under``, the roots and other agents' leases like
