@@ -465,8 +465,33 @@ RECOVERY: list[Row] = [
     sh("git branch -f", GIT, "git branch -f feature main", ALLOW),
 ]
 
+#: Second look: options that name a place by another road.
+SECOND: list[Row] = [
+    n("tar --one-top-level=DIR", "tar -xf a.tar --one-top-level=/etc", ASK),
+    n("tar --volno-file=", "tar -cf a.tar --volno-file=/etc/x src", ASK),
+    n("zip -i swallowing the zip file", "zip -i '*.c' /etc/x.zip src", ASK),
+    n("curl -w @file (a format that may say %output{})", "curl -w @fmt https://e.com/a", ASK),
+    n("wget -e dir_prefix=", "wget -e dir_prefix=/etc https://e.com/a", ASK),
+    n("wget -e output-document=", "wget -e output-document=/etc/x https://e.com/a", ASK),
+    n("wget -e OutputDocument= (any case)", "wget -e OutputDocument=/etc/x https://e.com/a",
+      ASK),
+    n("wget -e an unknown command", "wget -e frobnicate=1 -O- https://e.com/a", ASK),
+    n("openssl s_client -keylogfile", "openssl s_client -keylogfile /etc/x -connect e:443",
+      ASK),
+    n("openssl s_client -msgfile", "openssl s_client -msgfile /etc/x -connect e:443", ASK),
+    n("openssl ca -out", "openssl ca -in r.csr -batch -out /etc/x", ASK),
+    sh("mawk -W exec runs a program file", "any shell", "mawk -W exec /tmp/x.awk", ASK),
+    sh("gawk -W pretty-print=", "any shell", "gawk -W pretty-print=/etc/x 'BEGIN{}'", ASK),
+    n("wget -e robots=off inside", "wget -e robots=off https://e.com/a", ALLOW),
+    n("read: wget -o /dev/null -O-", "wget -o /dev/null -O- https://e.com/a", ALLOW),
+    n("read: sort -o /dev/stdout", "sort -o /dev/stdout names.txt", ALLOW),
+    n("read: curl -sS -o /dev/null -w code", "curl -sS -o /dev/null -w '%{http_code}' "
+      "https://e.com/", ALLOW),
+]
+
 POLICY_ROWS: list[Row] = (SORT + UNIQ + XXD + TREE + SPLITTERS + PATCH + FETCHERS + ARCHIVES
-                          + COMPRESSORS + CONVERTERS + WRITERS + FLOOR + MORE + RECOVERY)
+                          + COMPRESSORS + CONVERTERS + WRITERS + FLOOR + MORE + RECOVERY
+                          + SECOND)
 
 # -- the lease layer -----------------------------------------------------------------------------
 
