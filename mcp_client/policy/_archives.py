@@ -85,12 +85,13 @@ def _tar(argv: Sequence[str]) -> list[str]:
     if parsed.has(*_TAR_ARCHIVE):
         writes += files(*archives)
     places = parsed.values("-C", "--directory")
+    places += [place for place in parsed.values("--one-top-level") if place]
     if parsed.has(*_TAR_EXTRACT) and not parsed.has("-O", "--to-stdout"):
         writes += [folder(place) for place in places or ["."]]
         if parsed.has("-P", "--absolute-names") or (
                 len(places) > 1 and not all(place.startswith("/") for place in places[1:])):
             writes.append(UNNAMED)
-    writes += files(*parsed.values("-g", "--listed-incremental", "--index-file"))
+    writes += files(*parsed.values("-g", "--listed-incremental", "--index-file", "--volno-file"))
     if parsed.has("--remove-files"):
         writes += parsed.operands if not places else [UNNAMED]
     if parsed.has(*_TAR_UNFOLLOWED) or any(":" in archive.split("/", 1)[0]

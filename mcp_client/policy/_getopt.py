@@ -16,7 +16,7 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Sequence
 
-__all__ = ["UNNAMED", "Spec", "Parsed", "parse", "files", "folder", "outcome"]
+__all__ = ["UNNAMED", "NOWHERE", "Spec", "Parsed", "parse", "files", "folder", "outcome"]
 
 UNNAMED = "<a file this reader cannot name>"
 
@@ -150,10 +150,14 @@ def _cluster(spec: Spec, word: str, argv: Sequence[str], i: int, found: Parsed) 
     return i
 
 
+#: Names that are no file: standard output, and the files that are a stream or nothing.
+NOWHERE = frozenset({"-", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
+
+
 def files(*values: str) -> list[str]:
-    """Named files, without ``-`` (standard output) and empty values (a missing one is
-    the program's error)."""
-    return [value for value in values if value and value != "-"]
+    """Named files, without :data:`NOWHERE` and empty values (a missing one is the
+    program's error)."""
+    return [value for value in values if value and value not in NOWHERE]
 
 
 def folder(value: str) -> str:

@@ -253,14 +253,16 @@ _CURL_FILES = ("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "-
 def _curl(argv: Sequence[str]) -> list[str]:
     """curl's output files (:data:`_CURL_FILES`), and with ``-O``/``--remote-name(-all)``
     the directory it saves into (``--output-dir``, or the working directory).  A
-    ``-K``/``--config`` file, or a ``--write-out`` with ``%output{``, may name any file."""
+    ``-K``/``--config`` file, or a ``--write-out`` with ``%output{`` (or read from a file,
+    ``@F``), may name any file."""
     parsed = parse(_CURL, argv)
     writes = files(*parsed.values(*_CURL_FILES))
     saves = files(*parsed.values("--output-dir"))
     if parsed.has("-O", "--remote-name", "--remote-name-all") or saves:
         writes += [folder(place) for place in saves or ["."]]
     if parsed.has("-K", "--config") or any(
-            "%output{" in value for value in parsed.values("-w", "--write-out")):
+            "%output{" in value or value.startswith("@")
+            for value in parsed.values("-w", "--write-out")):
         writes.append(UNNAMED)
     return outcome(parsed, writes)
 
@@ -305,9 +307,42 @@ def _wget(argv: Sequence[str]) -> list[str]:
     writes += [prefix + "*" for prefix in files(*parsed.values("--warc-file"))]
     if parsed.has("-b", "--background"):
         writes.append("wget-log*")
-    if parsed.has("-e", "--execute", "--config"):
+    writes += [place for command in parsed.values("-e", "--execute")
+               for place in _wgetrc(command)]
+    if parsed.has("--config"):
         writes.append(UNNAMED)
     return outcome(parsed, writes)
+
+
+#: wgetrc commands (``wget -e NAME=VALUE``; case, ``-`` and ``_`` do not count) that
+#: write a file or save into a directory.
+_WGETRC_FILES = frozenset({"outputdocument", "logfile", "savecookies", "rejectedlog",
+                           "hstsfile", "warcfile"})
+_WGETRC_DIRS = frozenset({"dirprefix"})
+#: Those known to write nothing.
+_WGETRC_HARMLESS = frozenset({
+    "robots", "tries", "timeout", "readtimeout", "connecttimeout", "dnstimeout", "wait",
+    "waitretry", "randomwait", "useragent", "header", "checkcertificate", "httpsonly",
+    "verbose", "quiet", "recursive", "reclevel", "noparent", "maxredirect", "limitrate",
+    "continue", "timestamping", "contentdisposition", "serverresponse", "showprogress",
+    "progress", "useproxy", "httpproxy", "httpsproxy", "noproxy", "retryconnrefused",
+    "inet4only", "inet6only", "preferfamily", "compression", "iri", "localencoding",
+    "remoteencoding", "restrictfilenames", "adjustextension", "convertlinks",
+    "pagerequisites", "spanhosts", "domains", "excludedomains", "accept", "reject",
+    "includedirectories", "excludedirectories", "cutdirs", "addhostdir", "dirstruct",
+    "mirror", "noclobber", "httpuser", "httppassword", "user", "password", "cache",
+    "cookies", "keepsessioncookies", "maxredirect", "quota", "debug", "trustservernames"})
+
+
+def _wgetrc(command: str) -> list[str]:
+    """What one ``wget -e`` command writes (unknown for a command not known harmless)."""
+    name, _, value = command.partition("=")
+    key = name.strip().lower().replace("_", "").replace("-", "")
+    if key in _WGETRC_FILES:
+        return files(value.strip())
+    if key in _WGETRC_DIRS:
+        return [folder(value.strip())]
+    return [] if key in _WGETRC_HARMLESS else [UNNAMED]
 
 
 # -- what is read leniently: every option reviewed, only these write -----------------------------
@@ -362,10 +397,15 @@ _OPENSSL_LOADS = frozenset({"-engine", "-provider", "-provider-path", "-config",
                             "-CAcreateserial", "-keygen_engine", "-ssl_config"})
 
 
+#: openssl options whose value is a file written, though their name has no ``out``.
+_OPENSSL_WRITES = frozenset({"-writerand", "-CAserial", "-keylogfile", "-msgfile",
+                             "-sess_file"})
+
+
 def _openssl(argv: Sequence[str]) -> list[str]:
     """Every option whose name holds ``out`` (``-out``, ``-keyout``, ``-certout``,
-    ``-sess_out``, ``-outdir``...) writes the next word, as do ``-writerand`` and
-    ``-CAserial``; engines, providers and configuration files are unknown."""
+    ``-sess_out``, ``-outdir``...) writes the next word, as do those of
+    :data:`_OPENSSL_WRITES`; engines, providers and configuration files are unknown."""
     writes: list[str] = []
     for i, word in enumerate(argv[2:], 2):
         head = word.split("=", 1)[0]
@@ -373,7 +413,7 @@ def _openssl(argv: Sequence[str]) -> list[str]:
         if head in _OPENSSL_LOADS:
             writes.append(UNNAMED)
         elif head.startswith("-") and head not in _OPENSSL_FLAGS and (
-                "out" in head or head in ("-writerand", "-CAserial")):
+                "out" in head or head in _OPENSSL_WRITES):
             writes += files(word.split("=", 1)[1] if "=" in word else value)
     return writes
 
@@ -446,7 +486,8 @@ _AWK_LONG_LOADS = ("--file", "--exec", "--include", "--load")
 def _awk(argv: Sequence[str]) -> list[str]:
     """gawk's ``-o``/``--pretty-print``, ``-p``/``--profile`` and ``-d``/``--dump-variables``
     write a file (``awkprof.out``, ``awkvars.out`` when none is glued on); a program read
-    from a file (``-f``, ``-E``) or a library loaded (``-i``, ``-l``) is unknown."""
+    from a file (``-f``, ``-E``, mawk's ``-W exec``) or a library loaded (``-i``, ``-l``)
+    is unknown; ``-W NAME=VALUE`` is read as ``--NAME=VALUE``."""
     writes: list[str] = []
     i = 1
     while i < len(argv):
@@ -463,6 +504,11 @@ def _awk(argv: Sequence[str]) -> list[str]:
                 writes.append(value if eq else _AWK_WRITES[letter])
             continue
         letter = word[1]
+        if letter == "W":               # -W name[=value]: a long option, POSIX style
+            value = word[2:] or (argv[i] if i < len(argv) else "")
+            i += 0 if word[2:] else 1
+            writes += _awk(["awk", "--" + value, "--"])
+            continue
         if letter in _AWK_WRITES:
             writes.append(word[2:] or _AWK_WRITES[letter])
         elif letter in _AWK_VALUED:
