@@ -40,6 +40,8 @@ RULE_SETS: dict[str, list[dict[str, Any]]] = {
     "git branch": [allow("git", "branch")],
     "git reset": [allow("git", "reset")],
     "under root": [{"tool": "sh_run", "decision": "allow", "under": "/srv/project"}],
+    "vim": [allow("vim")], "nvim": [allow("nvim")], "ex": [allow("ex")],
+    "perl": [allow("perl")], "ruby": [allow("ruby")],
 }
 for _name in NARROW:
     RULE_SETS[_name] = [allow(_name)]
@@ -489,9 +491,26 @@ SECOND: list[Row] = [
       "https://e.com/", ALLOW),
 ]
 
+#: Editors run non-interactively, and in-place interpreters: the files they are given.
+EDITORS: list[Row] = [
+    sh("vim +w outside", "vim", "vim '+w /etc/x' a.txt", ASK),
+    sh("vim +! runs a shell command", "vim", "vim -es '+!rm -rf src' a.txt", ASK),
+    sh("vim -s replays keys from a file", "vim", "vim -s keys.txt a.txt", ASK),
+    sh("vim -w records keys into a file outside", "vim", "vim -w /etc/x a.txt", ASK),
+    sh("vim -u runs a vimrc", "vim", "vim -u /tmp/evil.vim a.txt", ASK),
+    sh("vim edits a file outside", "vim", "vim /etc/x", ASK),
+    sh("nvim --cmd", "nvim", "nvim --cmd 'w /etc/x' a.txt", ASK),
+    sh("ex +w", "ex", "ex '+w! /etc/x' a.txt", ASK),
+    sh("perl -pi edits in place outside", "perl", "perl -pi script.pl /etc/x", ASK),
+    sh("perl -i.bak edits in place outside", "perl", "perl -i.bak -p script.pl /etc/x", ASK),
+    sh("ruby -i edits in place outside", "ruby", "ruby -i -p script.rb /etc/x", ASK),
+    sh("vim edits a file inside", "vim", "vim a.txt", ALLOW),
+    sh("perl runs a script inside", "perl", "perl script.pl a.txt", ALLOW),
+]
+
 POLICY_ROWS: list[Row] = (SORT + UNIQ + XXD + TREE + SPLITTERS + PATCH + FETCHERS + ARCHIVES
                           + COMPRESSORS + CONVERTERS + WRITERS + FLOOR + MORE + RECOVERY
-                          + SECOND)
+                          + SECOND + EDITORS)
 
 # -- the lease layer -----------------------------------------------------------------------------
 
