@@ -548,6 +548,45 @@ def _xmllint(argv: Sequence[str]) -> list[str]:
     return files(*writes)
 
 
+#: vi-family options whose value is code or keys to replay (``-c``, ``--cmd``, ``-S``,
+#: ``-s``, ``-u``...), or a file they write (``-w``, ``-W``, ``-i`` viminfo).
+_VIM_UNFOLLOWED = frozenset({"-c", "--cmd", "-S", "-s", "-u", "-U", "-w", "-W", "-i",
+                             "--startuptime", "-T", "--remote-send", "--remote-expr"})
+_VIM_VALUED = frozenset({"-t", "-q", "-r", "-L", "-d", "-V", "--servername", "--listen"})
+
+
+def _editor(argv: Sequence[str]) -> list[str]:
+    """A vi-family editor may write every file it is given (``:w``); a ``+COMMAND`` word
+    or an option that runs commands, replays keys or writes a file of its own
+    (:data:`_VIM_UNFOLLOWED`) is unknown."""
+    writes: list[str] = []
+    skip = False
+    for word in argv[1:]:
+        head = word.split("=", 1)[0]
+        if skip:
+            skip = False
+        elif word.startswith("+") or head in _VIM_UNFOLLOWED or (
+                not word.startswith("--") and word[:2] in _VIM_UNFOLLOWED and len(word) > 2):
+            writes.append(UNNAMED)
+        elif head in _VIM_VALUED:
+            skip = "=" not in word and len(word) == len(head)
+        elif not word.startswith("-") or word == "-":
+            writes.append(word)
+    return files(*writes)
+
+
+def _in_place(argv: Sequence[str]) -> list[str]:
+    """``perl -i``/``ruby -i`` (``-pi``, ``-i.bak``) rewrite every file they are given (the
+    script among them, which can only add caution)."""
+    for word in argv[1:]:
+        if word == "--" or not word.startswith("-"):
+            break
+        if not word.startswith("--") and "i" in word[1:].split("I", 1)[0] and not any(
+                letter in word[1:word.find("i")] for letter in "eElmMIx0"):
+            return _operands_written(argv, "eElmMIx")
+    return []
+
+
 def _every_operand(argv: Sequence[str]) -> list[str]:
     """Programs whose outputs are operands among their inputs (``ffmpeg -i IN OUT``,
     ``convert IN OUT``, ``mogrify`` in place): every operand counts as written."""
@@ -569,7 +608,8 @@ _OTHERS: Mapping[str, Callable[[Sequence[str]], list[str]]] = {
     "mac2unix": _dos2unix, "unix2mac": _dos2unix, "yq": _yq, "ffmpeg": _every_operand,
     "convert": _every_operand, "magick": _every_operand, "mogrify": _every_operand,
     "gm": _every_operand, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk,
-    "xmllint": _xmllint,
+    "xmllint": _xmllint, "vim": _editor, "vi": _editor, "nvim": _editor, "view": _editor,
+    "ex": _editor, "vimdiff": _editor, "rvim": _editor, "perl": _in_place, "ruby": _in_place,
 }
 
 
