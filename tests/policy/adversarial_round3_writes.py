@@ -41,7 +41,8 @@ RULE_SETS: dict[str, list[dict[str, Any]]] = {
     "git reset": [allow("git", "reset")],
     "under root": [{"tool": "sh_run", "decision": "allow", "under": "/srv/project"}],
     "vim": [allow("vim")], "nvim": [allow("nvim")], "ex": [allow("ex")],
-    "perl": [allow("perl")], "ruby": [allow("ruby")],
+    "perl": [allow("perl")], "ruby": [allow("ruby")], "bsdtar": [allow("bsdtar")],
+    "gtar": [allow("gtar")], "cpio": [allow("cpio")], "ar": [allow("ar")],
 }
 for _name in NARROW:
     RULE_SETS[_name] = [allow(_name)]
@@ -508,9 +509,32 @@ EDITORS: list[Row] = [
     sh("perl runs a script inside", "perl", "perl script.pl a.txt", ALLOW),
 ]
 
+#: Other archivers: tar under other names, cpio, ar.
+OTHER_ARCHIVERS: list[Row] = [
+    sh("bsdtar -x -C outside", "bsdtar", "bsdtar -xf a.tar -C /etc", ASK),
+    sh("gtar -x -C outside", "gtar", "gtar -xf a.tar -C /etc", ASK),
+    sh("cpio -i keeps absolute names", "cpio", "cpio -i < a.cpio", ASK),
+    sh("cpio -i -D outside", "cpio", "cpio -i --no-absolute-filenames -D /etc < a.cpio", ASK),
+    sh("cpio -p copies into a directory outside", "cpio", "cpio -p /etc < list", ASK),
+    sh("cpio -o -F archive outside", "cpio", "cpio -o -F /etc/x.cpio < list", ASK),
+    sh("ar x, cwd outside", "ar", None, ASK),
+    sh("ar r archive outside", "ar", "ar rcs /etc/libx.a a.o", ASK),
+    sh("ar -x dashed, cwd outside", "ar", None, ASK),
+    sh("bsdtar -tf", "bsdtar", "bsdtar -tf a.tar", ALLOW),
+    sh("cpio -i --no-absolute-filenames inside", "cpio",
+       "cpio -i --no-absolute-filenames < a.cpio", ALLOW),
+    sh("cpio -t lists", "cpio", "cpio -t < a.cpio", ALLOW),
+    sh("ar t lists", "ar", "ar t libx.a", ALLOW),
+    sh("ar x inside", "ar", "ar x libx.a", ALLOW),
+]
+OTHER_ARCHIVERS[6] = ("ar x, cwd outside", "ar", "sh_run",
+                      {"command": "ar x /srv/project/libx.a", "cwd": "/etc"}, ASK)
+OTHER_ARCHIVERS[8] = ("ar -x dashed, cwd outside", "ar", "sh_run",
+                      {"command": "ar -x /srv/project/libx.a", "cwd": "/etc"}, ASK)
+
 POLICY_ROWS: list[Row] = (SORT + UNIQ + XXD + TREE + SPLITTERS + PATCH + FETCHERS + ARCHIVES
                           + COMPRESSORS + CONVERTERS + WRITERS + FLOOR + MORE + RECOVERY
-                          + SECOND + EDITORS)
+                          + SECOND + EDITORS + OTHER_ARCHIVERS)
 
 # -- the lease layer -----------------------------------------------------------------------------
 
@@ -588,6 +612,11 @@ LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("awk -f runs a program file", False, {"command": "awk -f x.awk f"}, False),
     ("base64 -o into the lease", False, {"command": "base64 -i f -o locked/a"}, False),
     ("mktemp in the lease", False, {"command": "mktemp -p locked"}, False),
+    ("cpio -i -D the lease", False, {"command": "cpio -i --no-absolute-filenames -D locked"},
+     False),
+    ("ar x in the leased directory", False, {"command": "ar x /srv/work/l.a", "cwd": "locked"},
+     False),
+    ("read: ar t", False, {"command": "ar t locked/l.a"}, True),
     ("read: awk print", False, {"command": "awk '{print $1}' locked/a"}, True),
     ("read: zcat", False, {"command": "zcat locked/a.gz"}, True),
     ("read: base64", False, {"command": "base64 locked/a"}, True),
