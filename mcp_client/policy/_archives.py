@@ -1,8 +1,10 @@
 """What archivers and compressors write, for :mod:`mcp_client.policy._outputs`.
 
 ``tar -x`` writes into ``-C DIR`` or the working directory, ``tar -c -f A`` writes
-``A``, ``unzip`` into ``-d DIR``, ``zip A F`` writes ``A`` (and deletes ``F`` with
-``-m``), ``7z x -oDIR``, and ``gzip F`` replaces ``F`` with ``F.gz``.  Each function
+``A`` (``gtar`` and ``bsdtar`` are read as tar), ``unzip`` into ``-d DIR``, ``zip A
+F`` writes ``A`` (and deletes ``F`` with ``-m``), ``7z x -oDIR``, ``cpio -i`` into
+``-D DIR``, ``ar x`` into the working directory, and ``gzip F`` replaces ``F`` with
+``F.gz``.  Each function
 here answers with the places one argv writes, read closed-world as
 :mod:`mcp_client.policy._getopt` explains.  Pure.
 """
@@ -304,9 +306,80 @@ def _seven(argv: Sequence[str]) -> list[str]:
     return writes
 
 
+_CPIO = Spec("oipt0aAbBcdfklLmnrsSuvVD:F:O:I:H:C:E:M:R:W:", (
+    "create", "extract", "pass-through", "list", "directory=", "file=", "format=", "io-size=",
+    "pattern-file=", "owner=", "message=", "rsh-command=", "no-absolute-filenames",
+    "absolute-filenames", "make-directories", "unconditional", "preserve-modification-time",
+    "verbose", "dot", "reset-access-time", "swap", "swap-bytes", "swap-halfwords",
+    "nonmatching", "link", "dereference", "numeric-uid-gid", "rename", "quiet", "sparse",
+    "only-verify-crc", "to-stdout", "null", "append", "device-independent", "ignore-devno",
+    "renumber-inodes", "warning=", "block-size=", "force-local", "no-preserve-owner", "help",
+    "usage", "version"), writing=frozenset({"--directory", "--file", "--rsh-command",
+                                            "--extract", "--create", "--pass-through",
+                                            "--append", "--absolute-filenames"}))
+
+
+def _cpio(argv: Sequence[str]) -> list[str]:
+    """cpio writes its archive (``-o``/``-A``: ``-F``/``-O`` F), extracts into ``-D DIR``
+    or the working directory (``-i``; GNU cpio keeps absolute names unless
+    ``--no-absolute-filenames``, so they are unknown), and copies into the directory it
+    is given (``-p DIR``).  Listing (``-t``), ``--to-stdout`` and ``--only-verify-crc``
+    write nothing."""
+    parsed = parse(_CPIO, argv)
+    writes: list[str] = []
+    if parsed.has("-o", "--create", "-A", "--append"):
+        writes += files(*parsed.values("-F", "--file", "-O"))
+    places = parsed.values("-D", "--directory")
+    if parsed.has("-i", "--extract") and not parsed.has(
+            "-t", "--list", "--to-stdout", "--only-verify-crc"):
+        writes += [folder(place) for place in places or ["."]]
+        if not parsed.has("--no-absolute-filenames"):
+            writes.append(UNNAMED)
+    if parsed.has("-p", "--pass-through"):
+        writes += [folder(place) for place in parsed.operands[-1:]] or [UNNAMED]
+    archives = parsed.values("-F", "--file", "-O", "-I")
+    if parsed.has("--rsh-command") or any(":" in name.split("/", 1)[0] for name in archives):
+        writes.append(UNNAMED)
+    return outcome(parsed, writes)
+
+
+_AR_OPERATIONS = "dmpqrstx"
+_AR_MODIFIERS = "abciDfloNOPsSTuUvV"
+
+
+def _ar(argv: Sequence[str]) -> list[str]:
+    """``ar KEY ARCHIVE [MEMBER...]`` (the key with or without a dash): ``x`` extracts into
+    the working directory (or ``--output DIR``; with ``P``, full path names: unknown),
+    ``d``, ``m``, ``q``, ``r``, ``s`` write the archive, ``t`` and ``p`` only read.  A
+    ``--`` option other than ``--output`` is unknown."""
+    words = list(argv[1:])
+    out: list[str] = []
+    unknown = False
+    while words and words[0].startswith("--"):
+        head, eq, value = words.pop(0).partition("=")
+        if head == "--output":
+            out.append(value if eq else (words.pop(0) if words else ""))
+        else:
+            unknown = True
+    if not words:
+        return [UNNAMED] if unknown else []
+    key, operands = words[0].lstrip("-"), words[1:]
+    operation = [letter for letter in key if letter in _AR_OPERATIONS]
+    unknown = unknown or len(operation) != 1 or any(
+        letter not in _AR_OPERATIONS + _AR_MODIFIERS for letter in key)
+    skip = sum(letter in "abiN" for letter in key)        # a relpos member, a count
+    archive = operands[skip:skip + 1]
+    writes: list[str] = []
+    if "x" in operation:
+        writes += [folder(place) for place in out or ["."]] + ([UNNAMED] if "P" in key else [])
+    elif set(operation) & set("dmqrs"):
+        writes += files(*archive)
+    return writes + [UNNAMED] if unknown else writes
+
+
 #: Archivers, by program name.
 ARCHIVERS: Mapping[str, Callable[[Sequence[str]], list[str]]] = {
-    "tar": _tar, "unzip": _unzip, "zip": _zip, "7z": _seven, "7za": _seven, "7zr": _seven,
-    "7zz": _seven}
+    "tar": _tar, "gtar": _tar, "bsdtar": _tar, "unzip": _unzip, "zip": _zip, "7z": _seven,
+    "7za": _seven, "7zr": _seven, "7zz": _seven, "cpio": _cpio, "ar": _ar}
 #: Compressors, by program name.
 COMPRESSORS = frozenset(_COMPRESSORS)
