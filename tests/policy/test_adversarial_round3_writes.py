@@ -89,6 +89,9 @@ class WritersTotals(LeakCheckingTestCase):
 CHECK_ROWS: list[tuple[str, str, str, Tri]] = [
     ("checkout -- .", "git checkout -- .", "discards-changes", Tri.YES),
     ("checkout a branch or a file", "git checkout main", "discards-changes", Tri.UNKNOWN),
+    ("checkout . is no branch", "git checkout -q .", "discards-changes", Tri.YES),
+    ("checkout ./x is no branch", "git checkout ./src", "discards-changes", Tri.YES),
+    ("checkout :/ is no branch", "git checkout :/", "discards-changes", Tri.YES),
     ("checkout -b", "git checkout -b x", "discards-changes", Tri.NO),
     ("checkout -bfix glued (not -f)", "git checkout -bfix", "discards-changes", Tri.NO),
     ("checkout BRANCH --", "git checkout main --", "discards-changes", Tri.NO),
