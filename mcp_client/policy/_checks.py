@@ -268,6 +268,8 @@ def _checkout_discards(rest: Sequence[str]) -> Tri:
     creates = bool(found & {"-b", "-B", "--orphan", "--detach", "-d"})
     if not operands or creates or dashed or operands[0] == "-":
         return known                    # a branch to switch to (``main --``: not a path)
+    if operands[0] == "." or operands[0].startswith(("./", ":", "../")):
+        return Tri.YES                  # no branch is spelt so (git check-ref-format)
     return Tri.UNKNOWN                  # a branch, or a file to restore
 
 
