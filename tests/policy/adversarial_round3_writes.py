@@ -505,7 +505,9 @@ EDITORS: list[Row] = [
     sh("perl -pi edits in place outside", "perl", "perl -pi script.pl /etc/x", ASK),
     sh("perl -i.bak edits in place outside", "perl", "perl -i.bak -p script.pl /etc/x", ASK),
     sh("ruby -i edits in place outside", "ruby", "ruby -i -p script.rb /etc/x", ASK),
-    sh("vim edits a file inside", "vim", "vim a.txt", ALLOW),
+    sh("vim -es reads ex commands from a file", "vim", "vim -es a.txt < cmds.txt", ASK),
+    sh("vim reads keys from its input", "vim", "vim a.txt < keys.txt", ASK),
+    sh("ex reads commands from its input", "ex", "ex a.txt < cmds.txt", ASK),
     sh("perl runs a script inside", "perl", "perl script.pl a.txt", ALLOW),
 ]
 
