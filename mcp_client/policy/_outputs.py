@@ -556,10 +556,11 @@ _VIM_VALUED = frozenset({"-t", "-q", "-r", "-L", "-d", "-V", "--servername", "--
 
 
 def _editor(argv: Sequence[str]) -> list[str]:
-    """A vi-family editor may write every file it is given (``:w``); a ``+COMMAND`` word
-    or an option that runs commands, replays keys or writes a file of its own
-    (:data:`_VIM_UNFOLLOWED`) is unknown."""
-    writes: list[str] = []
+    """A vi-family editor may write every file it is given (``:w``), and it runs what its
+    input says -- keys, or ex commands with ``-e``/``-es`` (``vim -es f < cmds``): that
+    is always an unknown write, as is a ``+COMMAND`` word or an option that runs
+    commands, replays keys or writes a file of its own (:data:`_VIM_UNFOLLOWED`)."""
+    writes: list[str] = [UNNAMED]
     skip = False
     for word in argv[1:]:
         head = word.split("=", 1)[0]
