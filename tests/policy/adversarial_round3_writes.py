@@ -43,6 +43,8 @@ RULE_SETS: dict[str, list[dict[str, Any]]] = {
     "vim": [allow("vim")], "nvim": [allow("nvim")], "ex": [allow("ex")],
     "perl": [allow("perl")], "ruby": [allow("ruby")], "bsdtar": [allow("bsdtar")],
     "gtar": [allow("gtar")], "cpio": [allow("cpio")], "ar": [allow("ar")],
+    "ed": [allow("ed")], "sftp": [allow("sftp")], "ftp": [allow("ftp")],
+    "lftp": [allow("lftp")], "socat": [allow("socat")],
 }
 for _name in NARROW:
     RULE_SETS[_name] = [allow(_name)]
@@ -509,6 +511,12 @@ EDITORS: list[Row] = [
     sh("vim reads keys from its input", "vim", "vim a.txt < keys.txt", ASK),
     sh("ex reads commands from its input", "ex", "ex a.txt < cmds.txt", ASK),
     sh("perl runs a script inside", "perl", "perl script.pl a.txt", ALLOW),
+    sh("ed runs the commands of its input", "ed", "ed a.txt < cmds.txt", ASK),
+    sh("sftp runs the commands of its input", "sftp", "sftp host < cmds.txt", ASK),
+    sh("sftp -b batch file", "sftp", "sftp -b cmds.txt host", ASK),
+    sh("ftp runs the commands of its input", "ftp", "ftp host < cmds.txt", ASK),
+    sh("lftp -c get to a file outside", "lftp", "lftp -c 'get /x -o /etc/x' host", ASK),
+    sh("socat writes a file address", "socat", "socat - OPEN:/etc/x,creat", ASK),
 ]
 
 #: Other archivers: tar under other names, cpio, ar.
