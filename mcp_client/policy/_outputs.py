@@ -588,6 +588,13 @@ def _in_place(argv: Sequence[str]) -> list[str]:
     return []
 
 
+def _from_input(argv: Sequence[str]) -> list[str]:
+    """Programs that run the commands their input or arguments hold, and may write any
+    local file by them (``sftp``/``ftp`` ``get``, ``lftp -c``, ``socat`` file
+    addresses): always a write this reader cannot name."""
+    return [UNNAMED]
+
+
 def _every_operand(argv: Sequence[str]) -> list[str]:
     """Programs whose outputs are operands among their inputs (``ffmpeg -i IN OUT``,
     ``convert IN OUT``, ``mogrify`` in place): every operand counts as written."""
@@ -610,7 +617,9 @@ _OTHERS: Mapping[str, Callable[[Sequence[str]], list[str]]] = {
     "convert": _every_operand, "magick": _every_operand, "mogrify": _every_operand,
     "gm": _every_operand, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk,
     "xmllint": _xmllint, "vim": _editor, "vi": _editor, "nvim": _editor, "view": _editor,
-    "ex": _editor, "vimdiff": _editor, "rvim": _editor, "perl": _in_place, "ruby": _in_place,
+    "ex": _editor, "vimdiff": _editor, "rvim": _editor, "ed": _editor, "red": _editor,
+    "perl": _in_place, "ruby": _in_place, "sftp": _from_input, "ftp": _from_input,
+    "lftp": _from_input, "tftp": _from_input, "socat": _from_input,
 }
 
 
