@@ -675,6 +675,8 @@ OUTPUTS: list[tuple[str, list[str], list[str | None]]] = [
     ("wget --spider", ["wget", "--spider", "https://e/a"], []),
     ("tar old style xfC", ["tar", "xfC", "a.tar", "/etc"], ["/etc/"]),
     ("tar -x", ["tar", "-xf", "a.tar"], ["./"]),
+    ("tar old style with a tape digit", ["tar", "0xf", "a.tar", "-C", "/etc"],
+     ["/etc/", None]),
     ("tar -xO", ["tar", "-xOf", "a.tar"], []),
     ("tar -t", ["tar", "-tf", "a.tar"], []),
     ("tar -c -f -", ["tar", "-cf", "-", "src"], []),
