@@ -65,8 +65,8 @@ _TAR_UNFOLLOWED = ("-I", "-F", "--to-command", "--use-compress-program", "--rsh-
 def _tar_argv(argv: Sequence[str]) -> list[str]:
     """tar's old style (``tar xfC A DIR``: a first word of letters whose values follow in
     order) as separate options."""
-    if len(argv) < 2 or argv[1].startswith("-") or not argv[1].isalpha():
-        return list(argv)
+    if len(argv) < 2 or argv[1].startswith("-") or not argv[1].isalnum():
+        return list(argv)           # (a digit is a tape density: unknown to the table)
     words, rest = [argv[0]], list(argv[2:])
     for letter in argv[1]:
         words.append("-" + letter)
