@@ -147,7 +147,8 @@ _FIRST_NOT_A_PATH = frozenset({"chmod", "chown", "chgrp", "setfacl", "chattr"})
 #: Programs that read only, whatever their options (their manuals reviewed: none writes a
 #: file; those that run something -- ``rg --pre``, awk's ``system``, ``sed``'s ``e`` and ``w``
 #: -- are unknown commands to the reader).  ``sort``, ``uniq``, ``xxd``, ``tree``, ``less``
-#: and ``file`` have options that write: they are read option by option (``_outputs.MODELED``).
+#: and ``file`` have options that write: they are read option by option (``_outputs.MODELED``);
+#: ``ag`` is not here: its ``--pager`` runs a command the reader does not follow.
 _READERS = frozenset({
     "ls", "cat", "grep", "egrep", "fgrep", "rg", "head", "tail", "wc", "pwd", "echo",
     "printf", "stat", "du", "df", "which", "type", "true", "false", "test", "[",
