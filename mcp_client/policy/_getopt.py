@@ -16,7 +16,8 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Sequence
 
-__all__ = ["UNNAMED", "NOWHERE", "Spec", "Parsed", "parse", "files", "folder", "outcome"]
+__all__ = ["UNNAMED", "NOWHERE", "Spec", "Parsed", "parse", "files", "folder", "outcome",
+           "operands"]
 
 UNNAMED = "<a file this reader cannot name>"
 
@@ -168,3 +169,17 @@ def folder(value: str) -> str:
 def outcome(parsed: Parsed, writes: list[str]) -> list[str]:
     """``writes``, with :data:`UNNAMED` when ``parsed`` met an option it does not know."""
     return writes + [UNNAMED] if parsed.unknown else writes
+
+
+def operands(argv: Sequence[str], valued: str = "") -> list[str]:
+    """Every word that is not an option nor an option's value (``valued`` short letters)."""
+    found: list[str] = []
+    skip = False
+    for word in argv[1:]:
+        if skip:
+            skip = False
+        elif word.startswith("-") and word != "-":
+            skip = len(word) == 2 and word[1] in valued
+        else:
+            found.append(word)
+    return files(*found)
