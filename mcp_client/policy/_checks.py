@@ -1,7 +1,8 @@
 """The command-shaped questions the policy asks, over the commands a call would run.
 
-:func:`recursive_delete`, :func:`force_push`, :func:`hard_reset` and
-:func:`pipes_to_shell` are the built-in checks (and the danger floor);
+:func:`recursive_delete`, :func:`force_push`, :func:`hard_reset`,
+:func:`discards_changes` and :func:`pipes_to_shell` are the built-in checks (and the
+danger floor);
 :func:`match_command` is how a rule's ``command``/``args``/``args_any``/``exact``
 meet one simple command.  Input is what :mod:`mcp_client.policy._shell`
 read; every answer is three-valued and fails closed:
@@ -27,7 +28,8 @@ from ._programs import (GIT_SUBCOMMANDS, SHELLS, abbreviates, fold, git_split, l
                         options, program, short_flag, versionless)
 from ._shell import Command
 
-__all__ = ["recursive_delete", "force_push", "hard_reset", "pipes_to_shell", "match_command"]
+__all__ = ["recursive_delete", "force_push", "hard_reset", "discards_changes", "pipes_to_shell",
+           "match_command"]
 
 #: A per-command test: the program's basename and the argv, to YES/NO/UNKNOWN.
 _Test = Callable[[str, Sequence[str]], Tri]
@@ -103,6 +105,19 @@ def _deletes_recursively(name: str, argv: Sequence[str]) -> Tri:
         return _yes(any(word == "-r" or word.startswith("-rec") for word in lowered))
     if name == "git":
         return _git(_git_deletes)(name, argv)
+    return _archives_and_deletes(name, argv)
+
+
+def _archives_and_deletes(name: str, argv: Sequence[str]) -> Tri:
+    """Archivers that delete what they pack: ``tar --remove-files`` (and
+    ``--recursive-unlink``, which empties a directory before extracting over it),
+    ``zip -m``/``--move``, ``7z -sdel``."""
+    if name == "tar":
+        return _yes(long_options(argv, ["--remove-files", "--recursive-unlink"], shortest=3))
+    if name == "zip":
+        return _yes(long_options(argv, ["--move"], shortest=2) or short_flag(argv, "m"))
+    if versionless(name) in ("7z", "7za", "7zr", "7zz"):
+        return _yes(any(word.lower() == "-sdel" for word in argv[1:]))
     return Tri.NO
 
 
@@ -130,8 +145,10 @@ def recursive_delete(tool: str, arguments: Mapping[str, Any],
     """A recursive delete: ``rm -r``/``-R``/``--recursive`` (in any cluster, any
     abbreviation), ``find -delete`` (and ``-exec rm -r``), ``git clean`` (not a dry
     run), ``git rm -r``, ``rsync --delete*``/``--del``/``--remove-source-files``,
-    ``rd /s``, ``Remove-Item -Recurse``, or a deleting tool (its name has a word
-    like delete/remove/rm) called with a true ``recursive``.
+    an archiver that deletes what it packs (``tar --remove-files`` -- ``tar cf
+    /dev/null --remove-files DIR`` is ``rm -r DIR`` --, ``tar --recursive-unlink``,
+    ``zip -m``, ``7z -sdel``), ``rd /s``, ``Remove-Item -Recurse``, or a deleting
+    tool (its name has a word like delete/remove/rm) called with a true ``recursive``.
 
     Returns:
         ``NO`` for a call with no command and no such tool; ``UNKNOWN`` when a
@@ -176,6 +193,147 @@ def _resets_hard(sub: str | None, rest: list[str]) -> Tri:
 def hard_reset(commands: list[Command] | None) -> Tri:
     """``git reset --hard`` (or ``--har``, ``--h``; unknown as :func:`force_push` is)."""
     return Tri.NO if commands is None else _over(commands, _git(_resets_hard))
+
+
+#: What a git subcommand's options are, for :func:`discards_changes`: short letters without
+#: a value, short letters with one, long options (``=``: with a value), and the options
+#: that discard.  Names from git 2.39-2.47's manual pages.
+_GitOptions = tuple[str, str, tuple[str, ...], frozenset[str]]
+_CHECKOUT: _GitOptions = ("fpmqdlt", "bB", (
+    "--force", "--patch", "--merge", "--ours", "--theirs", "--conflict=",
+    "--pathspec-from-file=", "--pathspec-file-nul", "--ignore-skip-worktree-bits", "--overlay",
+    "--no-overlay", "--quiet", "--progress", "--no-progress", "--guess", "--no-guess",
+    "--detach", "--recurse-submodules", "--no-recurse-submodules", "--overwrite-ignore",
+    "--no-overwrite-ignore", "--ignore-other-worktrees", "--track", "--no-track", "--orphan="),
+    frozenset({"-f", "-p", "-m", "--force", "--patch", "--merge", "--ours", "--theirs",
+               "--conflict", "--pathspec-from-file", "--pathspec-file-nul",
+               "--ignore-skip-worktree-bits", "--overlay", "--no-overlay"}))
+_SWITCH: _GitOptions = ("fdmqt", "cC", (
+    "--create=", "--force-create=", "--orphan=", "--detach", "--guess", "--no-guess", "--force",
+    "--discard-changes", "--merge", "--conflict=", "--quiet", "--progress", "--no-progress",
+    "--track", "--no-track", "--recurse-submodules", "--no-recurse-submodules",
+    "--ignore-other-worktrees"), frozenset({"-f", "--force", "--discard-changes"}))
+#: Subcommands whose force option throws local changes or unmerged work away.
+_FORCED = {"worktree": ("remove",), "rm": (), "checkout-index": (),
+           "submodule": ("deinit", "update")}
+
+
+def _git_words(rest: Sequence[str], table: _GitOptions) -> tuple[set[str], list[str], Tri]:
+    """``(options, operands, doubt)`` of a subcommand's arguments: options by their names
+    (a unique long prefix is the option; an ambiguous one counts as every option it may
+    be); ``doubt`` is UNKNOWN when an option is not in ``table``, else NO.  ``--`` and
+    the words after it are operands."""
+    flags, valued, longs, _ = table
+    found: set[str] = set()
+    operands: list[str] = []
+    known = Tri.NO
+    words = iter(rest)
+    for word in words:
+        if word == "--":
+            operands.append(word)
+            operands.extend(words)
+        elif word.startswith("--"):
+            head = word.split("=", 1)[0]
+            names = [name for name in longs if name.rstrip("=") == head] or [
+                name for name in longs if name.startswith(head)]
+            known = known if names else Tri.UNKNOWN
+            found.update(name.rstrip("=") for name in names)
+            if len(names) == 1 and names[0].endswith("=") and "=" not in word:
+                next(words, None)
+        elif word.startswith("-") and word != "-":
+            for at, letter in enumerate(word[1:], 1):
+                found.add("-" + letter)
+                if letter in valued:
+                    if at == len(word) - 1:
+                        next(words, None)
+                    break
+                known = known if letter in flags else Tri.UNKNOWN
+        else:
+            operands.append(word)
+    return found, operands, known
+
+
+def _checkout_discards(rest: Sequence[str]) -> Tri:
+    """``git checkout`` overwrites work-tree changes when forced, given paths (after ``--``,
+    or beside a revision), or in a mode that rewrites files (``-p``, ``-m``, ``--ours``...);
+    a single operand may be a branch or a file, so it is unknown (``git switch`` is the
+    spelling that never restores a file)."""
+    found, words, known = _git_words(rest, _CHECKOUT)
+    dashed = "--" in words
+    operands = words[:words.index("--")] if dashed else words
+    if found & _CHECKOUT[3] or words[len(operands) + 1:]:
+        return Tri.YES                  # forced, a mode that rewrites, or paths after --
+    if len(operands) > 1:
+        return Tri.YES                  # REV PATH...
+    creates = bool(found & {"-b", "-B", "--orphan", "--detach", "-d"})
+    if not operands or creates or dashed or operands[0] == "-":
+        return known                    # a branch to switch to (``main --``: not a path)
+    if operands[0] == "." or operands[0].startswith(("./", ":", "../")):
+        return Tri.YES                  # no branch is spelt so (git check-ref-format)
+    return Tri.UNKNOWN                  # a branch, or a file to restore
+
+
+def _git_discards(sub: str | None, rest: list[str]) -> Tri:
+    here = ["git"] + rest
+    words = [word for word in rest if not word.startswith("-")]
+    if sub == "checkout":
+        return _checkout_discards(rest)
+    if sub == "switch":
+        found, _, known = _git_words(rest, _SWITCH)
+        return Tri.YES if found & _SWITCH[3] else known
+    if sub == "restore":        # the work tree unless only --staged/-S is asked for
+        staged = long_options(here, ["--staged"], shortest=3) or short_flag(here, "S")
+        tree = long_options(here, ["--worktree"]) or short_flag(here, "W")
+        return _yes(tree or not staged)
+    if sub == "stash":
+        return _yes(words[:1] in (["drop"], ["clear"]))
+    if sub == "reset":
+        return _yes(long_options(here, ["--merge"], shortest=2))
+    if sub == "branch":
+        force = long_options(here, ["--force"]) or short_flag(here, "f")
+        return _yes(short_flag(here, "DMC") or (force and (
+            long_options(here, ["--delete", "--move", "--copy"], shortest=2)
+            or short_flag(here, "dmc"))))
+    if sub == "read-tree":
+        return _yes(long_options(here, ["--reset"]))
+    return _git_drops_history(sub, here, words)
+
+
+def _git_drops_history(sub: str | None, here: list[str], words: list[str]) -> Tri:
+    """What drops the reflog or unreachable objects -- what makes ``checkout -B`` and
+    ``branch -f`` recoverable -- and what resets like ``reset --merge``: ``git reflog
+    expire``/``delete``/``drop``, ``git prune`` (not ``-n``), ``git gc --prune``, ``git
+    update-ref -d``, ``git merge``/``cherry-pick``/``revert``/``am --abort``; and the
+    force options of ``worktree remove``, ``rm``, ``checkout-index``, ``submodule``."""
+    if sub == "reflog":
+        return _yes(words[:1] in (["expire"], ["delete"], ["drop"]))
+    if sub == "prune":
+        return _yes(not (long_options(here, ["--dry-run"]) or short_flag(here, "n")))
+    if sub == "gc":
+        return _yes(long_options(here, ["--prune"], shortest=2))
+    if sub == "update-ref":
+        return _yes(short_flag(here, "d") or long_options(here, ["--delete"]))
+    if sub in ("merge", "cherry-pick", "revert", "am"):
+        return _yes(long_options(here, ["--abort"]))
+    if sub in _FORCED and (not _FORCED[sub] or words[:1] in [[w] for w in _FORCED[sub]]):
+        cached = sub == "rm" and long_options(here, ["--cached"])
+        return _yes(not cached and (long_options(here, ["--force"]) or short_flag(here, "f")))
+    return Tri.NO
+
+
+def discards_changes(commands: list[Command] | None) -> Tri:
+    """A command that throws away uncommitted or unmerged work (git; unknown as
+    :func:`force_push` is): ``git checkout`` with ``-f``, paths (``-- .``, ``.``, ``REV
+    PATH``), ``-p``, ``-m``, ``--ours``/``--theirs`` (one bare operand -- a branch or a
+    file -- is unknown); ``git restore`` of the work tree (not ``--staged`` alone);
+    ``git switch -f``/``--discard-changes``; ``git stash drop``/``clear``; ``git reset
+    --merge`` (it drops staged changes); ``git branch -D``/``-M``/``-C`` (or ``-d -f``);
+    ``git worktree remove -f``; ``git rm -f`` (not ``--cached``); ``git checkout-index
+    -f``; ``git read-tree --reset``; ``git submodule deinit -f``/``update -f``; and what
+    drops what the reflog keeps or resets like ``reset --merge`` (``git reflog
+    expire``/``delete``, ``git prune``, ``git gc --prune``, ``git update-ref -d``, ``git
+    merge --abort``...)."""
+    return Tri.NO if commands is None else _over(commands, _git(_git_discards))
 
 
 #: Words that name a command's standard input as a file.

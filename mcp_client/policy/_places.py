@@ -13,14 +13,19 @@ reader and answers with :class:`~mcp_client.paths.Location` values, the way
 :func:`mcp_client.paths.locate` answers for path arguments:
 
 * what the reader sees a command write: redirection targets, ``sed -i``
-  files, git's ``--output``, ``find -fprint`` (as the policy judges them),
-  and the directories git is pointed at (``-C``, ``--git-dir``);
+  files, git's ``--output``, ``find -fprint``, the output options and operands
+  of programs that mostly read (``sort -o F``, ``uniq IN OUT``, ``tar -x -C D``,
+  ``curl -O``, ``gzip F``: :mod:`mcp_client.policy._outputs`), as the policy
+  judges them, and the directories git is pointed at (``-C``, ``--git-dir``);
 * the operands of a program that changes the files it names (``rm``, ``mv``,
   ``cp``, ``touch``, ``tee``, ``chmod``, ``dd of=`` ... and ``find`` with
   ``-delete`` or ``-exec``);
 * nothing more for a program known to only read (``ls``, ``cat``, ``grep``,
-  ``git status``/``log``/``diff`` ...) or a wrapper (its wrapped command is
-  read on its own);
+  ``git status``/``log``/``diff`` ...: none of their options writes a file or
+  runs a command), for one whose every write ``_outputs`` names, option by
+  option, closed-world (``sort``, ``uniq``, ``tar``, ``curl``...: an option it
+  does not know is a write it cannot name, so ``sort`` with one is no reader),
+  or for a wrapper (its wrapped command is read on its own);
 * for anything else -- a git subcommand that changes the work tree, ``make``,
   ``python3 x.py``, a command the reader cannot follow -- the directory the
   command runs in, as a directory: it may change anything below it.  When that
@@ -37,8 +42,9 @@ from typing import Any, Mapping, Sequence
 from .. import argkeys
 from ..paths import Location, resolve
 from . import _shell
-from ._programs import (CHANGES_DIRECTORY, WRAPPERS, fold, git_places, git_split, options,
-                        program, versionless)
+from ._outputs import UNNAMED, modeled
+from ._programs import (CHANGES_DIRECTORY, WRAPPERS, abbreviates, fold, git_places, git_split,
+                        options, program, versionless)
 from ._shell import Command
 
 __all__ = ["command_locations", "commands_of", "command_base", "with_writes", "git_state",
@@ -96,7 +102,7 @@ def with_writes(locations: list[Location] | None, commands: list[_shell.Command]
     found = list(locations or [])
     for key, target in targets:
         resolved = resolve(target, root) if target.startswith("/") else resolve(target, base)
-        if _GIT_STATE.search(target.casefold()) or target == _FROM_INPUT:
+        if _GIT_STATE.search(target.casefold()) or target in (_FROM_INPUT, UNNAMED):
             resolved = None             # git config or hooks: what a later git runs
         found.append(Location(key, target, resolved, target.endswith("/")))
     for places_of_one in (_git_dirs(command) for command in commands):
@@ -135,16 +141,21 @@ def _git_dirs(command: _shell.Command) -> list[tuple[str, str]]:
 #: Programs that change only the files their operands name.
 _WRITERS = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "truncate", "touch", "mkdir",
                       "mv", "cp", "ln", "install", "tee", "chmod", "chown", "chgrp", "dd",
-                      "rsync", "mkfifo", "mknod", "setfacl", "chattr"})
+                      "rsync", "mkfifo", "mknod", "setfacl", "chattr", "sponge"})
 #: Their first operand is not a path (a mode, an owner).
 _FIRST_NOT_A_PATH = frozenset({"chmod", "chown", "chgrp", "setfacl", "chattr"})
-#: Programs that read only (their writes, if any, are redirections the reader sees).
+#: Programs that read only, whatever their options (their manuals reviewed: none writes a
+#: file; those that run something -- ``rg --pre``, awk's ``system``, ``sed``'s ``e`` and ``w``
+#: -- are unknown commands to the reader).  ``sort``, ``uniq``, ``xxd``, ``tree``, ``less``
+#: and ``file`` have options that write: they are read option by option (``_outputs.MODELED``);
+#: ``ag`` is not here: its ``--pager`` runs a command the reader does not follow.
 _READERS = frozenset({
-    "ls", "cat", "grep", "egrep", "fgrep", "rg", "ag", "head", "tail", "wc", "pwd", "echo",
-    "printf", "stat", "file", "du", "df", "which", "type", "true", "false", "test", "[",
-    "sort", "uniq", "cmp", "diff", "date", "whoami", "id", "uname", "tree", "less", "more",
+    "ls", "cat", "grep", "egrep", "fgrep", "rg", "head", "tail", "wc", "pwd", "echo",
+    "printf", "stat", "du", "df", "which", "type", "true", "false", "test", "[",
+    "cmp", "diff", "date", "whoami", "id", "uname", "more",
     "realpath", "readlink", "basename", "dirname", "sleep", "cut", "tr", "jq", "nl", "od",
-    "xxd", "hexdump", "md5sum", "sha1sum", "sha256sum", "cksum", "column", "comm", "join",
+    "hexdump", "md5sum", "sha1sum", "sha256sum", "cksum", "column", "comm", "join", "zcat",
+    "bzcat", "xzcat", "lzcat", "zstdcat", "lz4cat",
     "paste", "fold", "fmt", "rev", "tac", "seq", "yes", "hostname", "ps", "sed", "awk",
     "gawk", "mawk", "find", "env", "printenv", "locale", "nproc", "uptime"})
 #: git subcommands that change nothing in the work tree.
@@ -183,8 +194,9 @@ def _changes(command: Command, base: str | None, root: str | None) -> list[Locat
         return []
     if base_name in _WRITERS or base_name == "find":
         return []                       # with_writes has its operands
-    if base_name in _READERS or base_name in WRAPPERS or base_name in CHANGES_DIRECTORY:
-        return []
+    if base_name in _READERS or modeled(fold(name)) or base_name in WRAPPERS or \
+            base_name in CHANGES_DIRECTORY:
+        return []                       # (modeled: with_writes has its writes)
     if base_name == "git":
         sub, rest, doubtful = git_split(argv)
         if not doubtful and (sub in _GIT_READS or (sub == "branch" and not [
@@ -217,8 +229,17 @@ def _writer_operands(command: Command) -> list[str]:
     return _operands(base_name, argv)
 
 
+#: Writers' long options whose value is a place they write (``cp --target-directory=D``,
+#: ``rsync --log-file=F``), matched by any unique prefix; and short options whose value
+#: glued on (``cp -tD``, ``rsync -TD``) is one.
+_WRITER_PLACES = ("--target-directory", "--log-file", "--backup-dir", "--write-batch",
+                  "--only-write-batch", "--partial-dir", "--temp-dir")
+_WRITER_SHORT = {"cp": "t", "mv": "t", "ln": "t", "install": "t", "rsync": "T"}
+
+
 def _operands(name: str, argv: list[str]) -> list[str]:
-    """The path operands of a writer (``dd``: its ``of=``; ``find``: its start points)."""
+    """The path operands of a writer (``dd``: its ``of=``; ``find``: its start points), and
+    the places its own options name (:data:`_WRITER_PLACES`)."""
     if name == "dd":
         return [word[3:] for word in argv[1:] if word.startswith("of=")]
     words: list[str] = []
@@ -230,6 +251,13 @@ def _operands(name: str, argv: list[str]) -> list[str]:
             ended = True
         elif ended or not word.startswith("-") or word == "-":
             words.append(word)
+        elif word.startswith("--"):
+            words += [word.split("=", 1)[1]] if "=" in word and abbreviates(
+                word, _WRITER_PLACES, shortest=3) else []
+        elif set(word[1:]) & set(_WRITER_SHORT.get(name, "")):
+            letter = _WRITER_SHORT[name]
+            words += [word[word.index(letter) + 1:]] if word.index(letter) + 1 < len(word) \
+                else []
     if name in _FIRST_NOT_A_PATH and not any(opt.startswith("--reference") for opt in
                                              options(argv)):
         words = words[1:]

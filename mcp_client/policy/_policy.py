@@ -21,7 +21,8 @@ How one call is decided, failing closed at every step:
    fires wins (deny > ask > allow), so order never matters.  A deny refuses.
 3. The *danger floor*: a fired ``severity: "danger"`` rule, or a built-in
    floor item that is yes or unknown -- ``recursive-delete``, ``force-push``,
-   ``hard-reset``, ``pipes-to-shell`` and ``write-outside-roots`` (a call
+   ``hard-reset``, ``discards-changes``, ``pipes-to-shell`` and
+   ``write-outside-roots`` (a call
    that is not a read and names a location that is not definitely inside a
    configured root; with no roots, every such location is outside every
    root) -- means the call is asked about every time.
@@ -128,8 +129,8 @@ log = logging.getLogger(__name__)
 #: The lease layer's tools (:mod:`mcp_client.leases`): bookkeeping, counted as reads.
 LEASE_TOOLS = ("lock_acquire", "lock_release")
 #: The built-in danger floor, in the order a question lists it.
-FLOOR_CHECKS = ("recursive-delete", "force-push", "hard-reset", "pipes-to-shell",
-                "write-outside-roots")
+FLOOR_CHECKS = ("recursive-delete", "force-push", "hard-reset", "discards-changes",
+                "pipes-to-shell", "write-outside-roots")
 #: How every refusal's content starts.
 REFUSED = "refused by policy"
 

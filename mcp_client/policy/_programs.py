@@ -19,6 +19,8 @@ import re
 import unicodedata
 from typing import Sequence
 
+from ._outputs import outputs
+
 __all__ = ["program", "versionless", "fold", "SHELLS", "SHELL_C", "WRAPPERS", "RESERVED",
            "MULTIPLEXERS", "CHANGES_DIRECTORY", "dashed_git", "abbreviates", "long_options",
            "short_flag", "options", "git_split", "git_places", "GIT_SUBCOMMANDS", "GIT_SYNONYMS",
@@ -402,8 +404,14 @@ def writes_of(name: str, argv: Sequence[str]) -> list[str]:
     ``--output=F`` (``log``, ``diff``, ``show``...), ``format-patch -o DIR``,
     ``archive -o F`` and what ``init``/``clone``/``bundle create``/``worktree add``
     create (see :func:`_git_operand_writes`), find's
-    ``-fprint F`` (``-fprint0``, ``-fprintf``, ``-fls``), and the files ``sed -i`` edits."""
+    ``-fprint F`` (``-fprint0``, ``-fprintf``, ``-fls``), the files ``sed -i`` edits,
+    and what :func:`mcp_client.policy._outputs.outputs` reads in the argv of ``sort``,
+    ``uniq``, ``xxd``, ``tar``, ``curl``, ``gzip``... (an output it cannot name is
+    :data:`~mcp_client.policy._outputs.UNNAMED`)."""
     base = versionless(fold(name))
+    named = outputs(fold(name), argv)
+    if named is not None:
+        return named
     if base == "find":
         return [argv[i + 1] if i + 1 < len(argv) else "" for i, word in enumerate(argv)
                 if word in ("-fprint", "-fprint0", "-fprintf", "-fls")]

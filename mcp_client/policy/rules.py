@@ -38,8 +38,8 @@ The keys:
     the tool), ``inside-roots`` (every location is inside a configured root,
     after resolution against the tool's own; unknown for a call naming no
     location), ``recursive-delete``, ``pipes-to-shell``, ``force-push``,
-    ``hard-reset`` (see :mod:`mcp_client.policy._checks` for exactly what each
-    recognises).
+    ``hard-reset``, ``discards-changes`` (see :mod:`mcp_client.policy._checks`
+    for exactly what each recognises).
 ``host``
     An exact host (``docs.raku.org``) or a ``*.`` suffix glob (``*.raku.org``:
     a site *under* raku.org, not raku.org itself), against each of the call's
@@ -61,8 +61,8 @@ nothing to read -- ``under`` on a call with no location argument, ``command``
 on a call with no command, ``host`` on a call with no ``url`` -- is unknown,
 so scope ``tool`` tightly: ``{"tool": "*", "decision": "deny", "command":
 "rm"}`` refuses every call that has no command to read.  The command checks
-(``recursive-delete``, ``pipes-to-shell``, ``force-push``, ``hard-reset``)
-are *no* on a call with no command argument at all, and unknown on one whose
+(``recursive-delete``, ``pipes-to-shell``, ``force-push``, ``hard-reset``,
+``discards-changes``) are *no* on a call with no command argument at all, and unknown on one whose
 command cannot be read.  ``command``, ``args`` and ``args_any`` are judged
 together on each simple command; ``check`` is judged on the whole call.
 
@@ -76,9 +76,30 @@ abbreviated long option (``--forc``), an ``--opt=value``, a short cluster
 holding the letter (``-uf`` for ``-f``) is a match, and options before the
 subcommand of another program are unknown (they may take a value).
 
+The checks that lose work are one class, the *danger floor*: ``rm -rf``,
+``git reset --hard`` and their other spellings -- ``tar --remove-files`` and
+``zip -m`` (recursive-delete), ``git checkout -- .``, ``git checkout .``,
+``git checkout -f``, ``git restore``, ``git switch -f``/``--discard-changes``,
+``git stash drop``/``clear``, ``git branch -D``, ``git worktree remove -f``,
+``git reset --merge`` (discards-changes), ``git clean -f`` (recursive-delete).
+What is on it: a command that throws away work git cannot give back (changes
+not committed, a stash, an unmerged branch), a tree of files, or what makes
+the rest recoverable (``git reflog expire``, ``git prune``, ``git gc
+--prune``).  What is not: ``git checkout -B``, ``git branch -f`` and ``git
+reset --soft``/``--keep`` (the reflog keeps what they move; ``--keep``
+refuses to touch local changes), and a
+command that overwrites or destroys the files it names one by one (``mv -f``,
+``cp``, ``> f``, ``truncate -s0 f``, ``shred f``, ``rm f``): those are writes to
+named locations, judged by ``under``, the roots and other agents' leases like
+any write.
+
 What an output redirection of a command writes (``echo x > f``) is a
 location of the call too: it meets ``under``, ``inside-roots`` and the
-write-outside-roots floor.  A relative target is measured against the
+write-outside-roots floor; so is what a program that mostly reads writes by
+an option or operand of its own (``sort -o F``, ``uniq IN OUT``, ``tar -x -C
+D``, ``curl -O``: :mod:`mcp_client.policy._outputs`), read closed-world -- an
+option the reader does not know on such a program is a location that cannot
+be read.  A relative target is measured against the
 call's working directory argument (``cwd``, ``workdir``...) or the tool's
 root, and is unknown once the call changes directory (``cd``) or when it
 is git's own state (a ``.git`` directory, a ``.gitconfig``).
@@ -112,7 +133,7 @@ DECISIONS = ("allow", "ask", "deny")
 SEVERITIES = ("normal", "danger")
 #: Names ``check`` accepts.
 CHECKS = ("read-only", "inside-roots", "recursive-delete", "pipes-to-shell", "force-push",
-          "hard-reset")
+          "hard-reset", "discards-changes")
 #: Longest URL text read at all (a common de facto limit of browsers and servers).
 MAX_URL_CHARS = 8192
 
@@ -573,4 +594,5 @@ CHECK_FUNCTIONS: dict[str, Callable[[Facts], Tri]] = {
     "pipes-to-shell": lambda f: _checks.pipes_to_shell(f.commands),
     "force-push": lambda f: _checks.force_push(f.commands),
     "hard-reset": lambda f: _checks.hard_reset(f.commands),
+    "discards-changes": lambda f: _checks.discards_changes(f.commands),
 }
