@@ -19,6 +19,8 @@ import re
 import unicodedata
 from typing import Sequence
 
+from ._runners import MULTIPLEXERS, WRAPPERS
+
 __all__ = ["program", "versionless", "fold", "SHELLS", "SHELL_C", "WRAPPERS", "RESERVED",
            "MULTIPLEXERS", "CHANGES_DIRECTORY", "dashed_git", "abbreviates", "long_options",
            "short_flag", "options", "git_split", "git_places", "GIT_SUBCOMMANDS", "GIT_SYNONYMS",
@@ -35,7 +37,8 @@ SHELLS = frozenset({
     "ysh", "rc", "es", "busybox", "toybox", "python", "pypy", "perl", "ruby", "irb", "node",
     "nodejs", "deno", "bun", "php", "pwsh", "powershell", "cmd", "lua", "luajit", "tclsh",
     "wish", "expect", "osascript", "rscript", "r", "julia", "jshell", "scala", "groovy",
-    "sqlite", "dc", "ed", "ex", "gdb", "at", "batch", "crontab", "script", "parallel", "ssh"})
+    "sqlite", "dc", "ed", "ex", "gdb", "at", "batch", "crontab", "script", "parallel", "ssh",
+    "newgrp"})
 #: Shells whose ``-c TEXT`` this reader follows.
 SHELL_C = frozenset({"sh", "bash", "rbash", "dash", "zsh", "rzsh", "ksh", "rksh", "mksh",
                      "lksh", "oksh", "pdksh", "yash", "posh", "ash", "fish", "csh", "tcsh"})
@@ -45,27 +48,18 @@ _SHELL_FLAGS = frozenset({"--login", "--noprofile", "--norc", "--posix", "--rest
                           "--dump-po-strings", "--pretty-print", "--no-rcs", "--help",
                           "--version", "--private", "--no-config", "--interactive"})
 
-#: Wrappers that run the rest of their argv as a command, with how many
-#: positional operands they take first (``timeout 5 cmd``, ``chroot /new cmd``).
-WRAPPERS = {"sudo": 0, "doas": 0, "nohup": 0, "time": 0, "command": 0, "exec": 0,
-            "builtin": 0, "xargs": 0, "setsid": 0, "stdbuf": 0, "nice": 0, "ionice": 0,
-            "env": 0, "strace": 0, "ltrace": 0, "unbuffer": 0, "fakeroot": 0,
-            "torsocks": 0, "proxychains": 0, "proxychains4": 0, "firejail": 0, "pkexec": 0,
-            "runuser": 0, "caffeinate": 0, "catchsegv": 0, "valgrind": 0, "busybox": 0,
-            "toybox": 0, "parallel": 0, "unshare": 0, "setpriv": 0, "prlimit": 0,
-            "systemd-run": 0, "xvfb-run": 0, "dbus-run-session": 0, "dbus-launch": 0,
-            "numactl": 0, "runcon": 0, "chpst": 0, "cgexec": 0, "sg": 1, "nsenter": 0,
-            "timeout": 1, "chroot": 1, "flock": 1, "taskset": 1, "chrt": 1}
-#: Wrappers that still run something when given no command: multi-call binaries
-#: (``busybox rm -rf x`` runs ``rm``) and ``parallel``, which reads commands from its input.
-MULTIPLEXERS = frozenset({"busybox", "toybox", "parallel"})
-#: Words that make the command position mean something else entirely, and builtins
-#: that change what later commands run (``hash -p``, ``export PATH=``, ``enable -f``,
-#: ``source``, ``fc -e``, ``complete -C``).
+#: Words that make the command position mean something else entirely, builtins that
+#: change what later commands run (``hash -p``, ``export PATH=``, ``enable -f``,
+#: ``source``, ``fc -e``, ``complete -C``, ``unalias``), and builtins that assign
+#: variables, evaluate their words as arithmetic (an array subscript there runs
+#: ``$(...)``: ``let 'x[$(cmd)]=1'``), run a callback (``mapfile -C``) or a command
+#: (``jobs -x``), or write a file (``history -w``).
 RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                       "for", "case", "esac", "select", "function", "coproc", "{", "}", "!",
                       "[[", "]]", "alias", "su", "hash", "enable", "source", ".", "declare",
-                      "typeset", "export", "readonly", "shopt", "fc", "complete", "compgen"})
+                      "typeset", "export", "readonly", "shopt", "fc", "complete", "compgen",
+                      "compopt", "unalias", "let", "local", "mapfile", "readarray", "unset",
+                      "getopts", "jobs", "history", "bind"})
 #: Programs after which a relative path no longer means what it did.
 CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd", "chdir"})
 
@@ -125,6 +119,8 @@ _RUNS_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "man": (("--pager", "--html"), "PH"), "scp": ((), "So"), "sftp": ((), "SoD"),
     "wget": (("--use-askpass",), ""), "pandoc": (("--filter", "--lua-filter"), "FL"),
     "emacs": (("--eval", "--load", "--funcall"), "lf"),
+    # runners of a command given by an option, or of commands in a file
+    "dpkg-architecture": (("--command",), "c"), "at": ((), "f"), "batch": ((), "f"),
 }
 #: Pagers whose ``+COMMANDS`` word runs pager commands (``+!rm -rf x`` is a shell command).
 _PAGERS = frozenset({"less", "more", "most"})
@@ -144,7 +140,41 @@ _GIT_RUNS: dict[str, tuple[tuple[str, ...], str]] = {
 }
 #: Programs that run any argument at all as a command of their own language.
 #: (``ssh HOST TEXT`` runs TEXT as shell on another machine.)
-_ALWAYS_CODE = frozenset({"pwsh", "powershell", "cmd", "deno", "sqlite", "gdb", "dc", "ssh"})
+_ALWAYS_CODE = frozenset({"pwsh", "powershell", "cmd", "deno", "sqlite", "gdb", "dc", "ssh",
+                          "crontab"})
+#: Programs that run a command of their own or one named by their words, in a way this
+#: reader does not follow, whatever they are given: package runners that fetch what they
+#: run (``npx``), benchmark and session runners that take shell text (``hyperfine``),
+#: daemons that start what their options name, ``sg`` (its command is one shell word) and
+#: ``newgrp`` (a new shell).
+_RUNS_ALWAYS = frozenset({"npx", "uvx", "pnpx", "bunx", "hyperfine", "start-stop-daemon",
+                          "daemonize", "reptyr", "sg", "newgrp", "run-one", "runit",
+                          "s6-setuidgid", "with-lock-ex"})
+#: Programs whose subcommand (any operand word, so a value of an option before it counts
+#: too) runs a command: ``uv run CMD``, ``docker exec C CMD``, ``ip netns exec NS CMD``.
+_RUNS_SUBCOMMANDS: dict[str, frozenset[str]] = {
+    name: frozenset(words.split()) for name, words in {
+        "uv": "run tool", "npm": "exec x explore", "pnpm": "dlx exec", "yarn": "dlx exec",
+        "bun": "x exec", "pipx": "run runpip", "poetry": "run shell", "pdm": "run",
+        "hatch": "run shell", "conda": "run", "mamba": "run", "micromamba": "run",
+        "docker": "exec run create start compose container build buildx builder plugin",
+        "podman": "exec run create start compose container build buildx play",
+        "nerdctl": "exec run create start compose container build",
+        "kubectl": "exec run debug plugin", "oc": "exec run debug rsh plugin",
+        "ip": "netns exec -b -batch -force", "systemctl": "edit",
+    }.items()}
+#: Programs that run commands for all but a few subcommands (the first word after the
+#: program): ``tmux new-session CMD``, ``tmux send-keys``, ``screen CMD``, ``perf stat CMD``.
+_SAFE_SUBCOMMANDS: dict[str, frozenset[str]] = {
+    name: frozenset(words.split()) for name, words in {
+        "tmux": "ls list-sessions list-windows list-panes list-clients list-buffers "
+                "list-keys list-commands has-session has -V",
+        "screen": "-ls -list -v --version",
+        "perf": "list report annotate diff evlist version --version help buildid-list",
+    }.items()}
+#: ``make VAR=value``: a variable on the command line replaces the makefile's (``SHELL``,
+#: ``CC``, any variable a recipe runs).
+_MAKE_VARIABLE = re.compile(r"^[^-=\s][^=\s]*[:+?!]?=")
 #: awk's program text may run commands or write files with these.
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk"})
 _AWK_RUNS = ("system", "|", ">", "@load", "@include")
@@ -328,7 +358,10 @@ def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
     """Whether this command runs code or a command this reader does not follow.
 
     Inline code (``python3 -c``, ``perl -e``, ``node -e``, ``ruby -e``...),
-    PowerShell or ``cmd`` given anything, awk text that can run or write
+    PowerShell or ``cmd`` given anything, a program that runs a command in a way this
+    reader does not follow (``npx``, ``hyperfine``, ``docker exec``, ``uv run``,
+    ``tmux new-session``, ``perf stat``, ``make VAR=``: see ``_RUNS_ALWAYS``,
+    ``_RUNS_SUBCOMMANDS``, ``_SAFE_SUBCOMMANDS``), awk text that can run or write
     (``system``, ``|``, ``>``), an option that runs a command (see
     ``_RUNS_OPTIONS``), and for git: ``-c``/``--config-env``/``--exec-path=``
     or an unknown option before the subcommand, and subcommand options that
@@ -338,6 +371,16 @@ def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
     base = versionless(fold(name))
     if base in _ALWAYS_CODE:
         return len(argv) > 1
+    if base in _RUNS_ALWAYS:
+        return True
+    if base in _RUNS_SUBCOMMANDS:
+        return bool(set(argv[1:]) & _RUNS_SUBCOMMANDS[base]) or (
+            base == "ip" and any(word.startswith("net") for word in argv[1:]))
+    if base in _SAFE_SUBCOMMANDS:
+        return len(argv) > 1 and argv[1] not in _SAFE_SUBCOMMANDS[base] or (
+            base != "perf" and len(argv) == 1)
+    if base == "make" and any(_MAKE_VARIABLE.match(word) for word in argv[1:]):
+        return True
     if base in _AWK:
         return any(mark in word for word in argv[1:] for mark in _AWK_RUNS)
     if base == "git":
@@ -353,8 +396,53 @@ def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
     return table is not None and _runs_by_option(argv, table)
 
 
-#: The parts of a sed script that are text, not commands: ``s/a/b/``, ``y/a/b/``, ``/re/``.
-_SED_TEXT = re.compile(r"([sy])(.)(?:\\.|(?!\2).)*\2(?:\\.|(?!\2).)*\2|/(?:\\.|[^/])*/")
+def _sed_code(script: str) -> str:
+    """A sed script without the text of its ``s///``, ``y///`` and ``/re/`` parts: the
+    letters left are commands and flags.  One pass, linear in the script: a part that is
+    not closed (a newline or the end comes first) keeps the rest of the script, which can
+    only add caution."""
+    kept: list[str] = []
+    i, size = 0, len(script)
+    while i < size:
+        char = script[i]
+        parts = 2 if char in "sy" else 1 if char == "/" else 0
+        start = i + 1 if char == "/" else i + 2
+        delimiter = "/" if char == "/" else script[i + 1:i + 2]
+        if not parts or delimiter in ("", "\\", "\n"):
+            kept.append(char)
+            i += 1
+            continue
+        end = _sed_parts(script, start, delimiter, parts)
+        if end < 0:
+            kept.append(script[i:])
+            break
+        i = end
+    return "".join(kept)
+
+
+_SED_ESCAPE_OR_END = re.compile(r"[\\\n]")
+
+
+def _sed_parts(script: str, i: int, delimiter: str, parts: int) -> int:
+    """The index after ``parts`` parts closed by ``delimiter`` from ``i`` (a backslash
+    escapes the next character); -1 when a newline or the end comes first."""
+    size = len(script)
+    close = script.find(delimiter, i)
+    while parts:
+        if close < 0:
+            return -1
+        if close < i:
+            close = script.find(delimiter, i)
+            continue
+        special = _SED_ESCAPE_OR_END.search(script, i, close)
+        if special is None:
+            i, parts = close + 1, parts - 1
+            continue
+        at = special.start()
+        if script[at] == "\n" or at + 1 >= size or script[at + 1] == "\n":
+            return -1
+        i = at + 2
+    return i
 
 
 def _sed_scripts(argv: Sequence[str]) -> tuple[list[str], list[str], bool]:
@@ -394,7 +482,7 @@ def _sed_runs(argv: Sequence[str]) -> bool:
     if "--sandbox" in argv:
         return False
     scripts, _, unreadable = _sed_scripts(argv)
-    return unreadable or any(set(_SED_TEXT.sub("", text)) & set("ewW") for text in scripts)
+    return unreadable or any(set(_sed_code(text)) & set("ewW") for text in scripts)
 
 
 def writes_of(name: str, argv: Sequence[str]) -> list[str]:
