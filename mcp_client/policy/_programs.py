@@ -24,7 +24,7 @@ from ._runners import MULTIPLEXERS, WRAPPERS
 __all__ = ["program", "versionless", "fold", "SHELLS", "SHELL_C", "WRAPPERS", "RESERVED",
            "MULTIPLEXERS", "CHANGES_DIRECTORY", "dashed_git", "abbreviates", "long_options",
            "short_flag", "options", "git_split", "git_places", "GIT_SUBCOMMANDS", "GIT_SYNONYMS",
-           "runs_unfollowed", "shell_text", "writes_of"]
+           "runs_unfollowed", "shell_text", "writes_of", "suspect_commands"]
 
 _VERSION = re.compile(r"[0-9.]+$")
 
@@ -147,9 +147,13 @@ _ALWAYS_CODE = frozenset({"pwsh", "powershell", "cmd", "deno", "sqlite", "gdb", 
 #: run (``npx``), benchmark and session runners that take shell text (``hyperfine``),
 #: daemons that start what their options name, ``sg`` (its command is one shell word) and
 #: ``newgrp`` (a new shell).
-_RUNS_ALWAYS = frozenset({"npx", "uvx", "pnpx", "bunx", "hyperfine", "start-stop-daemon",
-                          "daemonize", "reptyr", "sg", "newgrp", "run-one", "runit",
-                          "s6-setuidgid", "with-lock-ex"})
+_RUNS_ALWAYS = frozenset("""
+npx uvx pnpx bunx hyperfine start-stop-daemon daemonize reptyr sg newgrp run-one runit
+s6-setuidgid with-lock-ex rlwrap proot fakechroot schroot lxc-attach systemd-nspawn
+nix-shell direnv flatpak-spawn distrobox-enter tsp pee lckdo cpulimit trickle aa-exec
+sandbox-exec arch ccache sccache distcc icecc tini dumb-init gosu su-exec setuidgid
+envdir softlimit setlock rr uftrace sshpass nocache torify mpirun mpiexec srun salloc
+ifne heaptrack""".split())
 #: Programs whose subcommand (any operand word, so a value of an option before it counts
 #: too) runs a command: ``uv run CMD``, ``docker exec C CMD``, ``ip netns exec NS CMD``.
 _RUNS_SUBCOMMANDS: dict[str, frozenset[str]] = {
@@ -162,6 +166,9 @@ _RUNS_SUBCOMMANDS: dict[str, frozenset[str]] = {
         "nerdctl": "exec run create start compose container build",
         "kubectl": "exec run debug plugin", "oc": "exec run debug rsh plugin",
         "ip": "netns exec -b -batch -force", "systemctl": "edit",
+        "nix": "run develop shell", "machinectl": "shell login", "pueue": "add",
+        "flatpak": "run", "snap": "run", "toolbox": "run", "devbox": "run",
+        "vagrant": "ssh", "libtool": "--mode=execute --mode=exe", "sbatch": "--wrap",
     }.items()}
 #: Programs that run commands for all but a few subcommands (the first word after the
 #: program): ``tmux new-session CMD``, ``tmux send-keys``, ``screen CMD``, ``perf stat CMD``.
@@ -394,6 +401,40 @@ def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
         return any(word.startswith("+") for word in argv[1:])
     table = _RUNS_OPTIONS.get(base)
     return table is not None and _runs_by_option(argv, table)
+
+
+#: Programs known to take their operands as data, never as a command to run.
+_DATA_OPERANDS = frozenset("""
+ls cat grep egrep fgrep rg ag head tail wc pwd echo printf stat file du df which type
+whereis whatis apropos man info help tldr true false test sort uniq cmp diff date whoami
+id uname tree less more realpath readlink basename dirname sleep cut tr jq yq nl od xxd
+hexdump md5sum sha1sum sha256sum sha512sum cksum b2sum column comm join paste fold fmt
+rev tac seq yes hostname ps pgrep kill killall locale nproc uptime printenv sed awk gawk
+mawk rm rmdir unlink shred mkdir touch mv cp ln install tee chmod chown chgrp truncate dd
+tar zip unzip gzip gunzip bzip2 xz zstd git apt apt-get apt-cache dpkg dnf yum rpm brew
+pip pip3 cd pushd popd hash command builtin exec""".split())
+#: Programs whose name, as a later word of an unknown program's argv, is read as the
+#: command that program may run (``mytool rm -rf d``): the ones the checks look for.
+_RUN_SUSPECTS = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "find", "rsync", "git",
+                           "dd", "truncate", "mv", "eval"}) | SHELL_C | frozenset(WRAPPERS)
+
+
+def suspect_commands(name: str, argv: Sequence[str]) -> list[int]:
+    """The indices of the words of an unknown program's argv that name a program the
+    checks look for (``rm``, ``git``, ``sh``, ``sudo``...): read from there, each may be
+    a command the program runs (``setarch x86_64 rm -rf d``, ``mytool exec rm -rf d``).
+    None for a program known to take its operands as data, or to run nothing but what
+    the reader already follows."""
+    base = versionless(fold(name))
+    if base in _DATA_OPERANDS or base in WRAPPERS or base in SHELL_C or dashed_git(name):
+        return []
+    found = []
+    for i, word in enumerate(argv[1:], 1):
+        other = program([word])
+        if other is not None and (versionless(fold(other)) in _RUN_SUSPECTS
+                                  or dashed_git(other)):
+            found.append(i)
+    return found
 
 
 def _sed_code(script: str) -> str:

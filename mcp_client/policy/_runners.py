@@ -53,6 +53,9 @@ class Runner:
             command is read, and an unknown beside it says its paths may mean others.
         needs_command: with no command it runs a shell or waits for one: unknown.
         multiplexer: with no command it still runs something (``busybox``, ``parallel``).
+        dash: a lone ``-`` is an option (``env -`` is ``env -i``).
+        requires: one of these options must be given, or the argv reads another way
+            (``runuser -u USER CMD``; without ``-u`` its words go to a shell).
     """
 
     flags: frozenset[str] = frozenset()
@@ -72,6 +75,8 @@ class Runner:
     doubt: bool = False
     needs_command: bool = False
     multiplexer: bool = False
+    dash: bool = False
+    requires: frozenset[str] = frozenset()
 
 
 def _runner(flags: str = "", valued: str = "", **extra: object) -> Runner:
@@ -113,7 +118,8 @@ WRAPPERS: dict[str, Runner] = {
                       none="-p -P -u --pid --pgid --uid"),
     "env": _runner("-i -0 -v --ignore-environment --null --debug", "-u --unset",
                    assigns="-u --unset", unknown="-S -C --split-string --chdir "
-                   "--block-signal --default-signal --ignore-signal --list-signal-handling"),
+                   "--block-signal --default-signal --ignore-signal --list-signal-handling",
+                   dash=True),
     "strace": _runner(
         "-c -C -d -D -f -F -h -i -k -n -q -r -t -T -v -V -w -x -y -Y -z -Z --follow-forks "
         "--summary-only --summary --quiet --no-abbrev --syscall-times --timestamps "
@@ -156,7 +162,8 @@ WRAPPERS: dict[str, Runner] = {
     "entr": _runner("-a -c -d -n -p -r -z", unknown="-s", needs_command=True),
     "runuser": _runner("-m -p -f --preserve-environment", "-u -g -G -w --user --group "
                        "--supp-group --whitelist-environment", text="-c --command",
-                       unknown="-s -l -P --shell --login --pty --session-command"),
+                       unknown="-s -l -P --shell --login --pty --session-command",
+                       requires="-u --user"),
     "systemd-run": _runner(
         "--user --system --scope --no-ask-password --wait --collect -G -t --pty -P --pipe "
         "-q --quiet -r --remain-after-exit --no-block --send-sighup -d --same-dir",
@@ -179,6 +186,8 @@ WRAPPERS: dict[str, Runner] = {
     "runcon": _runner("-c --compute", "-u -r -t -l --user --role --type --range",
                       operands=0),
     "cgexec": _runner("--sticky", "-g"),
+    "chpst": _runner("-v -P -0 -1 -2", "-u -U -b -n -l -L -m -d -o -p -f -c -r -t",
+                     unknown="-e -/ -C"),
     "timeout": _runner("-v --preserve-status --foreground --verbose", "-s -k --signal "
                        "--kill-after", operands=1),
     "flock": _runner("-s -x -u -n -o -e -F --shared --exclusive --unlock --nonblock "
@@ -310,6 +319,9 @@ def _options(spec: Runner, argv: Sequence[str], i: int, found: RunnerReading) ->
         word = argv[i]
         if word == "--":
             return i + 1
+        if word == "-" and spec.dash:
+            i += 1
+            continue
         if not word.startswith("-") or word == "-":
             return i
         if word.startswith("--"):
@@ -380,6 +392,8 @@ def read_runner(spec: Runner, argv: Sequence[str]) -> RunnerReading | None:
         elif rest and rest[0].startswith("-") and rest[0] != "-":
             return None                         # an option after the operands
     except _Unknown:
+        return None
+    if spec.requires and not found.seen & spec.requires:
         return None
     if spec.writes_operands:
         found.writes.extend(operands)

@@ -85,7 +85,8 @@ from typing import Any, Mapping, Sequence
 from ..argkeys import ARG_KEYS, key_words
 from ._builtins import evaluates
 from ._programs import (GIT_SYNONYMS, RESERVED, SHELL_C, SHELLS, WRAPPERS, dashed_git, fold,
-                        git_split, program, runs_unfollowed, shell_text, versionless, writes_of)
+                        git_split, program, runs_unfollowed, shell_text, suspect_commands,
+                        versionless, writes_of)
 from ._runners import WATCH, read_runner
 
 __all__ = ["Command", "UNKNOWN", "MAX_COMMAND_CHARS", "MAX_WORDS", "MAX_DEPTH", "SHELLS",
@@ -348,9 +349,25 @@ def _expand(argv: list[str], piped: bool, depth: int, writes: tuple[str, ...] = 
         return [Command(None, piped, writes)]
     writes = writes + tuple(writes_of(name, argv)) + tuple(_runner_writes(name, argv))
     found = [Command(tuple(argv), piped, writes)] + _inner(name, argv, piped, depth)
+    if name not in _FOLLOWED:
+        found.extend(_suspects(name, argv, piped, depth))
     if assigned or runs_unfollowed(name, argv) or evaluates(name, argv) or (
             versionless(name) not in _FOLLOWED and versionless(fold(name)) in _FOLLOWED):
         found.append(Command(None, piped))
+    return found
+
+
+def _suspects(name: str, argv: list[str], piped: bool, depth: int) -> list[Command]:
+    """What an unknown program may run: ``mytool x rm -rf d`` is read as ``rm -rf d``
+    too (see :func:`~mcp_client.policy._programs.suspect_commands`), within the depth
+    and a budget of :data:`MAX_WORDS` words; past either, an unknown."""
+    found: list[Command] = []
+    budget = MAX_WORDS
+    for start in suspect_commands(name, argv):
+        budget -= len(argv) - start
+        if budget < 0 or depth >= MAX_DEPTH:
+            return found + [Command(None, piped)]
+        found.extend(_expand(argv[start:], piped, depth + 1))
     return found
 
 

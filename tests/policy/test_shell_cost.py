@@ -109,6 +109,9 @@ FAMILIES: dict[str, Callable[[str], str]] = {
     "spaces": lambda u: _fill("\u00a0" + u, "echo "),
     "operators": lambda u: _fill(";&|" + u, "ls "),
     "brace expression in sed": lambda u: _fill("{" + u + ",", "sed 's/x/y/' "),
+    "suspect words": lambda u: _fill("rm " + u, "mytool "),
+    "suspect runners": lambda u: _fill("sudo " + u, "mytool "),
+    "suspect git": lambda u: _fill("git " + u + "x ", "mytool "),
 }
 
 _UNITS = st.text(alphabet=st.sampled_from(list("\\'\"{},.;|&$`() s/yex-=#\n")), max_size=6)
