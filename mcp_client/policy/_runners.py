@@ -163,7 +163,7 @@ WRAPPERS: dict[str, Runner] = {
     "runuser": _runner("-m -p -f --preserve-environment", "-u -g -G -w --user --group "
                        "--supp-group --whitelist-environment", text="-c --command",
                        unknown="-s -l -P --shell --login --pty --session-command",
-                       requires="-u --user"),
+                       requires="-u --user", needs_command=True),
     "systemd-run": _runner(
         "--user --system --scope --no-ask-password --wait --collect -G -t --pty -P --pipe "
         "-q --quiet -r --remain-after-exit --no-block --send-sighup -d --same-dir",
@@ -259,7 +259,7 @@ class RunnerReading:
         texts: shell text it runs (``flock F -c TEXT``).
         assigned: it changes the environment of what it runs.
         runs: false when an option says it runs no command (``command -v``).
-        seen: the options given, by name.
+        seen: the options given, by name, with their values (``None`` for none).
     """
 
     command: list[str] = field(default_factory=list)
@@ -267,7 +267,7 @@ class RunnerReading:
     texts: list[str] = field(default_factory=list)
     assigned: bool = False
     runs: bool = True
-    seen: set[str] = field(default_factory=set)
+    seen: dict[str, str | None] = field(default_factory=dict)
 
 
 class _Unknown(Exception):
@@ -300,8 +300,10 @@ def _valued(spec: Runner, name: str) -> bool:
 def _take(spec: Runner, name: str, value: str | None, found: RunnerReading) -> None:
     if name in spec.unknown:
         raise _Unknown
-    found.seen.add(name)
+    found.seen[name] = value
     if name in spec.writes and value is not None:
+        if value.startswith(("|", "!")):
+            raise _Unknown                      # strace -o '|CMD' pipes into a command
         found.writes.append(value)
     if name in spec.assigns:
         found.assigned = True
@@ -393,7 +395,7 @@ def read_runner(spec: Runner, argv: Sequence[str]) -> RunnerReading | None:
             return None                         # an option after the operands
     except _Unknown:
         return None
-    if spec.requires and not found.seen & spec.requires:
+    if spec.requires and not spec.requires & set(found.seen):
         return None
     if spec.writes_operands:
         found.writes.extend(operands)

@@ -420,7 +420,7 @@ def _watch(argv: list[str], piped: bool, depth: int) -> list[Command]:
         return [Command(None, piped)]
     if not reading.command:
         return []
-    if reading.seen & {"-x", "--exec"}:
+    if set(reading.seen) & {"-x", "--exec"}:
         return _expand(reading.command, piped, depth + 1)
     return _piped_all(parse_shell(" ".join(reading.command), depth + 1), piped)
 
@@ -491,11 +491,29 @@ def _unwrap(name: str, argv: list[str], piped: bool, depth: int) -> list[Command
         rest, assigned = rest[start:], assigned or start > 0
     if rest:
         found.extend(_expand(rest, piped, depth + 1, assigned=assigned))
+        if name in _FEEDERS and _spliced(rest, reading.seen):
+            found.append(Command(None, piped))
     elif assigned or (spec.multiplexer and reading.runs):
         found.append(Command(None, piped))
     if spec.doubt and (rest or reading.texts):
         found.append(Command(None, piped))      # another root, or other files
     return found
+
+
+#: Runners that add words read from their input to the command they run.
+_FEEDERS = frozenset({"xargs", "parallel"})
+
+
+def _spliced(command: list[str], options: Mapping[str, str | None]) -> bool:
+    """Whether the words ``xargs``/``parallel`` read from their input can make ``command``
+    run code: they go into a shell's or a wrapper's words (``xargs sh``, ``xargs -I{} sh -c
+    {}``), or into its program name (``xargs -I X X``)."""
+    name = program(command)
+    if name is None or versionless(fold(name)) in SHELLS or name in _FOLLOWED:
+        return True
+    replace = next((value if value else "{}" for option, value in options.items()
+                    if option in ("-I", "-i", "--replace")), None)
+    return replace is not None and replace in command[0]
 
 
 def _argv_list(value: Any) -> list[str] | None:
