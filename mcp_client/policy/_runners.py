@@ -19,6 +19,7 @@ Pure tables and one function; nothing here parses shell text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Sequence
 
 __all__ = ["Runner", "RunnerReading", "WRAPPERS", "MULTIPLEXERS", "WATCH", "read_runner"]
@@ -274,6 +275,7 @@ class _Unknown(Exception):
     """The argv uses an option this module does not know."""
 
 
+@lru_cache(maxsize=None)
 def _known(spec: Runner) -> frozenset[str]:
     return (spec.flags | spec.valued | spec.pairs | spec.attached | spec.unknown | spec.none
             | spec.text | spec.assigns | spec.writes)
