@@ -441,7 +441,9 @@ def _sed_code(script: str) -> str:
     """A sed script without the text of its ``s///``, ``y///`` and ``/re/`` parts: the
     letters left are commands and flags.  One pass, linear in the script: a part that is
     not closed (a newline or the end comes first) keeps the rest of the script, which can
-    only add caution."""
+    only add caution.  In a regular expression (the first part of ``s``, an address) a
+    bracket expression is read as GNU sed reads it: the delimiter inside one is a literal
+    (``s/[/]/x/e`` has an ``e`` flag)."""
     kept: list[str] = []
     i, size = 0, len(script)
     while i < size:
@@ -453,7 +455,9 @@ def _sed_code(script: str) -> str:
             kept.append(char)
             i += 1
             continue
-        end = _sed_parts(script, start, delimiter, parts)
+        end = _sed_part(script, start, delimiter, brackets=char != "y")
+        if end >= 0 and parts == 2:
+            end = _sed_part(script, end, delimiter, brackets=False)
         if end < 0:
             kept.append(script[i:])
             break
@@ -461,29 +465,61 @@ def _sed_code(script: str) -> str:
     return "".join(kept)
 
 
-_SED_ESCAPE_OR_END = re.compile(r"[\\\n]")
+_SED_SPECIAL = re.compile(r"[\\\n]")
+_SED_SPECIAL_OR_BRACKET = re.compile(r"[\\\n\[]")
 
 
-def _sed_parts(script: str, i: int, delimiter: str, parts: int) -> int:
-    """The index after ``parts`` parts closed by ``delimiter`` from ``i`` (a backslash
-    escapes the next character); -1 when a newline or the end comes first."""
+def _sed_part(script: str, i: int, delimiter: str, *, brackets: bool) -> int:
+    """The index after one part closed by ``delimiter`` from ``i`` (a backslash escapes the
+    next character; with ``brackets``, a bracket expression holds any delimiter); -1 when
+    a newline or the end comes first."""
     size = len(script)
+    specials = _SED_SPECIAL_OR_BRACKET if brackets else _SED_SPECIAL
     close = script.find(delimiter, i)
-    while parts:
+    while True:
         if close < 0:
             return -1
         if close < i:
             close = script.find(delimiter, i)
             continue
-        special = _SED_ESCAPE_OR_END.search(script, i, close)
+        special = specials.search(script, i, close)
         if special is None:
-            i, parts = close + 1, parts - 1
-            continue
+            return close + 1
         at = special.start()
-        if script[at] == "\n" or at + 1 >= size or script[at + 1] == "\n":
+        if script[at] == "[":
+            i = _sed_bracket_end(script, at)
+            if i < 0:
+                return -1
+        elif script[at] == "\n" or at + 1 >= size or script[at + 1] == "\n":
             return -1
-        i = at + 2
-    return i
+        else:
+            i = at + 2
+
+
+def _sed_bracket_end(script: str, i: int) -> int:
+    """The index after the bracket expression opened at ``i`` (``]`` first, or after
+    ``^``, is a member; ``[:class:]``, ``[.x.]``, ``[=x=]`` are read whole); -1 when it is
+    not closed on its line."""
+    size = len(script)
+    j = i + 1
+    if j < size and script[j] == "^":
+        j += 1
+    if j < size and script[j] == "]":
+        j += 1
+    while j < size:
+        char = script[j]
+        if char == "]":
+            return j + 1
+        if char == "\n":
+            return -1
+        if char == "[" and j + 1 < size and script[j + 1] in ":.=":
+            close = script.find(script[j + 1] + "]", j + 2)
+            if close < 0:
+                return -1
+            j = close + 2
+            continue
+        j += 1
+    return -1
 
 
 def _sed_scripts(argv: Sequence[str]) -> tuple[list[str], list[str], bool]:

@@ -78,6 +78,9 @@ FAMILIES: dict[str, Callable[[str], str]] = {
     "sed y backslashes": lambda u: _fill("\\\\", "sed 'y/", u + "' f"),
     "sed address backslashes": lambda u: _fill("\\\\", "sed '/", u + "' f"),
     "sed delimiters": lambda u: _fill("s" + (u or "#"), "sed '", "' f"),
+    "sed brackets": lambda u: _fill("[" + u + "a]", "sed 's/", "' f"),
+    "sed open brackets": lambda u: _fill("[" + u, "sed 's/", "' f"),
+    "sed bracket classes": lambda u: _fill("[[:" + u, "sed '/", "' f"),
     "sed distinct delimiters": lambda u: "sed '" + "".join(
         "s" + chr(0x4E00 + i) for i in range(SIZE // 8)) + "' f",
     "braces commas": lambda u: _fill(",", "echo {" + u, ""),
