@@ -522,33 +522,79 @@ def _sed_bracket_end(script: str, i: int) -> int:
     return -1
 
 
+#: GNU sed 4.9's options: short ones without a value, long ones without and with one.
+_SED_FLAGS = frozenset("nrEsuzb")
+_SED_LONG_FLAGS = ("--quiet", "--silent", "--debug", "--posix", "--sandbox",
+                   "--follow-symlinks", "--null-data", "--zero-terminated", "--separate",
+                   "--unbuffered", "--regexp-extended", "--binary", "--in-place", "--help",
+                   "--version")
+_SED_LONG_VALUED = ("--expression", "--file", "--line-length")
+
+
 def _sed_scripts(argv: Sequence[str]) -> tuple[list[str], list[str], bool]:
-    """``(scripts, files, unreadable)`` of a sed argv (``-f FILE`` is unreadable)."""
+    """``(scripts, files, unreadable)`` of a sed argv, read as GNU sed reads it: ``-e``
+    anywhere in a cluster takes the rest of it or the next word (``-ne SCRIPT``,
+    ``-nes/a/b/e``), ``-l N`` takes a value, options may follow the files.  ``-f FILE``
+    and an option sed 4.9 does not have are unreadable."""
     scripts: list[str] = []
     files: list[str] = []
-    unreadable = False
+    unreadable, ended = False, False
     words = list(argv[1:])
     i = 0
     while i < len(words):
         word = words[i]
-        head, eq, value = word.partition("=")
-        if word in ("-e", "--expression") or abbreviates(head, ["--expression"]):
-            if eq:
-                scripts.append(value)
-            elif i + 1 < len(words):
-                scripts.append(words[i + 1])
-                i += 1
-        elif word == "-f" or abbreviates(head, ["--file"]):
-            unreadable = True
-            i += 0 if eq else 1
-        elif word.startswith("-") and word != "-":
-            unreadable = unreadable or (not word.startswith("--") and "f" in word[1:])
-        else:
+        if ended or not word.startswith("-") or word == "-":
             files.append(word)
+        elif word == "--":
+            ended = True
+        elif word.startswith("--"):
+            i, unread = _sed_long(words, i, scripts)
+            unreadable = unreadable or unread
+        else:
+            i, unread = _sed_short(words, i, scripts)
+            unreadable = unreadable or unread
         i += 1
     if not scripts and files:
         scripts.append(files.pop(0))
     return scripts, files, unreadable
+
+
+def _sed_long(words: list[str], i: int, scripts: list[str]) -> tuple[int, bool]:
+    """One long option at ``words[i]``: the index of its last word, and whether it makes
+    the script unreadable."""
+    head, eq, value = words[i].partition("=")
+    names = [name for name in _SED_LONG_VALUED + _SED_LONG_FLAGS if abbreviates(head, [name])]
+    if len(names) != 1 or (eq and names[0] in _SED_LONG_FLAGS and names[0] != "--in-place"):
+        return i, True                          # unknown, ambiguous, or a value it takes not
+    if names[0] not in _SED_LONG_VALUED:
+        return i, False
+    if not eq:
+        if i + 1 >= len(words):
+            return i, True
+        i, value = i + 1, words[i + 1]
+    if names[0] == "--expression":
+        scripts.append(value)
+    return i, names[0] == "--file"
+
+
+def _sed_short(words: list[str], i: int, scripts: list[str]) -> tuple[int, bool]:
+    """One cluster of short options at ``words[i]`` (see :func:`_sed_long`)."""
+    word = words[i]
+    for j in range(1, len(word)):
+        letter, rest = word[j], word[j + 1:]
+        if letter in "efl":
+            if not rest:
+                if i + 1 >= len(words):
+                    return i, True
+                i, rest = i + 1, words[i + 1]
+            if letter == "e":
+                scripts.append(rest)
+            return i, letter == "f"
+        if letter == "i":
+            return i, False                     # the rest is its backup suffix
+        if letter not in _SED_FLAGS:
+            return i, True
+    return i, False
 
 
 def _sed_runs(argv: Sequence[str]) -> bool:
