@@ -111,7 +111,7 @@ WRAPPERS: dict[str, Runner] = {
         "-0 -r -t -p -x -o --null --no-run-if-empty --verbose --interactive --exit "
         "--open-tty", "-I -d -E -n -L -P -s -a --delimiter --max-args --max-procs "
         "--max-chars --arg-file --process-slot-var",
-        attached="-i -l -e --replace --eof --max-lines"),
+        attached="-i -l -e --replace --eof --max-lines", assigns="--process-slot-var"),
     "setsid": _runner("-c -f -w --ctty --fork --wait"),
     "stdbuf": _runner("", "-i -o -e --input --output --error"),
     "nice": _runner("", "-n --adjustment", digits=True),
