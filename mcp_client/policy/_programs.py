@@ -9,8 +9,13 @@ The rule it serves: a program whose behaviour depends on something this
 module cannot follow -- inline code (``python3 -c``), an option that runs a
 command (``tar --to-command``, ``rsync -e``, ``git rebase -x``), git
 configuration given on the command line (``git -c``), a git subcommand that
-is not a built-in (an alias, or a ``git-*`` program on ``PATH``) -- is
+is not a built-in (an alias, or a ``git-*`` program on ``PATH``), a runner
+it cannot follow (``npx``, ``uv run``, ``docker exec``, ``tmux``) -- is
 reported as such, so the reader can add an *unknown* command beside it.
+Runners it can follow are read by :mod:`mcp_client.policy._runners`; a program
+it does not know at all is not thereby harmless: :func:`suspect_commands`
+names the words of its argv from which it may run ``rm``, ``git`` or a shell.
+``sed`` scripts are read as GNU sed 4.9 reads them, in one linear pass.
 """
 
 from __future__ import annotations
