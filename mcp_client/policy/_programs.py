@@ -9,8 +9,13 @@ The rule it serves: a program whose behaviour depends on something this
 module cannot follow -- inline code (``python3 -c``), an option that runs a
 command (``tar --to-command``, ``rsync -e``, ``git rebase -x``), git
 configuration given on the command line (``git -c``), a git subcommand that
-is not a built-in (an alias, or a ``git-*`` program on ``PATH``) -- is
+is not a built-in (an alias, or a ``git-*`` program on ``PATH``), a runner
+it cannot follow (``npx``, ``uv run``, ``docker exec``, ``tmux``) -- is
 reported as such, so the reader can add an *unknown* command beside it.
+Runners it can follow are read by :mod:`mcp_client.policy._runners`; a program
+it does not know at all is not thereby harmless: :func:`suspect_commands`
+names the words of its argv from which it may run ``rm``, ``git`` or a shell.
+``sed`` scripts are read as GNU sed 4.9 reads them, in one linear pass.
 """
 
 from __future__ import annotations
@@ -20,11 +25,12 @@ import unicodedata
 from typing import Sequence
 
 from ._outputs import outputs
+from ._runners import MULTIPLEXERS, WRAPPERS
 
 __all__ = ["program", "versionless", "fold", "SHELLS", "SHELL_C", "WRAPPERS", "RESERVED",
            "MULTIPLEXERS", "CHANGES_DIRECTORY", "dashed_git", "abbreviates", "long_options",
            "short_flag", "options", "git_split", "git_places", "GIT_SUBCOMMANDS", "GIT_SYNONYMS",
-           "runs_unfollowed", "shell_text", "writes_of"]
+           "runs_unfollowed", "shell_text", "writes_of", "suspect_commands"]
 
 _VERSION = re.compile(r"[0-9.]+$")
 
@@ -37,7 +43,8 @@ SHELLS = frozenset({
     "ysh", "rc", "es", "busybox", "toybox", "python", "pypy", "perl", "ruby", "irb", "node",
     "nodejs", "deno", "bun", "php", "pwsh", "powershell", "cmd", "lua", "luajit", "tclsh",
     "wish", "expect", "osascript", "rscript", "r", "julia", "jshell", "scala", "groovy",
-    "sqlite", "dc", "ed", "ex", "gdb", "at", "batch", "crontab", "script", "parallel", "ssh"})
+    "sqlite", "dc", "ed", "ex", "gdb", "at", "batch", "crontab", "script", "parallel", "ssh",
+    "newgrp"})
 #: Shells whose ``-c TEXT`` this reader follows.
 SHELL_C = frozenset({"sh", "bash", "rbash", "dash", "zsh", "rzsh", "ksh", "rksh", "mksh",
                      "lksh", "oksh", "pdksh", "yash", "posh", "ash", "fish", "csh", "tcsh"})
@@ -47,27 +54,18 @@ _SHELL_FLAGS = frozenset({"--login", "--noprofile", "--norc", "--posix", "--rest
                           "--dump-po-strings", "--pretty-print", "--no-rcs", "--help",
                           "--version", "--private", "--no-config", "--interactive"})
 
-#: Wrappers that run the rest of their argv as a command, with how many
-#: positional operands they take first (``timeout 5 cmd``, ``chroot /new cmd``).
-WRAPPERS = {"sudo": 0, "doas": 0, "nohup": 0, "time": 0, "command": 0, "exec": 0,
-            "builtin": 0, "xargs": 0, "setsid": 0, "stdbuf": 0, "nice": 0, "ionice": 0,
-            "env": 0, "strace": 0, "ltrace": 0, "unbuffer": 0, "fakeroot": 0,
-            "torsocks": 0, "proxychains": 0, "proxychains4": 0, "firejail": 0, "pkexec": 0,
-            "runuser": 0, "caffeinate": 0, "catchsegv": 0, "valgrind": 0, "busybox": 0,
-            "toybox": 0, "parallel": 0, "unshare": 0, "setpriv": 0, "prlimit": 0,
-            "systemd-run": 0, "xvfb-run": 0, "dbus-run-session": 0, "dbus-launch": 0,
-            "numactl": 0, "runcon": 0, "chpst": 0, "cgexec": 0, "sg": 1, "nsenter": 0,
-            "timeout": 1, "chroot": 1, "flock": 1, "taskset": 1, "chrt": 1}
-#: Wrappers that still run something when given no command: multi-call binaries
-#: (``busybox rm -rf x`` runs ``rm``) and ``parallel``, which reads commands from its input.
-MULTIPLEXERS = frozenset({"busybox", "toybox", "parallel"})
-#: Words that make the command position mean something else entirely, and builtins
-#: that change what later commands run (``hash -p``, ``export PATH=``, ``enable -f``,
-#: ``source``, ``fc -e``, ``complete -C``).
+#: Words that make the command position mean something else entirely, builtins that
+#: change what later commands run (``hash -p``, ``export PATH=``, ``enable -f``,
+#: ``source``, ``fc -e``, ``complete -C``, ``unalias``), and builtins that assign
+#: variables, evaluate their words as arithmetic (an array subscript there runs
+#: ``$(...)``: ``let 'x[$(cmd)]=1'``), run a callback (``mapfile -C``) or a command
+#: (``jobs -x``), or write a file (``history -w``).
 RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                       "for", "case", "esac", "select", "function", "coproc", "{", "}", "!",
                       "[[", "]]", "alias", "su", "hash", "enable", "source", ".", "declare",
-                      "typeset", "export", "readonly", "shopt", "fc", "complete", "compgen"})
+                      "typeset", "export", "readonly", "shopt", "fc", "complete", "compgen",
+                      "compopt", "unalias", "let", "local", "mapfile", "readarray", "unset",
+                      "getopts", "jobs", "history", "bind"})
 #: Programs after which a relative path no longer means what it did.
 CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd", "chdir"})
 
@@ -127,6 +125,8 @@ _RUNS_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "man": (("--pager", "--html"), "PH"), "scp": ((), "So"), "sftp": ((), "SoD"),
     "wget": (("--use-askpass",), ""), "pandoc": (("--filter", "--lua-filter"), "FL"),
     "emacs": (("--eval", "--load", "--funcall"), "lf"),
+    # runners of a command given by an option, or of commands in a file
+    "dpkg-architecture": (("--command",), "c"), "at": ((), "f"), "batch": ((), "f"),
 }
 #: Pagers whose ``+COMMANDS`` word runs pager commands (``+!rm -rf x`` is a shell command).
 _PAGERS = frozenset({"less", "more", "most"})
@@ -146,7 +146,48 @@ _GIT_RUNS: dict[str, tuple[tuple[str, ...], str]] = {
 }
 #: Programs that run any argument at all as a command of their own language.
 #: (``ssh HOST TEXT`` runs TEXT as shell on another machine.)
-_ALWAYS_CODE = frozenset({"pwsh", "powershell", "cmd", "deno", "sqlite", "gdb", "dc", "ssh"})
+_ALWAYS_CODE = frozenset({"pwsh", "powershell", "cmd", "deno", "sqlite", "gdb", "dc", "ssh",
+                          "crontab"})
+#: Programs that run a command of their own or one named by their words, in a way this
+#: reader does not follow, whatever they are given: package runners that fetch what they
+#: run (``npx``), benchmark and session runners that take shell text (``hyperfine``),
+#: daemons that start what their options name, ``sg`` (its command is one shell word) and
+#: ``newgrp`` (a new shell).
+_RUNS_ALWAYS = frozenset("""
+npx uvx pnpx bunx hyperfine start-stop-daemon daemonize reptyr sg newgrp run-one runit
+s6-setuidgid with-lock-ex rlwrap proot fakechroot schroot lxc-attach systemd-nspawn
+nix-shell direnv flatpak-spawn distrobox-enter tsp pee lckdo cpulimit trickle aa-exec
+sandbox-exec arch ccache sccache distcc icecc tini dumb-init gosu su-exec setuidgid
+envdir softlimit setlock rr uftrace sshpass nocache torify mpirun mpiexec srun salloc
+ifne heaptrack""".split())
+#: Programs whose subcommand (any operand word, so a value of an option before it counts
+#: too) runs a command: ``uv run CMD``, ``docker exec C CMD``, ``ip netns exec NS CMD``.
+_RUNS_SUBCOMMANDS: dict[str, frozenset[str]] = {
+    name: frozenset(words.split()) for name, words in {
+        "uv": "run tool", "npm": "exec x explore", "pnpm": "dlx exec", "yarn": "dlx exec",
+        "bun": "x exec", "pipx": "run runpip", "poetry": "run shell", "pdm": "run",
+        "hatch": "run shell", "conda": "run", "mamba": "run", "micromamba": "run",
+        "docker": "exec run create start compose container build buildx builder plugin",
+        "podman": "exec run create start compose container build buildx play",
+        "nerdctl": "exec run create start compose container build",
+        "kubectl": "exec run debug plugin", "oc": "exec run debug rsh plugin",
+        "ip": "netns exec -b -batch -force", "systemctl": "edit",
+        "nix": "run develop shell", "machinectl": "shell login", "pueue": "add",
+        "flatpak": "run", "snap": "run", "toolbox": "run", "devbox": "run",
+        "vagrant": "ssh", "libtool": "--mode=execute --mode=exe", "sbatch": "--wrap",
+    }.items()}
+#: Programs that run commands for all but a few subcommands (the first word after the
+#: program): ``tmux new-session CMD``, ``tmux send-keys``, ``screen CMD``, ``perf stat CMD``.
+_SAFE_SUBCOMMANDS: dict[str, frozenset[str]] = {
+    name: frozenset(words.split()) for name, words in {
+        "tmux": "ls list-sessions list-windows list-panes list-clients list-buffers "
+                "list-keys list-commands has-session has -V",
+        "screen": "-ls -list -v --version",
+        "perf": "list report annotate diff evlist version --version help buildid-list",
+    }.items()}
+#: ``make VAR=value``: a variable on the command line replaces the makefile's (``SHELL``,
+#: ``CC``, any variable a recipe runs).
+_MAKE_VARIABLE = re.compile(r"^[^-=\s][^=\s]*[:+?!]?=")
 #: awk's program text may run commands or write files with these.
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk"})
 _AWK_RUNS = ("system", "|", ">", "@load", "@include")
@@ -330,7 +371,10 @@ def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
     """Whether this command runs code or a command this reader does not follow.
 
     Inline code (``python3 -c``, ``perl -e``, ``node -e``, ``ruby -e``...),
-    PowerShell or ``cmd`` given anything, awk text that can run or write
+    PowerShell or ``cmd`` given anything, a program that runs a command in a way this
+    reader does not follow (``npx``, ``hyperfine``, ``docker exec``, ``uv run``,
+    ``tmux new-session``, ``perf stat``, ``make VAR=``: see ``_RUNS_ALWAYS``,
+    ``_RUNS_SUBCOMMANDS``, ``_SAFE_SUBCOMMANDS``), awk text that can run or write
     (``system``, ``|``, ``>``), an option that runs a command (see
     ``_RUNS_OPTIONS``), and for git: ``-c``/``--config-env``/``--exec-path=``
     or an unknown option before the subcommand, and subcommand options that
@@ -340,6 +384,16 @@ def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
     base = versionless(fold(name))
     if base in _ALWAYS_CODE:
         return len(argv) > 1
+    if base in _RUNS_ALWAYS:
+        return True
+    if base in _RUNS_SUBCOMMANDS:
+        return bool(set(argv[1:]) & _RUNS_SUBCOMMANDS[base]) or (
+            base == "ip" and any(word.startswith("net") for word in argv[1:]))
+    if base in _SAFE_SUBCOMMANDS:
+        return len(argv) > 1 and argv[1] not in _SAFE_SUBCOMMANDS[base] or (
+            base != "perf" and len(argv) == 1)
+    if base == "make" and any(_MAKE_VARIABLE.match(word) for word in argv[1:]):
+        return True
     if base in _AWK:
         return any(mark in word for word in argv[1:] for mark in _AWK_RUNS)
     if base == "git":
@@ -355,37 +409,198 @@ def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
     return table is not None and _runs_by_option(argv, table)
 
 
-#: The parts of a sed script that are text, not commands: ``s/a/b/``, ``y/a/b/``, ``/re/``.
-_SED_TEXT = re.compile(r"([sy])(.)(?:\\.|(?!\2).)*\2(?:\\.|(?!\2).)*\2|/(?:\\.|[^/])*/")
+#: Programs known to take their operands as data, never as a command to run.
+_DATA_OPERANDS = frozenset("""
+ls cat grep egrep fgrep rg ag head tail wc pwd echo printf stat file du df which type
+whereis whatis apropos man info help tldr true false test sort uniq cmp diff date whoami
+id uname tree less more realpath readlink basename dirname sleep cut tr jq yq nl od xxd
+hexdump md5sum sha1sum sha256sum sha512sum cksum b2sum column comm join paste fold fmt
+rev tac seq yes hostname ps pgrep kill killall locale nproc uptime printenv sed awk gawk
+mawk rm rmdir unlink shred mkdir touch mv cp ln install tee chmod chown chgrp truncate dd
+tar zip unzip gzip gunzip bzip2 xz zstd git apt apt-get apt-cache dpkg dnf yum rpm brew
+pip pip3 cd pushd popd hash command builtin exec""".split())
+#: Programs whose name, as a later word of an unknown program's argv, is read as the
+#: command that program may run (``mytool rm -rf d``): the ones the checks look for.
+_RUN_SUSPECTS = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "find", "rsync", "git",
+                           "dd", "truncate", "mv", "eval"}) | SHELL_C | frozenset(WRAPPERS)
+
+
+def suspect_commands(name: str, argv: Sequence[str]) -> list[int]:
+    """The indices of the words of an unknown program's argv that name a program the
+    checks look for (``rm``, ``git``, ``sh``, ``sudo``...): read from there, each may be
+    a command the program runs (``setarch x86_64 rm -rf d``, ``mytool exec rm -rf d``).
+    None for a program known to take its operands as data, or to run nothing but what
+    the reader already follows."""
+    base = versionless(fold(name))
+    if base in _DATA_OPERANDS or base in WRAPPERS or base in SHELL_C or dashed_git(name):
+        return []
+    found = []
+    for i, word in enumerate(argv[1:], 1):
+        other = program([word])
+        if other is not None and (versionless(fold(other)) in _RUN_SUSPECTS
+                                  or dashed_git(other)):
+            found.append(i)
+    return found
+
+
+def _sed_code(script: str) -> str:
+    """A sed script without the text of its ``s///``, ``y///`` and ``/re/`` parts: the
+    letters left are commands and flags.  One pass, linear in the script: a part that is
+    not closed (a newline or the end comes first) keeps the rest of the script, which can
+    only add caution.  In a regular expression (the first part of ``s``, an address) a
+    bracket expression is read as GNU sed reads it: the delimiter inside one is a literal
+    (``s/[/]/x/e`` has an ``e`` flag)."""
+    kept: list[str] = []
+    i, size = 0, len(script)
+    while i < size:
+        char = script[i]
+        parts = 2 if char in "sy" else 1 if char == "/" else 0
+        start = i + 1 if char == "/" else i + 2
+        delimiter = "/" if char == "/" else script[i + 1:i + 2]
+        if not parts or delimiter in ("", "\\", "\n"):
+            kept.append(char)
+            i += 1
+            continue
+        end = _sed_part(script, start, delimiter, brackets=char != "y")
+        if end >= 0 and parts == 2:
+            end = _sed_part(script, end, delimiter, brackets=False)
+        if end < 0:
+            kept.append(script[i:])
+            break
+        i = end
+    return "".join(kept)
+
+
+_SED_SPECIAL = re.compile(r"[\\\n]")
+_SED_SPECIAL_OR_BRACKET = re.compile(r"[\\\n\[]")
+
+
+def _sed_part(script: str, i: int, delimiter: str, *, brackets: bool) -> int:
+    """The index after one part closed by ``delimiter`` from ``i`` (a backslash escapes the
+    next character; with ``brackets``, a bracket expression holds any delimiter); -1 when
+    a newline or the end comes first."""
+    size = len(script)
+    specials = _SED_SPECIAL_OR_BRACKET if brackets else _SED_SPECIAL
+    close = script.find(delimiter, i)
+    while True:
+        if close < 0:
+            return -1
+        if close < i:
+            close = script.find(delimiter, i)
+            continue
+        special = specials.search(script, i, close)
+        if special is None:
+            return close + 1
+        at = special.start()
+        if script[at] == "[":
+            i = _sed_bracket_end(script, at)
+            if i < 0:
+                return -1
+        elif script[at] == "\n" or at + 1 >= size or script[at + 1] == "\n":
+            return -1
+        else:
+            i = at + 2
+
+
+def _sed_bracket_end(script: str, i: int) -> int:
+    """The index after the bracket expression opened at ``i`` (``]`` first, or after
+    ``^``, is a member; ``[:class:]``, ``[.x.]``, ``[=x=]`` are read whole); -1 when it is
+    not closed on its line."""
+    size = len(script)
+    j = i + 1
+    if j < size and script[j] == "^":
+        j += 1
+    if j < size and script[j] == "]":
+        j += 1
+    while j < size:
+        char = script[j]
+        if char == "]":
+            return j + 1
+        if char == "\n":
+            return -1
+        if char == "[" and j + 1 < size and script[j + 1] in ":.=":
+            close = script.find(script[j + 1] + "]", j + 2)
+            if close < 0:
+                return -1
+            j = close + 2
+            continue
+        j += 1
+    return -1
+
+
+#: GNU sed 4.9's options: short ones without a value, long ones without and with one.
+_SED_FLAGS = frozenset("nrEsuzb")
+_SED_LONG_FLAGS = ("--quiet", "--silent", "--debug", "--posix", "--sandbox",
+                   "--follow-symlinks", "--null-data", "--zero-terminated", "--separate",
+                   "--unbuffered", "--regexp-extended", "--binary", "--in-place", "--help",
+                   "--version")
+_SED_LONG_VALUED = ("--expression", "--file", "--line-length")
 
 
 def _sed_scripts(argv: Sequence[str]) -> tuple[list[str], list[str], bool]:
-    """``(scripts, files, unreadable)`` of a sed argv (``-f FILE`` is unreadable)."""
+    """``(scripts, files, unreadable)`` of a sed argv, read as GNU sed reads it: ``-e``
+    anywhere in a cluster takes the rest of it or the next word (``-ne SCRIPT``,
+    ``-nes/a/b/e``), ``-l N`` takes a value, options may follow the files.  ``-f FILE``
+    and an option sed 4.9 does not have are unreadable."""
     scripts: list[str] = []
     files: list[str] = []
-    unreadable = False
+    unreadable, ended = False, False
     words = list(argv[1:])
     i = 0
     while i < len(words):
         word = words[i]
-        head, eq, value = word.partition("=")
-        if word in ("-e", "--expression") or abbreviates(head, ["--expression"]):
-            if eq:
-                scripts.append(value)
-            elif i + 1 < len(words):
-                scripts.append(words[i + 1])
-                i += 1
-        elif word == "-f" or abbreviates(head, ["--file"]):
-            unreadable = True
-            i += 0 if eq else 1
-        elif word.startswith("-") and word != "-":
-            unreadable = unreadable or (not word.startswith("--") and "f" in word[1:])
-        else:
+        if ended or not word.startswith("-") or word == "-":
             files.append(word)
+        elif word == "--":
+            ended = True
+        elif word.startswith("--"):
+            i, unread = _sed_long(words, i, scripts)
+            unreadable = unreadable or unread
+        else:
+            i, unread = _sed_short(words, i, scripts)
+            unreadable = unreadable or unread
         i += 1
     if not scripts and files:
         scripts.append(files.pop(0))
     return scripts, files, unreadable
+
+
+def _sed_long(words: list[str], i: int, scripts: list[str]) -> tuple[int, bool]:
+    """One long option at ``words[i]``: the index of its last word, and whether it makes
+    the script unreadable."""
+    head, eq, value = words[i].partition("=")
+    names = [name for name in _SED_LONG_VALUED + _SED_LONG_FLAGS if abbreviates(head, [name])]
+    if len(names) != 1 or (eq and names[0] in _SED_LONG_FLAGS and names[0] != "--in-place"):
+        return i, True                          # unknown, ambiguous, or a value it takes not
+    if names[0] not in _SED_LONG_VALUED:
+        return i, False
+    if not eq:
+        if i + 1 >= len(words):
+            return i, True
+        i, value = i + 1, words[i + 1]
+    if names[0] == "--expression":
+        scripts.append(value)
+    return i, names[0] == "--file"
+
+
+def _sed_short(words: list[str], i: int, scripts: list[str]) -> tuple[int, bool]:
+    """One cluster of short options at ``words[i]`` (see :func:`_sed_long`)."""
+    word = words[i]
+    for j in range(1, len(word)):
+        letter, rest = word[j], word[j + 1:]
+        if letter in "efl":
+            if not rest:
+                if i + 1 >= len(words):
+                    return i, True
+                i, rest = i + 1, words[i + 1]
+            if letter == "e":
+                scripts.append(rest)
+            return i, letter == "f"
+        if letter == "i":
+            return i, False                     # the rest is its backup suffix
+        if letter not in _SED_FLAGS:
+            return i, True
+    return i, False
 
 
 def _sed_runs(argv: Sequence[str]) -> bool:
@@ -396,7 +611,7 @@ def _sed_runs(argv: Sequence[str]) -> bool:
     if "--sandbox" in argv:
         return False
     scripts, _, unreadable = _sed_scripts(argv)
-    return unreadable or any(set(_SED_TEXT.sub("", text)) & set("ewW") for text in scripts)
+    return unreadable or any(set(_sed_code(text)) & set("ewW") for text in scripts)
 
 
 def writes_of(name: str, argv: Sequence[str]) -> list[str]:

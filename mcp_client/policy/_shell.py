@@ -39,19 +39,32 @@ here-documents and here-strings, brace expansion (``{a,b}``), unterminated
 quotes, control or invisible format characters, glob characters or a
 backslash in a program name, a reserved word or a builtin that changes the
 shell for later commands in command position (``if``, ``{``, ``!``, ``for``,
-``hash``, ``export``, ``source`` ...), ``alias``, a statement that only
-assigns variables, a redirection with no command, a wrapper (``sudo``,
-``env``, ``xargs``, ``timeout`` ...) given options this module does not
-parse, more than :data:`MAX_COMMAND_CHARS` of text, and nesting deeper than
-:data:`MAX_DEPTH`.
+``hash``, ``export``, ``source`` ...), ``alias``, arithmetic (``(( ))``,
+``let``) and the builtins that evaluate a variable name's subscript, assign
+variables or run a callback (``declare``, ``local``, ``unset``, ``mapfile``,
+``getopts``, ``jobs -x``: see :data:`~mcp_client.policy._programs.RESERVED`),
+a statement that only assigns variables, a redirection with no command, a
+wrapper (``sudo``, ``env``, ``xargs``, ``timeout`` ...) given an option its
+table in :mod:`mcp_client.policy._runners` does not list, more than
+:data:`MAX_COMMAND_CHARS` of text, more than :data:`MAX_WORDS` words,
+operators and quoted parts (or words in all the commands read), and nesting
+deeper than :data:`MAX_DEPTH`.  Reading is linear in the text: every regular
+expression here and in :mod:`mcp_client.policy._programs` matches without
+backtracking, so a decision takes milliseconds whatever the text holds.
 
 What it can follow, it does, and what a command does beyond that is added
 beside it as an unknown command: ``FOO=1 git push`` runs ``git`` *and* an
 unknown (an assignment may change what any program does: ``PATH``,
-``LD_PRELOAD``, ``GIT_CONFIG_*``); ``sudo rm -rf x``, ``busybox rm -rf x``,
-``xargs rm -r``, ``parallel rm -r ::: x`` and ``find . -exec rm {} +`` run
-``rm`` (the wrapper *and* the wrapped command are both in the list, so a rule
-about either sees it); a dashed git program (``git-push``,
+``LD_PRELOAD``, ``GIT_CONFIG_*``), and so do the builtins that assign or
+evaluate by option (``printf -v``, ``read``, ``wait -p``, ``test -v`` with a
+name that is not a plain identifier, ``set`` with an option not known to be
+harmless: :func:`mcp_client.policy._builtins.evaluates`); ``sudo -u root rm
+-rf x``, ``nice -n 10 rm``, ``setarch x86_64 -R rm``, ``busybox rm -rf x``,
+``xargs -I{} rm -r {}``, ``parallel rm -r ::: x`` and ``find . -exec rm {} +``
+run ``rm`` (the wrapper *and* the wrapped command are both in the list, so a
+rule about either sees it; a runner that puts its command in another root or
+environment, ``chroot`` or ``bwrap``, adds an unknown too, and the files its
+own options write, ``strace -o F``, are its writes); a dashed git program (``git-push``,
 ``/usr/lib/git-core/git-reset``) runs that git subcommand, listed beside it,
 and so does ``git send-pack`` (as ``git push``);
 ``sh -c '...'``, ``bash -lc '...'``, ``eval ...``, ``watch ...`` and ``trap
@@ -66,26 +79,33 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..argkeys import ARG_KEYS, key_words
-from ._programs import (GIT_SYNONYMS, MULTIPLEXERS, RESERVED, SHELL_C, SHELLS, WRAPPERS,
-                        dashed_git, fold, git_split, program, runs_unfollowed, shell_text,
+from ._builtins import evaluates
+from ._programs import (GIT_SYNONYMS, RESERVED, SHELL_C, SHELLS, WRAPPERS, dashed_git, fold,
+                        git_split, program, runs_unfollowed, shell_text, suspect_commands,
                         versionless, writes_of)
+from ._runners import WATCH, read_runner
 
-__all__ = ["Command", "UNKNOWN", "MAX_COMMAND_CHARS", "MAX_DEPTH", "SHELLS", "parse_shell",
-           "parse_argv", "effective_commands", "program"]
+__all__ = ["Command", "UNKNOWN", "MAX_COMMAND_CHARS", "MAX_WORDS", "MAX_DEPTH", "SHELLS",
+           "parse_shell", "parse_argv", "effective_commands", "program"]
 
 #: Longest command text read at all: Linux MAX_ARG_STRLEN (32 pages of 4 KiB),
 #: the longest single argument a program can be given.  Longer is unknown.
 MAX_COMMAND_CHARS = 131072
+#: Most words, operators and quoted parts of words read from one text (or words of one
+#: argv); more is unknown.  A command an agent writes has tens; this bound, with
+#: :data:`MAX_COMMAND_CHARS` and :data:`MAX_DEPTH`, keeps a decision to milliseconds.
+MAX_WORDS = 4096
 #: How many ``sh -c`` / ``sudo`` / ``eval`` layers are followed before giving up.
 MAX_DEPTH = 4
 
 _OPERATORS = (";;&", "&>>", "<<<", "<<-", ";;", ";&", "&&", "||", "|&", "&>", ">>", ">&", "<&",
               ">|", "<>", "<<", "<(", ">(", ";", "&", "|", "(", ")", "<", ">", "\n")
 _OPERATOR_CHARS = frozenset(";&|()<>\n")
+_OPERATOR = re.compile("|".join(map(re.escape, _OPERATORS)))   # (longest first)
 _SEPARATORS = frozenset({";", "&", "&&", "||", "\n", "(", ")", ";;", ";&", ";;&"})
 _PIPES = frozenset({"|", "|&"})
 _REDIRECTS = frozenset({"<", ">", ">>", ">&", "<&", ">|", "<>", "&>", "&>>"})
@@ -93,8 +113,16 @@ _READS = frozenset({"<", "<&"})
 #: Targets that are no file at all: writing to them changes nothing.
 _NOWHERE = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
-_BRACES = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 _FD = re.compile(r"^([0-9]+-?|-)$")
+#: One part of a word: a run of unquoted characters (backslash escapes among them), a
+#: single-quoted string, or a double-quoted one without an expansion.  Every alternative
+#: and every repeated item starts with a character no other one can, so a match never
+#: backtracks: reading is linear in the text.
+_WORD_PART = re.compile(r"(?:[^ \t;&|()<>\n$`\\'\"]|\\[\s\S])+|'[^']*'"
+                        r'|"(?:[^"$`\\]|\\[\s\S])*"')
+#: A backslash and what it escapes; text up to a backslash, and the character it escapes.
+_ESCAPED = re.compile(r"\\[\s\S]")
+_ESCAPE_PIECES = re.compile(r"([^\\]*)(?:\\([\s\S]))?")
 #: Every name the reader expands in command position, to spot a case-folded spelling.
 _FOLLOWED = frozenset(WRAPPERS) | SHELL_C | {"eval", "trap", "watch", "find"}
 
@@ -123,9 +151,11 @@ class _Unreadable(Exception):
 
 @dataclass
 class _Word:
-    text: str = ""
-    bare: str = ""          # the unquoted characters only, for the brace check
+    parts: list[str] = field(default_factory=list)
+    bare_parts: list[str] = field(default_factory=list)   # unquoted characters, for braces
     touches_operator: bool = False
+    text: str = ""
+    bare: str = ""
 
 
 def _bad_char(char: str) -> bool:
@@ -133,18 +163,32 @@ def _bad_char(char: str) -> bool:
     return (category == "Cc" and char not in "\t\n") or category in ("Cf", "Cs")
 
 
+def _has_bad_char(text: str) -> bool:
+    """Control, format or surrogate characters (``\\t`` and ``\\n`` are fine)."""
+    if text.replace("\t", " ").replace("\n", " ").isprintable():
+        return False                            # (every bad character is unprintable)
+    return any(map(_bad_char, set(text)))
+
+
 def _lex(text: str) -> list[_Word | str]:
-    """Split shell text into words and operator strings; raise when unreadable."""
+    """Split shell text into words and operator strings; raise when unreadable, and past
+    :data:`MAX_WORDS` words, operators and quoted parts.  Linear: each run of characters
+    is taken by one match."""
     tokens: list[_Word | str] = []
     word: _Word | None = None
-    i, size = 0, len(text)
+    i, size, pieces = 0, len(text), 0
     while i < size:
         char = text[i]
         if char in " \t":
             word, i = None, i + 1
             continue
+        pieces += 1
+        if pieces > MAX_WORDS:
+            raise _Unreadable
         if char in _OPERATOR_CHARS:
-            op = next(op for op in _OPERATORS if text.startswith(op, i))
+            if text.startswith("((", i):
+                raise _Unreadable               # arithmetic: ``(( a[$(cmd)] ))`` runs cmd
+            op = _OPERATOR.match(text, i).group()  # type: ignore[union-attr]
             if word is not None:
                 word.touches_operator = True
             tokens.append(op)
@@ -153,48 +197,59 @@ def _lex(text: str) -> list[_Word | str]:
         if word is None:
             word = _Word()
             tokens.append(word)
-        i = _lex_word_char(text, i, word)
+        i = _lex_word_part(text, i, word)
+    for token in tokens:
+        if isinstance(token, _Word):
+            token.text, token.bare = "".join(token.parts), "".join(token.bare_parts)
     return tokens
 
 
-def _lex_word_char(text: str, i: int, word: _Word) -> int:
-    char = text[i]
-    if char in "$`":
+def _lex_word_part(text: str, i: int, word: _Word) -> int:
+    """Read one part of a word at ``i``: a run of unquoted characters (backslash escapes
+    among them), a single-quoted string or a double-quoted one, each in one match."""
+    part = _WORD_PART.match(text, i)
+    if part is None:                # an expansion, an unterminated quote, a last backslash
         raise _Unreadable
-    if char == "\\":
-        if i + 1 >= len(text):
-            raise _Unreadable
-        if text[i + 1] != "\n":
-            word.text += text[i + 1]
-        return i + 2
-    if char == "'":
-        close = text.find("'", i + 1)
-        if close < 0:
-            raise _Unreadable
-        word.text += text[i + 1:close]
-        return close + 1
-    if char == '"':
-        return _lex_double(text, i + 1, word)
-    word.text += char
-    word.bare += char
-    return i + 1
+    chunk = part.group()
+    if chunk[0] == "'":
+        word.parts.append(chunk[1:-1])
+    elif chunk[0] == '"':
+        inside = chunk[1:-1]
+        word.parts.append(_unescape_double(inside) if "\\" in inside else inside)
+    elif "\\" in chunk:
+        word.parts.append(_unescape(chunk))
+        word.bare_parts.append(_ESCAPED.sub("\0", chunk))
+    else:
+        word.parts.append(chunk)
+        word.bare_parts.append(chunk)
+    return part.end()
 
 
-def _lex_double(text: str, i: int, word: _Word) -> int:
-    while i < len(text):
-        char = text[i]
-        if char == '"':
-            return i + 1
-        if char in "$`":
-            raise _Unreadable
-        if char == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
-            if text[i + 1] != "\n":
-                word.text += text[i + 1]
-            i += 2
-            continue
-        word.text += char
-        i += 1
-    raise _Unreadable
+def _unescape(chunk: str) -> str:
+    """An unquoted run without its backslashes; a backslash-newline goes whole (every
+    newline in such a run is escaped, so dropping the pairs first is exact)."""
+    return "".join(plain + escaped for plain, escaped
+                   in _ESCAPE_PIECES.findall(chunk.replace("\\\n", "")))
+
+
+def _unescape_double(inside: str) -> str:
+    """Double-quoted text without the backslashes that escape ``$ ` " \\`` or a newline."""
+    return "".join(plain + (escaped if escaped in '$`"\\' else "" if escaped == "\n"
+                            else "\\" + escaped)
+                   for plain, escaped in _ESCAPE_PIECES.findall(inside))
+
+
+def _has_braces(bare: str) -> bool:
+    """Brace expansion in a word's unquoted characters: a ``{`` closed by a ``}`` with a
+    ``,`` or ``..`` between them and no other brace.  Linear (a split, then one partition
+    per ``{``), where the regular expression it replaces backtracked quadratically."""
+    if "{" not in bare:
+        return False
+    for segment in bare.split("{")[1:]:
+        inside, close, _ = segment.partition("}")
+        if close and ("," in inside or ".." in inside):
+            return True
+    return False
 
 
 def parse_shell(text: str, depth: int = 0) -> list[Command]:
@@ -208,7 +263,7 @@ def parse_shell(text: str, depth: int = 0) -> list[Command]:
         The commands, wrapped ones included; ``[UNKNOWN]`` for text that
         cannot be read, and for text that runs nothing at all.
     """
-    if len(text) > MAX_COMMAND_CHARS or depth > MAX_DEPTH or any(map(_bad_char, text)):
+    if len(text) > MAX_COMMAND_CHARS or depth > MAX_DEPTH or _has_bad_char(text):
         return [UNKNOWN]
     try:
         simple = _split(_lex(text))
@@ -217,7 +272,16 @@ def parse_shell(text: str, depth: int = 0) -> list[Command]:
     found: list[Command] = []
     for argv, piped, writes in simple:
         found.extend(_expand(argv, piped, depth, writes))
-    return found or [UNKNOWN]
+    return _bounded(found) if depth == 0 else found or [UNKNOWN]
+
+
+def _bounded(found: list[Command]) -> list[Command]:
+    """``found``, or ``[UNKNOWN]`` when its commands hold more than :data:`MAX_WORDS`
+    words in all (a wrapped command repeats its wrapper's words: ``nice nice ... rm``),
+    so that what the checks read stays bounded too."""
+    if not found or sum(len(command.argv or ()) for command in found) > MAX_WORDS:
+        return [UNKNOWN]
+    return found
 
 
 _Simple = tuple[list[str], bool, tuple[str, ...]]
@@ -234,7 +298,7 @@ def _split(tokens: Sequence[_Word | str]) -> list[_Simple]:
             if i and isinstance(tokens[i - 1], str) and tokens[i - 1] in _REDIRECTS:
                 _redirect(str(tokens[i - 1]), token, writes)
                 continue                        # a redirection's target
-            if _BRACES.search(token.bare):
+            if _has_braces(token.bare):
                 raise _Unreadable
             if not (token.touches_operator and token.text.isdigit() and token.bare == token.text
                     and i + 1 < len(tokens) and _is_op(tokens[i + 1], _REDIRECTS)):
@@ -259,7 +323,7 @@ def _split(tokens: Sequence[_Word | str]) -> list[_Simple]:
 
 def _redirect(operator: str, target: _Word, writes: list[str]) -> None:
     """Record the file an output redirection writes (none for a descriptor or /dev/null)."""
-    if _BRACES.search(target.bare) or not target.text:
+    if _has_braces(target.bare) or not target.text:
         raise _Unreadable
     if operator in _READS or (operator == ">&" and _FD.match(target.text)):
         return
@@ -276,19 +340,50 @@ def _is_op(token: _Word | str, group: frozenset[str]) -> bool:
 def _expand(argv: list[str], piped: bool, depth: int, writes: tuple[str, ...] = (),
             assigned: bool = False) -> list[Command]:
     """One simple command, plus whatever it runs in turn."""
-    while argv and _ASSIGNMENT.match(argv[0]):
-        argv, assigned = argv[1:], True
+    start = _after_assignments(argv)
+    argv, assigned = argv[start:], assigned or start > 0
     if not argv:
         return [Command(None, piped, writes)]   # assignments (or a redirection) alone
     name = program(argv)
     if name is None or name in RESERVED or fold(name) in RESERVED:
         return [Command(None, piped, writes)]
-    writes = writes + tuple(writes_of(name, argv))
+    writes = writes + tuple(writes_of(name, argv)) + tuple(_runner_writes(name, argv))
     found = [Command(tuple(argv), piped, writes)] + _inner(name, argv, piped, depth)
-    if assigned or runs_unfollowed(name, argv) or (versionless(name) not in _FOLLOWED
-                                                   and versionless(fold(name)) in _FOLLOWED):
+    if name not in _FOLLOWED:
+        found.extend(_suspects(name, argv, piped, depth))
+    if assigned or runs_unfollowed(name, argv) or evaluates(name, argv) or (
+            versionless(name) not in _FOLLOWED and versionless(fold(name)) in _FOLLOWED):
         found.append(Command(None, piped))
     return found
+
+
+def _suspects(name: str, argv: list[str], piped: bool, depth: int) -> list[Command]:
+    """What an unknown program may run: ``mytool x rm -rf d`` is read as ``rm -rf d``
+    too (see :func:`~mcp_client.policy._programs.suspect_commands`), within the depth
+    and a budget of :data:`MAX_WORDS` words; past either, an unknown."""
+    found: list[Command] = []
+    budget = MAX_WORDS
+    for start in suspect_commands(name, argv):
+        budget -= len(argv) - start
+        if budget < 0 or depth >= MAX_DEPTH:
+            return found + [Command(None, piped)]
+        found.extend(_expand(argv[start:], piped, depth + 1))
+    return found
+
+
+def _after_assignments(argv: Sequence[str], start: int = 0) -> int:
+    """The index of the first word of ``argv`` from ``start`` on that is no assignment."""
+    while start < len(argv) and _ASSIGNMENT.match(argv[start]):
+        start += 1
+    return start
+
+
+def _runner_writes(name: str, argv: Sequence[str]) -> list[str]:
+    """Files a runner writes by its own options or operands (``strace -o F``, ``flock F``)."""
+    if name not in WRAPPERS:
+        return []
+    reading = read_runner(WRAPPERS[name], argv)
+    return [] if reading is None else reading.writes
 
 
 def _inner(name: str, argv: list[str], piped: bool, depth: int) -> list[Command]:
@@ -300,11 +395,11 @@ def _inner(name: str, argv: list[str], piped: bool, depth: int) -> list[Command]
         return _expand(["git", sub, *argv[1:]], piped, depth + 1)
     if versionless(fold(name)) == "git":
         return _git_synonym(argv, piped, depth)
-    if name in ("eval", "watch"):
-        rest = argv[1:]
-        if name == "watch" and rest and rest[0].startswith("-"):
-            return [Command(None, piped)]
-        return _piped_all(parse_shell(" ".join(rest), depth + 1), piped) if rest else []
+    if name == "eval":
+        return _piped_all(parse_shell(" ".join(argv[1:]), depth + 1), piped) \
+            if argv[1:] else []
+    if name == "watch":
+        return _watch(argv, piped, depth)
     if name == "trap":
         return _trap(argv, depth)
     if name == "find":
@@ -316,6 +411,18 @@ def _inner(name: str, argv: list[str], piped: bool, depth: int) -> list[Command]
         found = [] if text is None else parse_shell(text, depth + 1)
         return found + [Command(None, piped)] if doubtful else found
     return []
+
+
+def _watch(argv: list[str], piped: bool, depth: int) -> list[Command]:
+    """``watch [options] TEXT...`` runs its words joined as shell text (``-x``: as an argv)."""
+    reading = read_runner(WATCH, argv)
+    if reading is None:
+        return [Command(None, piped)]
+    if not reading.command:
+        return []
+    if set(reading.seen) & {"-x", "--exec"}:
+        return _expand(reading.command, piped, depth + 1)
+    return _piped_all(parse_shell(" ".join(reading.command), depth + 1), piped)
 
 
 def _git_synonym(argv: list[str], piped: bool, depth: int) -> list[Command]:
@@ -347,37 +454,66 @@ def _trap(argv: list[str], depth: int) -> list[Command]:
 
 
 def _find_exec(argv: list[str], piped: bool, depth: int) -> list[Command]:
-    """The commands ``find ... -exec CMD ... ;`` (or ``-execdir``, ``-ok``) runs."""
+    """The commands ``find ... -exec CMD ... ;`` (or ``-execdir``, ``-ok``) runs.  Each
+    command ends at its ``;`` or ``+``; an ``-exec`` inside one is that command's word."""
     found: list[Command] = []
-    for i, word in enumerate(argv):
-        if word in ("-exec", "-execdir", "-ok", "-okdir"):
-            inner: list[str] = []
-            for item in argv[i + 1:]:
-                if item in (";", "+"):
-                    break
-                inner.append(item)
-            found.extend(_expand(inner, False, depth + 1) if inner else [UNKNOWN])
-            name = program(inner)
-            if name is None or versionless(fold(name)) in SHELLS or name in WRAPPERS:
-                found.append(UNKNOWN)       # {} is a found name, spliced into its text
+    i = 0
+    while i < len(argv):
+        if argv[i] not in ("-exec", "-execdir", "-ok", "-okdir"):
+            i += 1
+            continue
+        end = i + 1
+        while end < len(argv) and argv[end] not in (";", "+"):
+            end += 1
+        inner = argv[i + 1:end]
+        found.extend(_expand(inner, False, depth + 1) if inner else [UNKNOWN])
+        name = program(inner)
+        if name is None or versionless(fold(name)) in SHELLS or name in WRAPPERS:
+            found.append(UNKNOWN)       # {} is a found name, spliced into its text
+        i = end + 1
     return found
 
 
 def _unwrap(name: str, argv: list[str], piped: bool, depth: int) -> list[Command]:
-    rest = argv[1:]
-    assigned = False
-    while name == "env" and rest and _ASSIGNMENT.match(rest[0]):
-        rest, assigned = rest[1:], True
-    if rest and rest[0] == "--":
-        rest = rest[1:]
-    elif rest and rest[0].startswith("-"):
-        return [Command(None, piped)]         # options this reader does not parse
-    rest = rest[WRAPPERS[name]:]
-    if rest and rest[0].startswith("-"):
-        return [Command(None, piped)]         # an option after the operands (flock x -c)
-    if not rest:
-        return [] if name not in MULTIPLEXERS else [Command(None, piped)]
-    return _expand(rest, piped, depth + 1, assigned=assigned)
+    """What a runner runs (see :mod:`mcp_client.policy._runners`): its command, the shell
+    text of an option such as ``flock -c``, and an unknown beside them when its options
+    change the environment or the files its command sees, or cannot be read."""
+    spec = WRAPPERS[name]
+    reading = read_runner(spec, argv)
+    if reading is None:
+        return [Command(None, piped)]
+    found: list[Command] = []
+    for text in reading.texts:
+        found.extend(_piped_all(parse_shell(text, depth + 1), piped))
+    rest, assigned = reading.command, reading.assigned
+    if name == "env":
+        start = _after_assignments(rest)
+        rest, assigned = rest[start:], assigned or start > 0
+    if rest:
+        found.extend(_expand(rest, piped, depth + 1, assigned=assigned))
+        if name in _FEEDERS and _spliced(rest, reading.seen):
+            found.append(Command(None, piped))
+    elif assigned or (spec.multiplexer and reading.runs):
+        found.append(Command(None, piped))
+    if spec.doubt and (rest or reading.texts):
+        found.append(Command(None, piped))      # another root, or other files
+    return found
+
+
+#: Runners that add words read from their input to the command they run.
+_FEEDERS = frozenset({"xargs", "parallel"})
+
+
+def _spliced(command: list[str], options: Mapping[str, str | None]) -> bool:
+    """Whether the words ``xargs``/``parallel`` read from their input can make ``command``
+    run code: they go into a shell's or a wrapper's words (``xargs sh``, ``xargs -I{} sh -c
+    {}``), or into its program name (``xargs -I X X``)."""
+    name = program(command)
+    if name is None or versionless(fold(name)) in SHELLS or name in _FOLLOWED:
+        return True
+    replace = next((value if value else "{}" for option, value in options.items()
+                    if option in ("-I", "-i", "--replace")), None)
+    return replace is not None and replace in command[0]
 
 
 def _argv_list(value: Any) -> list[str] | None:
@@ -412,7 +548,7 @@ def _command_words(value: Any, extra: Any, has_extra: bool) -> list[Command]:
     if tail is None:
         return [UNKNOWN]
     if isinstance(value, str):
-        if len(value) > MAX_COMMAND_CHARS or any(map(_bad_char, value)):
+        if len(value) > MAX_COMMAND_CHARS or _has_bad_char(value):
             return [UNKNOWN]
         try:
             simple = _split(_lex(value))
@@ -427,10 +563,10 @@ def _command_words(value: Any, extra: Any, has_extra: bool) -> list[Command]:
 
 def parse_argv(argv: list[str]) -> list[Command]:
     """The commands an argv list runs: no shell reads it, but wrappers still run others."""
-    if sum(len(word) for word in argv) > MAX_COMMAND_CHARS or any(
-            _bad_char(char) for word in argv for char in word):
+    if len(argv) > MAX_WORDS or sum(len(word) for word in argv) > MAX_COMMAND_CHARS or any(
+            _has_bad_char(word) for word in argv):
         return [UNKNOWN]
-    return _expand(argv, False, 0) or [UNKNOWN]
+    return _bounded(_expand(argv, False, 0))
 
 
 def effective_commands(arguments: Mapping[str, Any]) -> list[Command] | None:
