@@ -41,6 +41,8 @@ def suggested_rule(facts: Facts) -> dict[str, Any] | None:
         if len(facts.commands) != 1 or _shell.program(facts.commands[0].argv) is None:
             return None
         argv = list(facts.commands[0].argv or ())
+        if "" in argv:
+            return None         # a rule cannot name an empty word (``grep '' f``)
         rule["command"] = _shell.program(argv)
         if len(argv) > 1:
             rule["args"] = argv[1:]

@@ -121,3 +121,17 @@ class AdversarialTotals(LeakCheckingTestCase):
         self.assertEqual(weaker, [], "asked where a deny rule should have refused")
         reads = [row for row in ROWS if row[0].startswith("read: ")]
         self.assertGreaterEqual(len(reads), 40)
+
+
+class EmptyWordTest(LeakCheckingTestCase):
+    """A command with an empty word (``grep '' f``) is asked about, with no suggested rule
+    (a rule cannot name an empty word), rather than refused by an error while asking."""
+
+    def test_an_empty_word_is_asked_about_without_a_suggestion(self) -> None:
+        for command in ("echo ''", "grep '' f", 'printf "" x'):
+            with self.subTest(command=command):
+                asker = Asker("deny-once")
+                policy = Policy(Provider(), rules=Policy.default_rules() + [
+                    {"tool": "sh_run", "decision": "ask"}], roots=ROOTS, on_ask=asker)
+                self.assertEqual(decide(policy, asker, "sh_run", {"command": command}), "ask")
+                self.assertIsNone(asker.questions[-1]["suggested_rule"])
