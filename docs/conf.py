@@ -6,7 +6,6 @@ the repository root; ``-b doctest`` runs the guide's examples.
 
 from __future__ import annotations
 
-import glob
 import os
 import sys
 
@@ -30,7 +29,7 @@ extensions = [
     "sphinx.ext.viewcode",
 ]
 
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "_intersphinx"]
 nitpicky = False
 default_role = "any"
 
@@ -47,16 +46,11 @@ autodoc_default_options = {"members": True, "show-inheritance": True}
 # Hints name types only imported under TYPE_CHECKING; keep them as written.
 autodoc_type_aliases: dict[str, str] = {}
 
-# The Python documentation's inventory is read from a local copy when there is
-# one (Debian's python3-doc; MCP_CLIENT_PYTHON_INV names another), so that the
-# build needs no network; links still point at docs.python.org.
-_PYTHON_DOCS = "https://docs.python.org/3"
-_INVENTORIES = [os.environ.get("MCP_CLIENT_PYTHON_INV", ""),
-                f"/usr/share/doc/python3.{sys.version_info[1]}/html/objects.inv",
-                *sorted(glob.glob("/usr/share/doc/python3*/html/objects.inv"), reverse=True)]
-_LOCAL = next((path for path in _INVENTORIES if path and os.path.isfile(path)), None)
-intersphinx_mapping = {"python": (_PYTHON_DOCS, _LOCAL)}
-intersphinx_timeout = 10
+# Links into the Python documentation are resolved from the trimmed copy of its
+# inventory in _intersphinx/ (the entries these pages link to; trim.py there
+# regenerates it), never fetched: the build needs no network, and no
+# python3-doc. The links still point at docs.python.org.
+intersphinx_mapping = {"python": ("https://docs.python.org/3", "_intersphinx/python.inv")}
 
 # Only the ``.. doctest::`` and ``.. testcode::`` blocks of the guide run;
 # the ``>>>`` lines in docstrings illustrate and are not tests.
