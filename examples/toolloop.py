@@ -14,6 +14,10 @@ Run it from the repository root::
    answers in the same shape (``tool_calls`` with JSON-string arguments), but it
    follows a script, so the example needs no network and no API key and prints
    the same thing every run.  Swap in a real client and nothing else changes.
+5. The answers go back as the API documents tool messages: ``chat_messages``
+   keeps ``role``, ``tool_call_id`` and ``content`` of each entry (the entries'
+   ``is_error`` is for the program and its layers; this stand-in refuses any
+   other key, as the documentation allows no other).
 
 ``on_progress`` is wired on the local toolkit: ``docs_search_docs`` reports a
 step per document, and each report names the ``tool_call_id`` it belongs to.
@@ -25,12 +29,12 @@ import json
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ToolAnnotations
 
-from mcp_client import Client
+from mcp_client import Client, chat_messages
 from mcp_client.registry import Registry
 
 SERVER = Path(__file__).resolve().parent / "servers" / "quickstart_server.py"
@@ -81,8 +85,11 @@ class ScriptedModel:
         return {"id": f"call_{self._calls}", "type": "function",
                 "function": {"name": tool, "arguments": json.dumps(arguments)}}
 
-    def complete(self, messages: list[dict[str, Any]],
+    def complete(self, messages: list[Mapping[str, Any]],
                  tools: list[dict[str, Any]]) -> dict[str, Any]:
+        for message in messages:
+            if message["role"] == "tool" and set(message) != {"role", "tool_call_id", "content"}:
+                raise ValueError(f"not a tool message the API documents: {sorted(message)}")
         offered = {tool["function"]["name"] for tool in tools}
         results = [m["content"] for m in messages if m["role"] == "tool"]
         turn = sum(1 for m in messages if m["role"] == "assistant")
@@ -125,7 +132,7 @@ def chat(tools: Registry, model: ScriptedModel, progress: ProgressLog, question:
     declarations = tools.tools_for_llm()
     print("tools:", " ".join(d["function"]["name"] for d in declarations))
     print(f"user: {question}")
-    messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
+    messages: list[Mapping[str, Any]] = [{"role": "user", "content": question}]
     while True:
         reply = model.complete(messages, declarations)
         messages.append(reply)
@@ -141,8 +148,7 @@ def chat(tools: Registry, model: ScriptedModel, progress: ProgressLog, question:
         for answer in answers:
             flag = " (error)" if answer["is_error"] else ""
             print(f"<- {answer['tool_call_id']}{flag}: {answer['content'].replace(chr(10), ' | ')}")
-        messages.extend({"role": "tool", "tool_call_id": answer["tool_call_id"],
-                         "content": answer["content"]} for answer in answers)
+        messages.extend(chat_messages(answers))   # role, tool_call_id, content: no more
 
 
 def main() -> None:

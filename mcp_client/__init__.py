@@ -22,11 +22,12 @@ if TYPE_CHECKING:
 __all__ = [
     "__version__", "Client", "Registry", "MCPClientError", "Timeout", "Cancelled", "ServerGone",
     "TransportClosed", "TransportError", "ProtocolError", "UnsupportedVersion", "InputLoopExceeded",
-    "SpawnFailed", "SkillError",
+    "SpawnFailed", "SkillError", "chat_messages",
 ]
 
 
 if TYPE_CHECKING:
+    from .provider import chat_messages
     from .registry import Registry
 
 # The package logger's NullHandler is installed by mcp_client._log the first
@@ -43,4 +44,7 @@ def __getattr__(name: str) -> Any:
     if name == "Registry":
         from .registry import Registry
         return Registry
+    if name == "chat_messages":   # the provider role's helpers, loaded on first use too
+        from .provider import chat_messages
+        return chat_messages
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,9 @@ contract (:class:`Provider`):
   call**: a malformed call, an unknown tool, a refusal, a failure on the
   wire each become that call's ``is_error`` entry.  ``calls`` that is not a
   list (None, a number, a single call dict) is a programming error, raised as
-  :class:`~mcp_client.exceptions.MCPClientError`.
+  :class:`~mcp_client.exceptions.MCPClientError`.  The entries are for the
+  program and the layers; :func:`chat_messages` (also ``mcp_client.chat_messages``)
+  turns them into the tool messages a Chat Completions request carries.
 * ``tool_annotations(name)`` (optional) returns what the tool's server said
   about it (a copy of its ``annotations``), or None.  ``close()`` (optional)
   releases what the provider owns; it is idempotent.
@@ -49,11 +51,11 @@ from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, OutputMis
                          ProtocolError, ServerGone, Timeout, TransportClosed, TransportError)
 
 if TYPE_CHECKING:
-    from .types import ToolAnnotations, ToolDeclaration, ToolMessage
+    from .types import ChatToolMessage, ToolAnnotations, ToolDeclaration, ToolMessage
 
 __all__ = ["Provider", "Layer", "is_provider", "declared_name", "CallParts", "read_call",
            "parse_arguments", "as_call_list", "arguments_key", "declaration", "tool_message",
-           "error_message", "result_message", "flatten_content", "base64_size",
+           "error_message", "result_message", "chat_messages", "flatten_content", "base64_size",
            "describe_failure", "json_kind"]
 
 log = logging.getLogger(__name__)
@@ -405,6 +407,39 @@ def result_message(ident: Any, result: Mapping[str, Any]) -> ToolMessage:
     if not content and is_error:
         content = "the tool reported an error and said nothing more"
     return tool_message(ident, content, is_error=is_error, structured_content=structured)
+
+
+def chat_messages(entries: Iterable[Mapping[str, Any]]) -> list[ChatToolMessage]:
+    """The tool messages to append to a Chat Completions ``messages`` list.
+
+    An ``execute_tool_calls`` entry carries ``is_error`` and
+    ``structured_content`` for the layers that read them; the API documents a
+    tool message as ``role``, ``tool_call_id`` and ``content`` only.  This
+    keeps those three, in order, and leaves the entries as they were.  Nothing
+    is lost to the model: an error's text is in ``content``, and so is
+    ``structuredContent`` when the tool sent no text (as JSON).
+
+    Args:
+        entries: what ``execute_tool_calls`` returned (any provider's).
+
+    Returns:
+        One ``{"role": "tool", "tool_call_id", "content"}`` per entry, new dicts.
+
+    Raises:
+        MCPClientError: ``entries`` is not a list of tool entries (a programming error).
+    """
+    if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Iterable):
+        raise MCPClientError(f"chat_messages takes the list execute_tool_calls returned, "
+                             f"not {json_kind(entries)}")
+    messages: list[ChatToolMessage] = []
+    for position, entry in enumerate(entries):
+        if not isinstance(entry, Mapping) or entry.get("role") != "tool" or \
+                "tool_call_id" not in entry or not isinstance(entry.get("content"), str):
+            raise MCPClientError(f"entry {position} is not a tool entry "
+                                 f"(role 'tool', tool_call_id, text content): {entry!r:.200}")
+        messages.append({"role": "tool", "tool_call_id": entry["tool_call_id"],
+                         "content": entry["content"]})
+    return messages
 
 
 def flatten_content(blocks: Any) -> str:

@@ -46,7 +46,8 @@ __all__ = [
     "ToolAnnotations", "ToolExecution", "Tool", "Resource", "ResourceTemplate",
     "PromptArgument", "Prompt", "CallToolResult", "ReadResourceResult", "PromptMessage",
     "GetPromptResult", "Completion", "Implementation", "Notification", "Task",
-    "FunctionDeclaration", "ToolDeclaration", "ToolMessage", "ToolCallFunction", "ToolCall",
+    "FunctionDeclaration", "ToolDeclaration", "ToolMessage", "ChatToolMessage",
+    "ToolCallFunction", "ToolCall",
     "ProviderEntry",
 ]
 
@@ -346,6 +347,17 @@ class ToolMessage(TypedDict):
     content: str
     is_error: bool
     structured_content: NotRequired[Any]
+
+
+class ChatToolMessage(TypedDict):
+    """A tool message as the Chat Completions API documents it: these three keys, no more.
+
+    What :func:`~mcp_client.provider.chat_messages` makes of a :class:`ToolMessage`.
+    """
+
+    role: Literal["tool"]
+    tool_call_id: Any
+    content: str
 
 
 class ToolCallFunction(TypedDict):

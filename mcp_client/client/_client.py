@@ -437,7 +437,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
 
         Never raises for a call (each failure is an ``is_error`` entry); the
         batch has run when this returns.  See ``mcp_client.client._bridge`` and
-        :mod:`mcp_client.batch`.
+        :mod:`mcp_client.batch`; :func:`~mcp_client.provider.chat_messages`
+        makes the entries the tool messages a Chat Completions request carries.
 
         Raises:
             MCPClientError: ``calls`` is not a list.
