@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import runpy
+import sys
 import zlib
 from typing import Any
 
@@ -27,13 +28,12 @@ _LINE = re.compile(r"(.+?)\s+(\S+)\s+(-?\d+)\s+?(\S*)\s+(.*)")
 
 
 def _configuration() -> dict[str, Any]:
-    """docs/conf.py's settings, read as Sphinx reads them (from the docs folder)."""
-    here = os.getcwd()
-    os.chdir(DOCS)
+    """docs/conf.py's settings (the sys.path entry it adds is taken out again)."""
+    saved = list(sys.path)
     try:
         return runpy.run_path(os.path.join(DOCS, "conf.py"))
     finally:
-        os.chdir(here)
+        sys.path[:] = saved
 
 
 def _locations(inventory: Any) -> list[Any]:
