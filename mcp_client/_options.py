@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CLIENT_OPTIONS", "STDIO_OPTIONS", "HTTP_OPTIONS", "unknown_option",
+__all__ = ["CLIENT_OPTIONS", "STDIO_OPTIONS", "HTTP_OPTIONS", "TIMEOUT_OPTIONS", "unknown_option",
            "check_client_options", "split_options"]
 
 #: Client options and their defaults (documented on :class:`~mcp_client.Client`).
@@ -65,11 +65,39 @@ _CALLABLES = ("on_warn", "on_log", "on_progress", "on_elicit", "on_elicit_url", 
               "on_task_status")
 
 
-def unknown_option(name: str, known: Iterable[str]) -> MCPClientError:
-    """The error for an option nobody recognises, with a suggestion."""
-    import difflib   # only on the error path
+#: What each timeout option bounds, the likeliest meaning of a bare ``timeout`` first.  An
+#: unknown option that says "timeout" (``timeout``, ``timout``, ``read_timeout``) is
+#: pointed at the first of these the call accepts, and told what each one bounds; the
+#: closest spelling (``probe_timeout``) is rarely what was meant.  A new timeout option
+#: adds its line here.
+TIMEOUT_OPTIONS: dict[str, str] = {
+    "request_timeout": "each request's wait for its answer (default 60 s; a call's "
+                       "timeout= overrides it)",
+    "probe_timeout": "the server/discover probe that finds a server's era when connecting "
+                     "(default 5 s)",
+    "connect_timeout": "opening an HTTP connection (default 10 s)",
+    "max_total_timeout": "a call kept alive by progress, in all (default none)",
+}
 
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+
+def unknown_option(name: str, known: Iterable[str]) -> MCPClientError:
+    """The error for an option nobody recognises, with a suggestion.
+
+    A slip in a known name (``probe_timout``) suggests that name.  Otherwise a
+    name that says "timeout" suggests the first of :data:`TIMEOUT_OPTIONS` in
+    ``known`` and says what each of them bounds; any other name gets the
+    closest known one, if any is close.
+    """
+    import difflib   # only on the error path
+    import re
+
+    known = list(known)
+    timeouts = [option for option in TIMEOUT_OPTIONS if option in known]
+    if timeouts and re.search(r"tim(e)?[_-]?out", name, re.IGNORECASE) and \
+            not difflib.get_close_matches(name, timeouts, n=1, cutoff=0.85):
+        bounds = "; ".join(f"{option} bounds {TIMEOUT_OPTIONS[option]}" for option in timeouts)
+        return MCPClientError(f"unknown option: {name} (did you mean {timeouts[0]}? {bounds})")
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]}?)" if close else ""
     return MCPClientError(f"unknown option: {name}{hint}")
 

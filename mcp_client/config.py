@@ -79,11 +79,23 @@ Decisions (the issue leaves these open):
   token file, so a ``mcp-client login`` beforehand means nobody is asked.
   Any other key (``autoApprove``, ``timeout``, ``description``...) is kept in
   :attr:`ServerConfig.extra` for the host to read, and otherwise ignored.
+* **Typos.**  A key that is a slip away from one read here is not another
+  host's: the entry is refused with a "did you mean" (``ulr``, ``comand``,
+  ``Args``, ``inheritEnv``, ``restrat``), rather than reported later as a
+  missing ``url`` or, worse, started without its ``args``.  Keys are compared
+  lower-cased with ``_`` and ``-`` removed, by optimal-string-alignment
+  distance: at most 1 step from a key of up to 5 letters, 2 from a longer one
+  (``misspelt`` in ``mcp_client._config._reader``).  Other hosts' spellings that
+  are further away -- ``cmd``, ``argv``, ``arguments``, ``environment``,
+  ``httpUrl`` -- are named outright.  Everything else (``enabled``,
+  ``timeout``, ``trust``, ``disabledTools``...) is kept.  A missing ``url`` or
+  ``command`` is said to be missing.  Every error names the file (when there
+  is one), the entry and the key; the command line exits 2 on it.
 * **Restarts.**  A stdio server is connected with ``restart="on-failure"``
   (a server that crashes is started again by the next call, see
   :class:`~mcp_client.Client`) unless the entry says ``"restart": "never"``;
   a ``restart=`` option given to :func:`connect_config` is the default the
-  entry's own key overrides.
+  entry's own key overrides.  Its value is checked when the file is read.
 * **Prefixes.**  Each server is added under its name, made acceptable to a
   model API by :class:`mcp_client.names.NameMap` (characters outside
   ``[a-zA-Z0-9_-]`` become ``_``; a name too long, or two names that clean to

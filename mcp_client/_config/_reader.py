@@ -33,6 +33,13 @@ _COMMON_KEYS = ("type", "era", "disabled", "tools")
 _TOOLS_KEYS = ("include", "exclude")
 #: ``type`` values, normalised (lower case, ``-``/``_`` removed), and the kind they mean.
 _TYPES = {"stdio": "stdio", "http": "http", "streamablehttp": "http", "sse": "sse"}
+#: Keys a typo is measured against: every key read here, and ``restart`` (read by
+#: :meth:`ServerConfig.connect <mcp_client.config.ServerConfig.connect>` from ``extra``).
+_TYPO_TARGETS = _STDIO_KEYS + _HTTP_KEYS + _COMMON_KEYS + ("restart",)
+#: Other spellings of our keys that are too far from them to count as typos (normalised
+#: as :func:`_normal` does): ``cmd`` would otherwise be a slip from ``cwd``.
+_ALIASES = {"cmd": "command", "argv": "args", "arguments": "args", "environment": "env",
+            "httpurl": "url"}
 
 
 def read_entry(name: Any, raw: Any, prefix: str, environ: Mapping[str, str],
@@ -67,6 +74,11 @@ def read_entry(name: Any, raw: Any, prefix: str, environ: Mapping[str, str],
 
 def _read_keys(reader: _Reader, name: str, raw: Mapping[str, Any], prefix: str,
                base: Path | None) -> ServerConfig:
+    for key in raw:
+        meant = misspelt(key)
+        if meant is not None:
+            raise ConfigError(f"not a key this client reads (did you mean {meant!r}?)",
+                              server=name, key=key)
     kind = reader.kind()
     if "envFile" in raw:
         raise ConfigError("envFile is not read by this client; list the variables under "
@@ -74,6 +86,7 @@ def _read_keys(reader: _Reader, name: str, raw: Mapping[str, Any], prefix: str,
     known = _STDIO_KEYS + _HTTP_KEYS + _COMMON_KEYS
     extra = {k: v for k, v in raw.items() if k not in known}
     include, exclude = reader.tools()
+    reader.restart()
     if kind == "stdio":
         return ServerConfig(name=name, kind=kind, prefix=prefix, command=reader.command(base),
                             args=reader.strings("args"), env=reader.mapping("env"),
@@ -143,7 +156,9 @@ class _Reader:
         that name in whatever folder the client ran from start instead.  A
         bare name (``uvx``) is looked up on ``PATH`` when started.
         """
-        command = os.path.expanduser(self.string("command", self.raw.get("command")))
+        if "command" not in self.raw:
+            raise self.error("command", "missing: a stdio server needs \"command\"")
+        command = os.path.expanduser(self.string("command", self.raw["command"]))
         if not command.strip():
             raise self.error("command", "must not be empty")
         if os.path.isabs(command) or not _has_separator(command):
@@ -181,7 +196,9 @@ class _Reader:
         from .._redact import redact_url
 
         key = "serverUrl" if "serverUrl" in self.raw else "url"
-        url = self.string(key, self.raw.get(key)).strip()
+        if key not in self.raw:
+            raise self.error(key, "missing: an HTTP server needs \"url\"")
+        url = self.string(key, self.raw[key]).strip()
         if not self.disabled and not re.match(r"^https?://[^/\s]+", url, re.IGNORECASE):
             raise self.error(key, f"must be an http:// or https:// URL, not {redact_url(url)!r}")
         return url
@@ -238,6 +255,13 @@ class _Reader:
             raise self.error("tools", str(exc)) from None
         return include, exclude
 
+    def restart(self) -> None:
+        """Check ``restart`` now, so a bad value is named with the file, not at connect."""
+        if "restart" in self.raw and self.raw["restart"] not in ("never", "on-failure"):
+            value = self.raw["restart"]
+            shown = repr(value) if isinstance(value, str) else json_kind(value)
+            raise self.error("restart", f"must be \"never\" or \"on-failure\", not {shown}")
+
     def era(self) -> str | None:
         era = self.raw.get("era")
         if era is None:
@@ -266,6 +290,52 @@ def expand(text: str, environ: Mapping[str, str] | None = None, *, server: str |
         return _text.expand(text, os.environ if environ is None else environ, strict=strict)
     except _text.Unexpandable as exc:
         raise ConfigError(str(exc), server=server, key=key) from None
+
+
+def misspelt(key: Any) -> str | None:
+    """The key this client reads that ``key`` is a slip away from, or None.
+
+    ``key`` and every known key are compared lower-cased without ``_`` and
+    ``-`` (so ``URL``, ``inheritEnv`` and ``server_url`` are ours), by the
+    optimal-string-alignment distance (one insertion, deletion, substitution
+    or swap of neighbours is one step): at most 1 step from a key of up to 5
+    letters, 2 from a longer one.  A few spellings other hosts use
+    (``cmd``, ``argv``, ``arguments``, ``environment``, ``httpUrl``) are
+    named outright.  A key the reader knows (``envFile`` included) is not a
+    typo; neither is anything further away (``autoApprove``, ``timeout``,
+    ``enabled``): it is another host's, and kept.
+    """
+    if not isinstance(key, str) or key in _TYPO_TARGETS or key == "envFile":
+        return None
+    normal = _normal(key)
+    if normal in _ALIASES:
+        return _ALIASES[normal]
+    best: tuple[int, str] | None = None
+    for known in _TYPO_TARGETS:
+        steps = _distance(normal, _normal(known))
+        if steps <= (1 if len(known) <= 5 else 2) and (best is None or steps < best[0]):
+            best = (steps, known)
+    return None if best is None else best[1]
+
+
+def _normal(key: str) -> str:
+    return key.lower().replace("_", "").replace("-", "")
+
+
+def _distance(a: str, b: str) -> int:
+    """Optimal string alignment distance (Levenshtein with swaps of neighbours)."""
+    if abs(len(a) - len(b)) > 2:
+        return 3   # further than any limit: keys are short, but a file's may not be
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
 
 
 def _has_separator(command: str) -> bool:

@@ -32,7 +32,9 @@ class UsageError(Exception):
 
 def exit_code_for(exc: BaseException) -> int:
     """The exit code of a failure (see :mod:`mcp_client.cli._main`)."""
-    if isinstance(exc, (UsageError, argparse.ArgumentError)):
+    from ..config import ConfigError   # a file that cannot be used is a usage mistake
+
+    if isinstance(exc, (UsageError, argparse.ArgumentError, ConfigError)):
         return EXIT_USAGE
     if isinstance(exc, (ProtocolError, UnsupportedVersion, InputLoopExceeded)):
         return EXIT_PROTOCOL

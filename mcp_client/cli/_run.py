@@ -183,6 +183,8 @@ class Run:
         name = option(self.args, "server")
         if name is None:
             enabled = [entry.name for entry in entries if not entry.disabled]
+            if not enabled and len(broken) == 1:   # the one server: say what is wrong with it
+                raise UsageError(str(next(iter(broken.values()))))
             if len(enabled) != 1 or broken:
                 listed = ", ".join(enabled + [str(n) for n in broken]) or "none"
                 raise UsageError(f"--config needs --server NAME (servers: {listed})")

@@ -17,7 +17,9 @@ How one call is decided, failing closed at every step:
    in those functions' words
    (``malformed tool call: ...``, ``fs_write: arguments are not valid JSON
    ...``) and never forwarded: nothing unreadable is judged, let alone run.
-2. Every rule whose ``tool`` matches is evaluated; the strongest decision that
+2. Every rule whose ``tool`` matches is evaluated (no ``rules=`` means
+   :meth:`Policy.default_rules`, which allow only tools the server annotated
+   ``readOnlyHint: true`` and the lease tools; ``rules=[]`` means none); the strongest decision that
    fires wins (deny > ask > allow), so order never matters.  A deny refuses.
 3. The *danger floor*: a fired ``severity: "danger"`` rule, or a built-in
    floor item that is yes or unknown -- ``recursive-delete``, ``force-push``,
@@ -252,8 +254,10 @@ class Policy(Layer):
 
     Args:
         provider: the inner provider (``tools_for_llm``, ``execute_tool_calls``).
-        rules: rules (:mod:`mcp_client.policy.rules`); ``None`` is none, so every
-            call is asked about.  :meth:`default_rules` is a starting point.
+        rules: rules (:mod:`mcp_client.policy.rules`); ``None`` (the default) is
+            :meth:`default_rules` -- only tools annotated ``readOnlyHint`` and
+            the lease tools go through, everything else is asked about -- and
+            ``[]`` is no rules at all, so every call is asked about.
         roots: tool-name prefix -> the server's directory (absolute), e.g.
             ``{"fs": "/srv"}`` (:func:`mcp_client.paths.root_for`).
         on_ask: ``on_ask(question) -> answer``; ``None`` makes the policy
@@ -284,7 +288,7 @@ class Policy(Layer):
                 raise MCPClientError(f"{name} must be callable or None")
         if grants_store is not None and not isinstance(grants_store, Grants):
             raise MCPClientError("grants_store must be a mcp_client.policy.Grants")
-        self._rules = compile_rules(rules)
+        self._rules = compile_rules(self.default_rules() if rules is None else rules)
         self._roots = check_roots(roots)
         self._on_ask = on_ask
         self._on_grant = on_grant

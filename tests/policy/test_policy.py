@@ -73,6 +73,7 @@ class PolicyCase(LeakCheckingTestCase):
     def policy(self, *, provider: FakeProvider | None = None, **options: Any) -> Policy:
         self.provider = provider or FakeProvider()
         options.setdefault("roots", {"fs": "/srv", "sh": "/srv/project"})
+        options.setdefault("rules", [])   # no rules: every call asks (the default lets reads by)
         return Policy(self.provider, **options)
 
     def assertRan(self, result: dict[str, Any], name: str) -> None:
