@@ -33,6 +33,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import logging
+import re
 import secrets
 import time
 from typing import TYPE_CHECKING, Any, Mapping
@@ -133,6 +134,8 @@ def read_redirect(redirect_url: str, *, state: str, issuer: str,
 
 #: Characters of an authorization code (RFC 6749 §A.11: VSCHAR).
 _CODE_CHARS = frozenset(chr(c) for c in range(0x21, 0x7F))
+#: An absolute address (RFC 3986 §3.1 scheme, then an authority).
+_ADDRESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 #: Parameters that make a paste a redirect's query rather than a code (RFC 6749 §4.1.2).
 _QUERY_MARKS = ("code=", "state=", "error=", "iss=")
 
@@ -148,7 +151,7 @@ def read_pasted(text: str, *, state: str, issuer: str, iss_supported: bool) -> s
     pasted = text.strip()
     if not pasted:
         raise AuthError("nothing was pasted for the login")
-    if "://" in pasted or pasted.startswith("?"):
+    if _ADDRESS.match(pasted) or pasted.startswith("?"):
         return read_redirect(pasted, state=state, issuer=issuer, iss_supported=iss_supported)
     if any(mark in pasted for mark in _QUERY_MARKS):   # the query alone
         return read_redirect("?" + pasted.lstrip("&"), state=state, issuer=issuer,

@@ -19,6 +19,7 @@ import socket
 import subprocess
 import tempfile
 import threading
+import unittest
 import webbrowser
 from pathlib import Path
 from typing import IO, Any
@@ -27,9 +28,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import requests
 
-from mcp_client.auth import MemoryTokenStorage, OAuth
+from mcp_client.auth import AuthError, MemoryTokenStorage, OAuth
+from mcp_client.auth._flow import read_pasted
+from mcp_client.auth._loopback import Loopback, launch_browser
 
-from ..base import PYTHON
+from ..base import PYTHON, LeakCheckingTestCase
 from ..tables import add_rows
 from .test_auth import WAIT, LiveCase
 
@@ -245,3 +248,77 @@ add_rows(TestCommandLineLogin, "no_browser", [
     ("an address with another state is refused", "{wrong}\n", 5, "state does not match"),
     ("nothing pasted before stdin ends", "", 5, "nothing was pasted"),
 ], TestCommandLineLogin.check_paste)
+
+
+ISSUER = "http://127.0.0.1:9000"
+BACK = "http://127.0.0.1:5000/callback?"
+
+
+class TestPasted(unittest.TestCase):
+    def check(self, label: str, pasted: str, supported: bool, code: str | None,
+              said: str) -> None:
+        def read() -> str:
+            return read_pasted(pasted, state="s1", issuer=ISSUER, iss_supported=supported)
+
+        if code is not None:
+            self.assertEqual(read(), code)
+            return
+        with self.assertRaises(AuthError) as caught:
+            read()
+        self.assertIn(said, caught.exception.reason)
+        self.assertNotIn("c0de", caught.exception.reason)
+
+
+add_rows(TestPasted, "paste", [
+    ("the redirect address", f"{BACK}code=c0de&state=s1&iss={ISSUER}", True, "c0de", ""),
+    ("the address with a newline", f" {BACK}code=c0de&state=s1&iss={ISSUER}\n", True, "c0de",
+     ""),
+    ("the query alone", f"code=c0de&state=s1&iss={ISSUER}", True, "c0de", ""),
+    ("the query with its question mark", f"?code=c0de&state=s1&iss={ISSUER}", True, "c0de", ""),
+    ("the bare code", "c0de\n", True, "c0de", ""),
+    ("a bare code with URL characters", "4/0Ab-c_d.e~f", True, "4/0Ab-c_d.e~f", ""),
+    ("an address with another state", f"{BACK}code=c0de&state=s2&iss={ISSUER}", True, None,
+     "state does not match"),
+    ("an address with no state", f"{BACK}code=c0de&iss={ISSUER}", True, None,
+     "state does not match"),
+    ("a query with another state", f"code=c0de&state=s2&iss={ISSUER}", True, None,
+     "state does not match"),
+    ("an address from another issuer", f"{BACK}code=c0de&state=s1&iss=http://evil", True,
+     None, "came from the issuer"),
+    ("an address without the promised iss", f"{BACK}code=c0de&state=s1", True, None,
+     "promised an iss"),
+    ("a declined authorization", f"{BACK}error=access_denied&state=s1&iss={ISSUER}", True,
+     None, "refused"),
+    ("nothing", "  \n", True, None, "nothing was pasted"),
+    ("words with spaces", "c0de and more", True, None, "neither the address"),
+    ("a control character", "c0de\x1b[2J", True, None, "neither the address"),
+], TestPasted.check)
+
+
+class TestInterrupt(LeakCheckingTestCase):
+    def test_an_interrupt_before_the_wait_ends_it_with_none(self) -> None:
+        listener = Loopback(0, timeout=WAIT)
+        self.addCleanup(listener.close)
+        listener.interrupt()
+        self.assertIsNone(listener.wait("s1"))
+        listener.close()
+        listener.interrupt()   # harmless once closed
+
+    def test_a_redirect_already_waiting_wins_over_an_interrupt(self) -> None:
+        listener = Loopback(0, timeout=WAIT)
+        self.addCleanup(listener.close)
+        with socket.create_connection(("127.0.0.1", listener.port), timeout=WAIT) as conn:
+            conn.sendall(b"GET /callback?code=c&state=s1 HTTP/1.1\r\nHost: x\r\n\r\n")
+            listener.interrupt()
+            self.assertEqual(listener.wait("s1"), listener.redirect_uri + "?code=c&state=s1")
+            self.assertIn(b" 200 OK", conn.recv(4096))
+
+    def test_a_failing_browser_command_interrupts_the_wait(self) -> None:
+        listener = Loopback(0, timeout=WAIT)
+        self.addCleanup(listener.close)
+        with mock.patch.object(webbrowser, "get",
+                               return_value=webbrowser.GenericBrowser(["false"])):
+            thread = launch_browser(listener.redirect_uri, listener.interrupt)
+            self.assertIsNone(listener.wait("s1"))
+        thread.join(WAIT)
+        self.assertFalse(thread.is_alive())
