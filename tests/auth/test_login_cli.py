@@ -243,7 +243,6 @@ class TestCommandLineLogin(LiveCase):
 
 add_rows(TestCommandLineLogin, "no_browser", [
     ("the redirect address pasted", "{location}\n", 0, "logged in"),
-    ("the address pasted with spaces around it", "  {location}  \n", 0, "logged in"),
     ("the bare code pasted", "{code}\n", 0, "logged in"),
     ("an address with another state is refused", "{wrong}\n", 5, "state does not match"),
     ("nothing pasted before stdin ends", "", 5, "nothing was pasted"),
