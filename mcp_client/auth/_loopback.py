@@ -38,8 +38,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from ._errors import AuthError
 
-__all__ = ["Loopback", "open_browser", "browser_available", "launch_browser",
-           "DEFAULT_CALLBACK_TIMEOUT", "NO_BROWSER"]
+__all__ = ["Loopback", "browser_available", "launch_browser", "DEFAULT_CALLBACK_TIMEOUT",
+           "NO_BROWSER"]
 
 #: Seconds a login may take in the browser before it is given up (a bound, not a spec value).
 DEFAULT_CALLBACK_TIMEOUT = 300.0
@@ -50,8 +50,9 @@ _DONE = (b"<!doctype html><title>Logged in</title><p>The login is complete. "
 _WRONG = b"<!doctype html><title>Not this login</title><p>This is not the login in progress.</p>"
 NO_BROWSER = ("no web browser is available to log in; pass on_authorize= (a function that "
               "gets the authorization URL and returns the URL the browser was redirected "
-              "to), or log in once where a browser is, with a FileTokenStorage shared "
-              "with this program (mcp-client login --http URL)")
+              "to) or on_no_browser= (one that shows the URL and returns what the person "
+              "pastes), or log in once with a FileTokenStorage shared with this program "
+              "(mcp-client login --http URL, which asks for the pasted address)")
 
 
 def browser_available() -> bool:
@@ -90,22 +91,6 @@ def launch_browser(url: str, on_failure: Callable[[], None]) -> threading.Thread
     thread = threading.Thread(target=run, name="mcp-login-browser", daemon=True)
     thread.start()
     return thread
-
-
-def open_browser(url: str | None) -> None:
-    """Open ``url`` in the user's browser; with None, only check that there is one.
-
-    Raises:
-        AuthError: there is no browser to open.
-    """
-    import webbrowser
-
-    try:
-        browser = webbrowser.get()
-    except webbrowser.Error:
-        raise AuthError(NO_BROWSER) from None
-    if url is not None and not browser.open(url):
-        raise AuthError(NO_BROWSER)
 
 
 class Loopback:

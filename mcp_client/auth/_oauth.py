@@ -105,6 +105,9 @@ class OAuth(BearerAuth):
             raise AuthError("redirect_uri= needs on_authorize= (which receives the user "
                             "agent there); the default browser login listens on "
                             "127.0.0.1 itself (choose its port with callback_port=)")
+        if on_no_browser is not None and on_authorize is not None:
+            raise AuthError("on_no_browser= is for the default browser login, which "
+                            "on_authorize= replaces: pass one of them")
         if client_metadata_url is not None and urlsplit(client_metadata_url).scheme != "https":
             raise AuthError("client_metadata_url must be an https URL")
         self._client_name = client_name or "mcp-client"

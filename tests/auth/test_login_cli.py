@@ -294,6 +294,13 @@ add_rows(TestPasted, "paste", [
 ], TestPasted.check)
 
 
+class TestOptions(unittest.TestCase):
+    def test_on_no_browser_with_on_authorize_is_refused(self) -> None:
+        with self.assertRaises(AuthError) as caught:
+            OAuth(on_authorize=str, on_no_browser=str)
+        self.assertIn("on_authorize=", caught.exception.reason)
+
+
 class TestInterrupt(LeakCheckingTestCase):
     def test_an_interrupt_before_the_wait_ends_it_with_none(self) -> None:
         listener = Loopback(0, timeout=WAIT)
