@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import threading
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
@@ -118,6 +119,7 @@ class OAuth(BearerAuth):
         self._metadata_url = client_metadata_url
         self._on_authorize = on_authorize
         self._on_no_browser = on_no_browser
+        self._browser: threading.Thread | None = None   # the last browser command started
         self._callback_port = callback_port
         self._callback_timeout = float(callback_timeout)
         self._want_dpop = bool(dpop)
@@ -277,6 +279,25 @@ class OAuth(BearerAuth):
             self._dpop = DPoPKey()
         return self._dpop
 
+    def wait_for_browser(self, timeout: float | None = None) -> bool:
+        """Wait for the browser command a login started to end.
+
+        A browser in the terminal (w3m, lynx) runs until the person quits it,
+        after the login is complete; a program that owns the terminal only
+        then (``mcp-client login``) waits here.  A graphical browser's
+        command ends at once.
+
+        Args:
+            timeout: seconds to wait at most (None: until it ends; 0: only look).
+
+        Returns:
+            True when no browser command started by this object still runs.
+        """
+        browser = self._browser
+        if browser is not None:
+            browser.join(timeout)
+        return browser is None or not browser.is_alive()
+
     def _listen(self, record: Mapping[str, Any]) -> Loopback:
         """The loopback listener: on ``callback_port``, else on the registered client's
         port, else (or when another program holds that one) on a fresh port."""
@@ -295,8 +316,8 @@ class OAuth(BearerAuth):
         """Where the user agent came back to, and whether a person pasted it."""
         if listener is not None:
             came_back = None
-            if browser:
-                launch_browser(url, listener.interrupt)   # the listener is already accepting
+            if browser:   # the listener is already accepting
+                self._browser = launch_browser(url, listener.interrupt)
                 came_back = listener.wait(state)
             if came_back is not None:
                 return came_back, False

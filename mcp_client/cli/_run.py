@@ -178,6 +178,9 @@ class Run:
         else:
             auth.login(self.args.http)
             self.note(f"logged in to {shown}")
+            if not auth.wait_for_browser(0):   # a browser in this terminal: not under it
+                self.note("the browser is still open; quit it to return")
+                auth.wait_for_browser()
         auth.close()
         return EXIT_OK
 

@@ -4,7 +4,9 @@ Usage: ``python foreground_browser.py URL``.  It fetches ``URL`` with urllib,
 following redirects (the authorization server's 302 to the loopback listener),
 and exits only once the last page has answered: 0 on a 200, else 1.  So it
 blocks until the login's listener has replied.  With ``FOREGROUND_BROWSER_LOG``
-set, it appends ``<status> <final URL's path>`` to that file.
+set, it appends ``<status> <final URL's path>`` to that file.  With
+``FOREGROUND_BROWSER_LINGER`` set, it then stays until its stdin ends, as a
+browser in the terminal stays until the person quits it.
 """
 
 import os
@@ -28,6 +30,8 @@ def main() -> int:
     if log:
         with open(log, "a", encoding="utf-8") as out:
             out.write(f"{status} {urlsplit(landed).path or landed}\n")
+    if os.environ.get("FOREGROUND_BROWSER_LINGER"):
+        sys.stdin.read()
     return 0 if status == 200 else 1
 
 

@@ -152,9 +152,10 @@ class TestLoginTwice(LiveCase):
 class LoginProcess:
     """``python -m mcp_client login --http URL`` with its own token file and ``BROWSER``."""
 
-    def __init__(self, url: str, home: str, browser: str) -> None:
+    def __init__(self, url: str, home: str, browser: str, **extra: str) -> None:
         env = {**os.environ, "XDG_CONFIG_HOME": home, "BROWSER": browser,
-               "PYTHONPATH": str(REPO), "FOREGROUND_BROWSER_LOG": str(Path(home) / "browser.log")}
+               "PYTHONPATH": str(REPO), "FOREGROUND_BROWSER_LOG": str(Path(home) / "browser.log"),
+               **extra}
         for name in ("DISPLAY", "WAYLAND_DISPLAY"):
             env.pop(name, None)
         self.home = Path(home)
@@ -176,7 +177,11 @@ class LoginProcess:
     def line_with(self, text: str) -> str:
         """The first stderr line that contains ``text``."""
         while True:
-            line = self.lines.get(timeout=WAIT)
+            try:
+                line = self.lines.get(timeout=WAIT)
+            except queue.Empty:
+                raise AssertionError(f"no line with {text!r} within {WAIT:g}s in "
+                                     f"{''.join(self.err)!r}") from None
             if line is None:
                 raise AssertionError(f"no line with {text!r} in {''.join(self.err)!r}")
             if text in line:
@@ -185,8 +190,9 @@ class LoginProcess:
     def finish(self, stdin: str = "") -> tuple[int, str]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         try:
-            self.proc.stdin.write(stdin)
-            self.proc.stdin.close()
+            if not self.proc.stdin.closed:
+                self.proc.stdin.write(stdin)
+                self.proc.stdin.close()
         except BrokenPipeError:
             pass
         try:
@@ -209,11 +215,11 @@ class LoginProcess:
 
 
 class TestCommandLineLogin(LiveCase):
-    def login(self, browser: str) -> LoginProcess:
+    def login(self, browser: str, **extra: str) -> LoginProcess:
         home = tempfile.TemporaryDirectory()
         self.addCleanup(home.cleanup)
-        process = LoginProcess(self.server.url, home.name, browser)
-        self.addCleanup(lambda: process.proc.poll() is not None or process.finish())
+        process = LoginProcess(self.server.url, home.name, browser, **extra)
+        self.addCleanup(process.finish)   # its stdin closed: a lingering browser ends too
         return process
 
     def test_a_foreground_text_browser_is_answered_while_it_runs(self) -> None:
@@ -225,6 +231,16 @@ class TestCommandLineLogin(LiveCase):
         self.assertEqual([bool(tokens and tokens.get("access_token"))
                           for tokens in process.tokens().values()], [True])
         self.assertEqual(self.server.stats()["grants"], {"authorization_code": 1})
+
+    def test_login_returns_once_a_browser_in_the_terminal_is_quit(self) -> None:
+        process = self.login(f"{shlex.quote(PYTHON)} {shlex.quote(str(SCRIPT))} %s",
+                             FOREGROUND_BROWSER_LINGER="1")   # it stays until stdin ends
+        process.line_with("logged in")
+        process.line_with("quit it to return")
+        self.assertIsNone(process.proc.poll())   # not gone from under the browser
+        self.assertEqual(process.browser_log(), ["200 /callback"])
+        code, err = process.finish()   # stdin ends: the person quits the browser
+        self.assertEqual(code, 0, err)
 
     def check_paste(self, label: str, paste: str, code: int, said: str) -> None:
         process = self.login("false")   # a browser command that fails at once
