@@ -10,6 +10,14 @@ What the spec asks of the flow (2026-07-28 basic/authorization and
   (:func:`authorization_url`, :func:`exchange_code`);
 * the ``iss`` response parameter compared with the recorded issuer by simple
   string comparison (RFC 9207 §2.4; :func:`read_redirect`);
+* what a person pasted instead of a browser redirect (:func:`read_pasted`):
+  an address is held to the same checks; a bare code, which carries no
+  ``state`` or ``iss``, is taken because PKCE binds it to this login (the
+  token endpoint exchanges only a code issued for this login's
+  ``code_challenge``, and S256 is required), which is the protection
+  ``state`` gives against a code slipped in from elsewhere (RFC 9700 §4.7.1),
+  and the code still goes only to the token endpoint of the issuer this login
+  began at;
 * the token endpoint's client authentication chosen from what the server
   supports (:func:`choose_auth_method`, :func:`client_authentication`);
 * dynamic client registration (RFC 7591) with ``application_type`` and the
@@ -25,6 +33,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import logging
+import re
 import secrets
 import time
 from typing import TYPE_CHECKING, Any, Mapping
@@ -38,7 +47,8 @@ if TYPE_CHECKING:
 
     from ._dpop import DPoPKey
 
-__all__ = ["new_pkce", "check_pkce", "authorization_url", "read_redirect", "choose_auth_method",
+__all__ = ["new_pkce", "check_pkce", "authorization_url", "read_redirect", "read_pasted",
+           "choose_auth_method",
            "client_authentication", "token_request", "exchange_code", "refresh",
            "register", "tokens_from", "scope_text"]
 
@@ -120,6 +130,36 @@ def read_redirect(redirect_url: str, *, state: str, issuer: str,
     if not code:
         raise AuthError("the authorization response carries no code")
     return code
+
+
+#: Characters of an authorization code (RFC 6749 §A.11: VSCHAR).
+_CODE_CHARS = frozenset(chr(c) for c in range(0x21, 0x7F))
+#: An absolute address (RFC 3986 §3.1 scheme, then an authority).
+_ADDRESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+#: Parameters that make a paste a redirect's query rather than a code (RFC 6749 §4.1.2).
+_QUERY_MARKS = ("code=", "state=", "error=", "iss=")
+
+
+def read_pasted(text: str, *, state: str, issuer: str, iss_supported: bool) -> str:
+    """The authorization code in what a person pasted: the address the browser
+    ended on (or its query), checked as :func:`read_redirect` does, or the bare code.
+
+    Raises:
+        AuthError: nothing was pasted, an address fails :func:`read_redirect`,
+            or the text is neither an address nor a code.
+    """
+    pasted = text.strip()
+    if not pasted:
+        raise AuthError("nothing was pasted for the login")
+    if _ADDRESS.match(pasted) or pasted.startswith("?"):
+        return read_redirect(pasted, state=state, issuer=issuer, iss_supported=iss_supported)
+    if any(mark in pasted for mark in _QUERY_MARKS):   # the query alone
+        return read_redirect("?" + pasted.lstrip("&"), state=state, issuer=issuer,
+                             iss_supported=iss_supported)
+    if not all(char in _CODE_CHARS for char in pasted):
+        raise AuthError("what was pasted is neither the address the browser ended on nor "
+                        "an authorization code")
+    return pasted
 
 
 def choose_auth_method(supported: Any, *, has_secret: bool, registered: str | None = None) -> str:

@@ -11,12 +11,23 @@ authorization URL and reads the code from where it came back, then keeps and
 refreshes the tokens.  The user-agent step is ``on_authorize(url) ->
 redirect URL``; by default a browser is opened and the redirect is received
 on a loopback port (:mod:`._loopback`).
+
+The loopback listener is accepting before the browser is started, and the
+browser runs on a thread of its own, so a browser that stays in the
+foreground until its page has answered (w3m, lynx, a curl wrapper) is
+answered.  With no browser, or one that fails, ``on_no_browser(url)`` (when
+given) gets the authorization URL and returns what the person pasted: the
+address the browser ended on, held to the ``state`` and ``iss`` checks, or the
+bare code (see :func:`._flow.read_pasted`).  The port a registered client's
+redirect URI names is listened on again; when another program holds it, a
+fresh port is taken and the client registered anew with it.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
+import threading
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
@@ -24,9 +35,10 @@ from .._redact import redact_url
 from ._base import DEFAULT_TIMEOUT, BearerAuth, Discovered
 from ._errors import AuthError
 from ._flow import (authorization_url, check_pkce, choose_auth_method, exchange_code, new_pkce,
-                    read_redirect, refresh, register, tokens_from)
+                    read_pasted, read_redirect, refresh, register, tokens_from)
 from ._dpop import DPOP_ALGORITHM, DPoPKey
-from ._loopback import DEFAULT_CALLBACK_TIMEOUT, Loopback, open_browser
+from ._loopback import (DEFAULT_CALLBACK_TIMEOUT, NO_BROWSER, Loopback, browser_available,
+                        launch_browser)
 
 __all__ = ["OAuth"]
 
@@ -54,6 +66,12 @@ class OAuth(BearerAuth):
         on_authorize: ``on_authorize(authorization_url) -> str``, the redirect
             URL the user agent came back to; default: open a browser and
             listen on 127.0.0.1.
+        on_no_browser: ``on_no_browser(authorization_url) -> str``, called
+            when the default browser login finds no browser or the browser
+            fails: it shows the URL to the person and returns what they
+            pasted, the address the browser ended on or the bare code
+            (``mcp-client login`` reads it from stdin).  Without it, that
+            is an :class:`AuthError`.
         timeout: seconds for each request to the authorization server.
         callback_port: the loopback port (default: any free one).
         callback_timeout: seconds to wait for the browser to come back.
@@ -78,7 +96,8 @@ class OAuth(BearerAuth):
                  storage: Any = None, on_authorize: Callable[[str], str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT, callback_port: int | None = None,
                  callback_timeout: float = DEFAULT_CALLBACK_TIMEOUT, dpop: bool = False,
-                 allow_private_network: bool = False) -> None:
+                 allow_private_network: bool = False,
+                 on_no_browser: Callable[[str], str] | None = None) -> None:
         super().__init__(storage=storage, timeout=timeout, max_step_ups=MAX_STEP_UPS,
                          client_id=client_id, allow_private_network=allow_private_network)
         if client_secret is not None and client_id is None:
@@ -87,6 +106,9 @@ class OAuth(BearerAuth):
             raise AuthError("redirect_uri= needs on_authorize= (which receives the user "
                             "agent there); the default browser login listens on "
                             "127.0.0.1 itself (choose its port with callback_port=)")
+        if on_no_browser is not None and on_authorize is not None:
+            raise AuthError("on_no_browser= is for the default browser login, which "
+                            "on_authorize= replaces: pass one of them")
         if client_metadata_url is not None and urlsplit(client_metadata_url).scheme != "https":
             raise AuthError("client_metadata_url must be an https URL")
         self._client_name = client_name or "mcp-client"
@@ -96,6 +118,8 @@ class OAuth(BearerAuth):
         self._client_secret = client_secret
         self._metadata_url = client_metadata_url
         self._on_authorize = on_authorize
+        self._on_no_browser = on_no_browser
+        self._browser: threading.Thread | None = None   # the last browser command started
         self._callback_port = callback_port
         self._callback_timeout = float(callback_timeout)
         self._want_dpop = bool(dpop)
@@ -210,10 +234,12 @@ class OAuth(BearerAuth):
         metadata = found.metadata
         check_pkce(metadata)
         self._check_endpoints(metadata, "authorization_endpoint", "token_endpoint")
-        listener = None
+        listener, browser = None, False
         if self._redirect_uri is None and self._on_authorize is None:
-            open_browser(None)   # fail early, before registering, when there is no browser
-            listener = Loopback(self._callback_port or _port_of(record), self._callback_timeout)
+            browser = browser_available()
+            if not browser and self._on_no_browser is None:
+                raise AuthError(NO_BROWSER)   # early, before registering
+            listener = self._listen(record)
         try:
             redirect_uri = self._redirect_uri or (
                 listener.redirect_uri if listener else f"http://127.0.0.1:{_DEFAULT_PORT}/callback")
@@ -225,13 +251,14 @@ class OAuth(BearerAuth):
                                     redirect_uri=redirect_uri, state=state, challenge=challenge,
                                     resource=found.resource, scopes=scopes)
             log.debug("authorizing at %s", redact_url(str(metadata.get("authorization_endpoint"))))
-            came_back = self._user_agent(url, listener, state)
+            came_back, pasted = self._user_agent(url, listener, state, browser)
         finally:
             if listener is not None:
                 listener.close()
-        code = read_redirect(came_back, state=state, issuer=found.issuer,
-                             iss_supported=metadata.get(
-                                 "authorization_response_iss_parameter_supported") is True)
+        read = read_pasted if pasted else read_redirect
+        code = read(came_back, state=state, issuer=found.issuer,
+                    iss_supported=metadata.get(
+                        "authorization_response_iss_parameter_supported") is True)
         with self._contacting("the token endpoint"):
             answer = exchange_code(self._session(), metadata, client, code=code,
                                    verifier=verifier, redirect_uri=redirect_uri,
@@ -252,20 +279,68 @@ class OAuth(BearerAuth):
             self._dpop = DPoPKey()
         return self._dpop
 
-    def _user_agent(self, url: str, listener: Loopback | None, state: str) -> str:
-        if listener is not None or self._on_authorize is None:
-            assert listener is not None   # no on_authorize means the loopback (see __init__)
-            open_browser(url)
-            return listener.wait(state)
-        try:
-            came_back = self._on_authorize(url)
-        except AuthError:
-            raise
-        except Exception as exc:
-            raise AuthError(f"on_authorize raised {type(exc).__name__}") from exc
+    def wait_for_browser(self, timeout: float | None = None) -> bool:
+        """Wait for the browser command a login started to end.
+
+        A browser in the terminal (w3m, lynx) runs until the person quits it,
+        after the login is complete; a program that owns the terminal only
+        then (``mcp-client login``) waits here.  A graphical browser's
+        command ends at once.
+
+        Args:
+            timeout: seconds to wait at most (None: until it ends; 0: only look).
+
+        Returns:
+            True when no browser command started by this object still runs.
+        """
+        browser = self._browser
+        if browser is not None:
+            browser.join(timeout)
+        return browser is None or not browser.is_alive()
+
+    def _listen(self, record: Mapping[str, Any]) -> Loopback:
+        """The loopback listener: on ``callback_port``, else on the registered client's
+        port, else (or when another program holds that one) on a fresh port."""
+        if self._callback_port:
+            return Loopback(self._callback_port, self._callback_timeout)
+        remembered = _port_of(record)
+        if remembered:
+            try:
+                return Loopback(remembered, self._callback_timeout)
+            except AuthError as exc:   # _client() registers the new redirect URI
+                log.debug("%s; listening on a fresh port", exc.reason)
+        return Loopback(0, self._callback_timeout)
+
+    def _user_agent(self, url: str, listener: Loopback | None, state: str,
+                    browser: bool) -> tuple[str, bool]:
+        """Where the user agent came back to, and whether a person pasted it."""
+        if listener is not None:
+            came_back = None
+            if browser:   # the listener is already accepting
+                self._browser = launch_browser(url, listener.interrupt)
+                came_back = listener.wait(state)
+            if came_back is not None:
+                return came_back, False
+            if self._on_no_browser is None:
+                raise AuthError(NO_BROWSER)
+            listener.close()   # a browser here gets a refusal at once, the address in its bar
+            return _ask(self._on_no_browser, "on_no_browser", url), True
+        assert self._on_authorize is not None   # no listener means on_authorize (see _authorize)
+        came_back = _ask(self._on_authorize, "on_authorize", url)
         if not came_back:
             raise AuthError("the authorization was not completed (on_authorize returned nothing)")
-        return str(came_back)
+        return came_back, False
+
+
+def _ask(callback: Callable[[str], str], name: str, url: str) -> str:
+    """What a user-agent callback returned ("" for nothing); its failure as an AuthError."""
+    try:
+        came_back = callback(url)
+    except AuthError:
+        raise
+    except Exception as exc:
+        raise AuthError(f"{name} raised {type(exc).__name__}") from exc
+    return str(came_back or "")
 
 
 #: Redirect port when ``on_authorize`` handles the user agent and no redirect_uri is given.

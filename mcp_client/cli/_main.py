@@ -91,7 +91,12 @@ Decisions:
   tokens in the user's token file (:func:`mcp_client.auth._storage.user_token_path`,
   mode 0600); ``--auth oauth`` on any verb uses them (and logs in first when
   there are none, before connecting, so no probe budget cuts a person short);
-  ``logout`` forgets them.
+  ``logout`` forgets them.  ``login`` returns once a browser command it
+  started has ended (a text browser in the terminal: when it is quit, so the
+  terminal is not left to two programs).  With no browser (or one that
+  fails), ``login`` -- and ``--auth oauth`` when stdin is a terminal --
+  prints the authorization URL on stderr and reads the address the browser
+  ended on, or the code, from stdin (``OAuth(on_no_browser=...)``).
 * ``JSON`` arguments may be ``-`` to read them from stdin.  Prompt arguments
   are passed as given (the protocol wants strings).  On a terminal (stdin
   and stderr), ``prompt`` first asks for the prompt's required arguments the

@@ -149,7 +149,21 @@ class Run:
         from ..auth import FileTokenStorage, OAuth
         from ..auth._storage import user_token_path
 
-        return OAuth(client_name=PROG, storage=FileTokenStorage(user_token_path()))
+        pasting = self.args.verb == "login" or self.interactive
+        return OAuth(client_name=PROG, storage=FileTokenStorage(user_token_path()),
+                     on_no_browser=self._paste if pasting else None)
+
+    def _paste(self, url: str) -> str:
+        """With no browser (an SSH session): the URL to open elsewhere, and the
+        address (or code) the person pastes back on stdin."""
+        from ._terminal import printable
+
+        self.stderr.write(f"No browser could be opened here. Open this address in a browser "
+                          f"on any machine:\n\n{printable(url)}\n\nthen paste here the address "
+                          f"the browser ends on (from its address bar, even if the page does "
+                          f"not load) or the code it shows, and press Enter:\n")
+        self.stderr.flush()
+        return self.stdin.readline()
 
     def account(self) -> int:
         """The ``login`` and ``logout`` verbs."""
@@ -164,6 +178,9 @@ class Run:
         else:
             auth.login(self.args.http)
             self.note(f"logged in to {shown}")
+            if not auth.wait_for_browser(0):   # a browser in this terminal: not under it
+                self.note("the browser is still open; quit it to return")
+                auth.wait_for_browser()
         auth.close()
         return EXIT_OK
 
