@@ -43,15 +43,19 @@ class Timeout(MCPClientError, TimeoutError):
     Attributes:
         method: the JSON-RPC method that timed out (``None`` if unknown).
         seconds: the budget that ran out.
+        detail: the message, when it says more than ``METHOD timed out after
+            Ns`` (connecting: which of the probe and the handshake went
+            unanswered); ``None`` otherwise.
     """
 
-    def __init__(self, method: str | None, seconds: float) -> None:
+    def __init__(self, method: str | None, seconds: float, detail: str | None = None) -> None:
         self.method = method
         self.seconds = seconds
-        super().__init__(f"{method or 'request'} timed out after {seconds:g}s")
+        self.detail = detail
+        super().__init__(detail or f"{method or 'request'} timed out after {seconds:g}s")
 
     def __reduce__(self) -> Any:
-        return (type(self), (self.method, self.seconds))
+        return (type(self), (self.method, self.seconds, self.detail))
 
 
 class Cancelled(MCPClientError):

@@ -149,6 +149,7 @@ class Negotiation:
                           client_info=self._client_info, capabilities=self._capabilities,
                           probe_timeout=self._opts["probe_timeout"],
                           handshake_timeout=self._opts["request_timeout"],
+                          connect_budget=self._opts["connect_budget"],
                           handshake=wire.supports_handshake,
                           endpoint=getattr(wire, "url", None), fallback=self._fallback)
 
