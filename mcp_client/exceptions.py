@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "exit_status",
     "MCPClientError",
     "Timeout",
     "Cancelled",
@@ -73,6 +74,25 @@ class Cancelled(MCPClientError):
         return (type(self), (self.method,))
 
 
+def exit_status(code: int | None) -> str:
+    """How a child's exit status reads: ``exit code 1``, ``killed by SIGKILL``.
+
+    A negative status is the signal that ended the child (as
+    :attr:`subprocess.Popen.returncode` has it); it is named, because
+    ``exit code -11`` reads as the server's own choice and a segfault is not.
+    """
+    if code is None:
+        return "exit status unknown"
+    if code >= 0:
+        return f"exit code {code}"
+    import signal   # only on this path: this module imports nothing at load time
+
+    try:
+        return f"killed by {signal.Signals(-code).name}"
+    except ValueError:
+        return f"killed by signal {-code}"
+
+
 class ServerGone(MCPClientError):
     """The server went away while requests were outstanding.
 
@@ -81,8 +101,9 @@ class ServerGone(MCPClientError):
     diagnosis (a missing API key, a bad path, a runtime it cannot start under).
 
     Attributes:
-        exit_code: the child's exit status (negative: killed by that signal),
-            or ``None`` when it is not known.
+        exit_code: the child's exit status (negative: killed by that signal,
+            which the message names, as :func:`exit_status` does), or
+            ``None`` when it is not known.
         stderr_tail: the last lines of the server's stderr, newline-joined.
     """
 
@@ -96,7 +117,7 @@ class ServerGone(MCPClientError):
     def _render(self) -> str:
         text = self.detail or "the server went away"
         if self.exit_code is not None:
-            text += f" (exit code {self.exit_code})"
+            text += f" ({exit_status(self.exit_code)})"
         if self.stderr_tail:
             text += "; last words on stderr:\n" + self.stderr_tail
         return text

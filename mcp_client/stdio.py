@@ -161,8 +161,9 @@ class StdioTransport(Transport):
 
     @property
     def pid(self) -> int | None:
-        """The child's process id (None before start)."""
-        return self._proc.pid if self._proc is not None else None
+        """The child's process id (None before start, and once the child is gone)."""
+        proc = self._proc
+        return None if proc is None or proc.poll() is not None else proc.pid
 
     @property
     def returncode(self) -> int | None:

@@ -22,7 +22,7 @@ import shutil
 from typing import IO, Any, Callable
 
 from .._redact import redact_url
-from ..exceptions import ServerGone
+from ..exceptions import ServerGone, exit_status
 from ._exits import EXIT_CONNECTION, EXIT_OK, EXIT_TOOL_ERROR, UsageError, exit_code_for
 from ._output import program_label, write_error_json
 from ._parser import PROG, VERB_METHODS, option, parse_headers
@@ -300,7 +300,7 @@ class Run:
             if status is None:
                 status = getattr(transport, "returncode", None)
             if status is not None:
-                text += f" (exit code {status})"
+                text += f" ({exit_status(status)})"
                 report["exit_code"] = status
             tail = tail or exc.stderr_tail.splitlines()
         else:

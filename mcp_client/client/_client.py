@@ -87,7 +87,9 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         transport: the wire; started by the constructor.
         **options: the client options, keyword-only (``client_name``,
             ``protocol_versions``, ``request_timeout``, ``probe_timeout``,
-            ``era``, the ``on_*`` hooks, ...).  Transport options are refused
+            ``connect_budget`` (seconds for the probe and the handshake
+            together; a server that answers neither raises
+            :class:`~mcp_client.exceptions.Timeout` saying so), ``era``, the ``on_*`` hooks, ...).  Transport options are refused
             here: there is nothing left for them to configure.
 
     Raises:

@@ -171,8 +171,8 @@ class Negotiator:
                  restart: Callable[[], bool], versions: Sequence[str], mode: str,
                  client_info: Mapping[str, Any], capabilities: Mapping[str, Any],
                  probe_timeout: float, handshake_timeout: float,
-                 connect_budget: float | None = None, handshake: bool = True, endpoint: str | None = None,
-                 fallback: Callable[[], bool] | None = None) -> None:
+                 connect_budget: float | None = None, handshake: bool = True,
+                 endpoint: str | None = None, fallback: Callable[[], bool] | None = None) -> None:
         self._exchange = exchange
         self._notify = notify
         self._restart = restart
@@ -233,7 +233,8 @@ class Negotiator:
         if self._unanswered:
             shown = "" if waited is None else f", {round(waited, 1):g}s"
             detail = (f"the server never answered the probe (server/discover, "
-                      f"{round(self._unanswered, 1):g}s) or the handshake (initialize{shown}){within}")
+                      f"{round(self._unanswered, 1):g}s) or the handshake "
+                      f"(initialize{shown}){within}")
         else:
             detail = f"initialize was not answered{within or f' within {waited or 0:.3g}s'}"
         return Timeout("initialize", budget if budget is not None else waited or 0.0, detail)
