@@ -89,8 +89,9 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
             ``protocol_versions``, ``request_timeout``, ``probe_timeout``,
             ``connect_budget`` (seconds for the probe and the handshake
             together; a server that answers neither raises
-            :class:`~mcp_client.exceptions.Timeout` saying so), ``era``, the ``on_*`` hooks, ...).  Transport options are refused
-            here: there is nothing left for them to configure.
+            :class:`~mcp_client.exceptions.Timeout` saying so), ``era``,
+            the ``on_*`` hooks, ...).  Transport options are refused here:
+            there is nothing left for them to configure.
 
     Raises:
         MCPClientError: an unknown option or a bad value.
