@@ -18,6 +18,11 @@ decided once per connection, on the first call that needs it (the probe;
   ``notifications/initialized``.  ``-32022`` on ``initialize`` is modern
   evidence (a slow dual-era server answered the timed-out probe and locked
   itself modern): probe once more.
+* A pinned modern version (``era="2026-07-28"``) is probed at that version
+  under the handshake's budget, with no fallback: a DiscoverResult naming it,
+  or ``-32021``, is the era; anything else a server answers is
+  :class:`UnsupportedVersion` naming both sides, so a legacy-only server is
+  refused at connect rather than failing every call with ``-32602``.
 * A dead wire is not an era signal and is raised -- except that a stdio child
   that exits *during the probe* (some legacy servers exit on any first
   message but ``initialize``) is restarted once and given the handshake.
@@ -202,8 +207,56 @@ class Negotiator:
         if self._mode == "legacy":
             return self._handshake()
         if self._mode != "auto":
-            return EraInfo("modern", self._mode)
+            return self._pinned(self._mode)
         return self._probe(self._versions[0])
+
+    # -- a pinned modern version -----------------------------------------------
+
+    def _pinned(self, version: str) -> EraInfo:
+        """``server/discover`` at the pinned version, and no fallback.
+
+        The server must speak ``version``: a DiscoverResult that names it (or a
+        ``-32021``, modern at that version) is the era; anything a legacy
+        server answers, or a version list without it, is
+        :class:`UnsupportedVersion` naming both sides.  There is no handshake
+        to fall back to, so the probe has the handshake's budget.
+        """
+        budget = self._handshake_budget()
+        try:
+            answer = self._exchange("server/discover", {}, self._meta(version), budget)
+        except TransportError as exc:
+            if exc.status not in _LEGACY_STATUSES:
+                raise
+            raise self._pin_refused(version, f"server/discover failed: {exc}") from None
+        if "error" in answer:
+            error = protocol.error_from(answer)
+            if error.code == protocol.MISSING_CAPABILITY:
+                return EraInfo("modern", version)
+            if error.code == protocol.HEADER_MISMATCH:
+                return self._probe_error(version, error)   # raises: a client bug
+            if error.code == protocol.UNSUPPORTED_VERSION:
+                raise UnsupportedVersion((version,), self._supported_from(error),
+                                         f"era is pinned to {version}, which the server "
+                                         "does not speak")
+            raise self._pin_refused(version, f"server/discover was answered {error}")
+        supported = protocol.discover_versions(answer.get("result"))
+        if not supported:
+            raise self._pin_refused(version, "the answer to server/discover is not a "
+                                    "DiscoverResult")
+        if version not in supported:
+            raise self._pin_refused(version, "", supported)
+        return _info_from_discover(version, answer["result"], supported)
+
+    @staticmethod
+    def _pin_refused(version: str, why: str, supported: Sequence[str] = ()) -> UnsupportedVersion:
+        if supported:
+            return UnsupportedVersion((version,), supported, f"era is pinned to {version}, "
+                                      "which the server does not speak")
+        return UnsupportedVersion(
+            (version,), (protocol.LATEST_LEGACY_VERSION,),
+            f"era is pinned to {version}, but this looks like a legacy-only server that "
+            f"speaks the {protocol.LATEST_LEGACY_VERSION} handshake ({why}); "
+            "use era=\"auto\" or \"legacy\"")
 
     # -- the connect budget ------------------------------------------------------
 

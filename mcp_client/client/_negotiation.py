@@ -4,8 +4,8 @@
 decides) on the first call that needs the era; every call waits for it within
 its own budget (:class:`~._era.Attempt`).  It also keeps what follows from the
 era: the ``_meta`` envelope every modern request carries, the one
-``server/discover`` sent later to fill in what a pinned era never learned
-(S14), and the legacy ``logging/setLevel``.  Like the Negotiator it sends
+``server/discover`` sent later to fill in what a ``-32021`` answer to the
+probe left unknown (S14), and the legacy ``logging/setLevel``.  Like the Negotiator it sends
 nothing itself: it drives the callables the connection gives it.
 """
 
