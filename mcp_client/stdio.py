@@ -33,7 +33,11 @@ lines by :class:`~mcp_client._lines.LineBuffer`.
 
 When the child dies, the reader finishes the stderr tail *before* reporting
 :class:`~mcp_client.exceptions.ServerGone`, so the diagnosis a dying server
-writes is never lost to a race with its exit.  :meth:`StdioTransport.close`
+writes is never lost to a race with its exit.  Once the client has settled
+the era (:meth:`StdioTransport.connected`), the lines written before that --
+on ``mcp`` 1.x servers ~95 lines of complaint about the ``server/discover``
+probe -- are folded into one line of the tail whenever the server wrote
+anything after them, so a dead server's own last words come first.  :meth:`StdioTransport.close`
 follows the stdio transport's shutdown (2026-07-28 basic/transports): close
 stdin, wait, SIGTERM, wait, SIGKILL -- to the whole process group on POSIX,
 since servers launched through ``npx``/``uvx`` spawn grandchildren -- then
@@ -136,6 +140,9 @@ class StdioTransport(Transport):
         self._kill_grace = float(kill_grace)
         self._max_line = int(max_line_bytes)
         self._stderr: collections.deque[str] = collections.deque(maxlen=max(1, int(stderr_lines)))
+        self._stderr_lock = threading.Lock()   # the tail, its count and its mark agree
+        self._stderr_count = 0                 # lines this child wrote to stderr
+        self._settled_at: int | None = None    # ... when the era was settled
         self._write_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -172,8 +179,23 @@ class StdioTransport(Transport):
 
     @property
     def stderr_tail(self) -> str:
-        """The last ``stderr_lines`` lines the child wrote to stderr."""
-        return "\n".join(list(self._stderr))
+        """The last ``stderr_lines`` lines the child wrote to stderr.
+
+        Lines from before :meth:`connected` are folded into one line when the
+        child wrote anything after it (see the module).
+        """
+        with self._stderr_lock:
+            lines, count, settled = list(self._stderr), self._stderr_count, self._settled_at
+        after = 0 if settled is None else count - settled
+        if after <= 0 or after >= len(lines):
+            return "\n".join(lines)
+        before = len(lines) - after
+        return "\n".join([f"[{before} earlier lines, from before the handshake completed, "
+                          "left out]", *lines[-after:]])
+
+    def connected(self) -> None:
+        with self._stderr_lock:
+            self._settled_at = self._stderr_count
 
     @property
     def closed(self) -> bool:
@@ -205,7 +227,9 @@ class StdioTransport(Transport):
             self._signal(self._proc, getattr(signal, "SIGKILL", signal.SIGTERM), group_only=True)
         self._let_go()
         self._reap()
-        self._stderr.clear()
+        with self._stderr_lock:
+            self._stderr.clear()
+            self._stderr_count, self._settled_at = 0, None
         self._death = None
         self._spawn()
 
@@ -334,7 +358,9 @@ class StdioTransport(Transport):
 
     def _stderr_line(self, raw: bytes) -> None:
         line = raw.decode("utf-8", "replace").rstrip("\r")
-        self._stderr.append(line)
+        with self._stderr_lock:
+            self._stderr.append(line)
+            self._stderr_count += 1
         if self._on_stderr is not None:
             try:
                 self._on_stderr(line)

@@ -114,6 +114,7 @@ class Negotiation:
     def _negotiate(self, attempt: Attempt) -> None:
         try:
             info = self._negotiator().run()
+            self._wire().connected()
             self.info = info
             log.debug("%r negotiated", self)
             if info.era == "legacy" and self._opts["log_level"] and "logging" in info.capabilities:
