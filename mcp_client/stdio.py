@@ -62,7 +62,7 @@ import select
 import signal
 import subprocess
 import threading
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import IO, Any, Callable, Iterator, Mapping, Sequence
 
 from ._environ import SAFE_ENV_VARS, InheritEnv, safe_env_vars
 from ._lines import LineBuffer
@@ -96,6 +96,22 @@ _POSIX = os.name == "posix"
 _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 #: ``json.loads`` without its wrappers: (value, end) of the JSON text at an index.
 _scan: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
+
+
+def _pending_bytes(stream: IO[bytes] | None) -> int:
+    """Bytes waiting in a pipe (FIONREAD); 0 where that cannot be asked."""
+    if stream is None:
+        return 0
+    try:
+        import array
+        import fcntl
+        import termios
+
+        count = array.array("i", [0])
+        fcntl.ioctl(stream.fileno(), termios.FIONREAD, count)
+        return int(count[0])
+    except (ImportError, AttributeError, OSError, ValueError):
+        return 0
 
 
 class StdioTransport(Transport):
@@ -143,6 +159,8 @@ class StdioTransport(Transport):
         self._stderr_lock = threading.Lock()   # the tail, its count and its mark agree
         self._stderr_count = 0                 # lines this child wrote to stderr
         self._settled_at: int | None = None    # ... when the era was settled
+        self._stderr_bytes = 0                 # bytes of those lines
+        self._settle_bytes = 0                 # ... and of every line written before it
         self._write_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -194,8 +212,13 @@ class StdioTransport(Transport):
                           "left out]", *lines[-after:]])
 
     def connected(self) -> None:
+        # stderr has a reader of its own: what is still in the pipe was written
+        # before the era was settled, and counts as before when it is read.
+        proc = self._proc
+        pending = _pending_bytes(proc.stderr) if proc is not None else 0
         with self._stderr_lock:
             self._settled_at = self._stderr_count
+            self._settle_bytes = self._stderr_bytes + pending
 
     @property
     def closed(self) -> bool:
@@ -230,6 +253,7 @@ class StdioTransport(Transport):
         with self._stderr_lock:
             self._stderr.clear()
             self._stderr_count, self._settled_at = 0, None
+            self._stderr_bytes = self._settle_bytes = 0
         self._death = None
         self._spawn()
 
@@ -361,6 +385,9 @@ class StdioTransport(Transport):
         with self._stderr_lock:
             self._stderr.append(line)
             self._stderr_count += 1
+            self._stderr_bytes += len(raw) + 1
+            if self._settled_at is not None and self._stderr_bytes <= self._settle_bytes:
+                self._settled_at = self._stderr_count   # written before it, read after
         if self._on_stderr is not None:
             try:
                 self._on_stderr(line)
