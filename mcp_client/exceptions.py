@@ -52,11 +52,15 @@ class Timeout(MCPClientError, TimeoutError):
     def __init__(self, method: str | None, seconds: float, detail: str | None = None) -> None:
         self.method = method
         self.seconds = seconds
-        self.detail = detail
+        self._detail = detail   # a property: the message already says it
         super().__init__(detail or f"{method or 'request'} timed out after {seconds:g}s")
 
+    @property
+    def detail(self) -> str | None:
+        return self._detail
+
     def __reduce__(self) -> Any:
-        return (type(self), (self.method, self.seconds, self.detail))
+        return (type(self), (self.method, self.seconds, self._detail))
 
 
 class Cancelled(MCPClientError):
