@@ -27,6 +27,7 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "protocol_versions": protocol.MODERN_VERSIONS,
     "request_timeout": 60.0,
     "probe_timeout": 5.0,
+    "connect_budget": None,          # probe plus handshake; None: each its own budget
     "on_warn": None,
     "log_level": None,
     "on_log": None,
@@ -189,6 +190,8 @@ def check_client_options(options: Mapping[str, Any]) -> dict[str, Any]:
     merged["protocol_versions"] = _versions(merged["protocol_versions"])
     merged["request_timeout"] = _number("request_timeout", merged["request_timeout"])
     merged["probe_timeout"] = _number("probe_timeout", merged["probe_timeout"], strictly=True)
+    merged["connect_budget"] = _number("connect_budget", merged["connect_budget"],
+                                       allow_none=True) or None   # 0: no budget
     merged["max_total_timeout"] = _number("max_total_timeout", merged["max_total_timeout"],
                                           allow_none=True)
     merged["max_input_rounds"] = _integer("max_input_rounds", merged["max_input_rounds"], 0)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "exit_status",
     "MCPClientError",
     "Timeout",
     "Cancelled",
@@ -43,15 +44,23 @@ class Timeout(MCPClientError, TimeoutError):
     Attributes:
         method: the JSON-RPC method that timed out (``None`` if unknown).
         seconds: the budget that ran out.
+        detail: the message, when it says more than ``METHOD timed out after
+            Ns`` (connecting: which of the probe and the handshake went
+            unanswered); ``None`` otherwise.
     """
 
-    def __init__(self, method: str | None, seconds: float) -> None:
+    def __init__(self, method: str | None, seconds: float, detail: str | None = None) -> None:
         self.method = method
         self.seconds = seconds
-        super().__init__(f"{method or 'request'} timed out after {seconds:g}s")
+        self._detail = detail   # a property: the message already says it
+        super().__init__(detail or f"{method or 'request'} timed out after {seconds:g}s")
+
+    @property
+    def detail(self) -> str | None:
+        return self._detail
 
     def __reduce__(self) -> Any:
-        return (type(self), (self.method, self.seconds))
+        return (type(self), (self.method, self.seconds, self._detail))
 
 
 class Cancelled(MCPClientError):
@@ -69,6 +78,25 @@ class Cancelled(MCPClientError):
         return (type(self), (self.method,))
 
 
+def exit_status(code: int | None) -> str:
+    """How a child's exit status reads: ``exit code 1``, ``killed by SIGKILL``.
+
+    A negative status is the signal that ended the child (as
+    :attr:`subprocess.Popen.returncode` has it); it is named, because
+    ``exit code -11`` reads as the server's own choice and a segfault is not.
+    """
+    if code is None:
+        return "exit status unknown"
+    if code >= 0:
+        return f"exit code {code}"
+    import signal   # only on this path: this module imports nothing at load time
+
+    try:
+        return f"killed by {signal.Signals(-code).name}"
+    except ValueError:
+        return f"killed by signal {-code}"
+
+
 class ServerGone(MCPClientError):
     """The server went away while requests were outstanding.
 
@@ -77,8 +105,9 @@ class ServerGone(MCPClientError):
     diagnosis (a missing API key, a bad path, a runtime it cannot start under).
 
     Attributes:
-        exit_code: the child's exit status (negative: killed by that signal),
-            or ``None`` when it is not known.
+        exit_code: the child's exit status (negative: killed by that signal,
+            which the message names, as :func:`exit_status` does), or
+            ``None`` when it is not known.
         stderr_tail: the last lines of the server's stderr, newline-joined.
     """
 
@@ -92,7 +121,7 @@ class ServerGone(MCPClientError):
     def _render(self) -> str:
         text = self.detail or "the server went away"
         if self.exit_code is not None:
-            text += f" (exit code {self.exit_code})"
+            text += f" ({exit_status(self.exit_code)})"
         if self.stderr_tail:
             text += "; last words on stderr:\n" + self.stderr_tail
         return text

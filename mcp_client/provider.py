@@ -48,7 +48,8 @@ from typing import (TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, N
 
 from . import protocol
 from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, OutputMismatch,
-                         ProtocolError, ServerGone, Timeout, TransportClosed, TransportError)
+                         ProtocolError, ServerGone, Timeout, TransportClosed, TransportError,
+                         exit_status)
 
 if TYPE_CHECKING:
     from .types import ChatToolMessage, ToolAnnotations, ToolDeclaration, ToolMessage
@@ -522,7 +523,7 @@ def describe_failure(name: str, exc: BaseException) -> str:
         return (f"{name} kept asking for input past {exc.rounds} rounds; "
                 "the call was abandoned")
     if isinstance(exc, ServerGone):
-        code = "" if exc.exit_code is None else f" (exit code {exc.exit_code})"
+        code = "" if exc.exit_code is None else f" ({exit_status(exc.exit_code)})"
         return f"the server is gone{code}; {name} could not run"
     if isinstance(exc, TransportClosed):
         return f"the connection to the server is closed; {name} could not run"

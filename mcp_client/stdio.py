@@ -33,7 +33,11 @@ lines by :class:`~mcp_client._lines.LineBuffer`.
 
 When the child dies, the reader finishes the stderr tail *before* reporting
 :class:`~mcp_client.exceptions.ServerGone`, so the diagnosis a dying server
-writes is never lost to a race with its exit.  :meth:`StdioTransport.close`
+writes is never lost to a race with its exit.  Once the client has settled
+the era (:meth:`StdioTransport.connected`), the lines written before that --
+on ``mcp`` 1.x servers ~95 lines of complaint about the ``server/discover``
+probe -- are folded into one line of the tail whenever the server wrote
+anything after them, so a dead server's own last words come first.  :meth:`StdioTransport.close`
 follows the stdio transport's shutdown (2026-07-28 basic/transports): close
 stdin, wait, SIGTERM, wait, SIGKILL -- to the whole process group on POSIX,
 since servers launched through ``npx``/``uvx`` spawn grandchildren -- then
@@ -58,7 +62,7 @@ import select
 import signal
 import subprocess
 import threading
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import IO, Any, Callable, Iterator, Mapping, Sequence
 
 from ._environ import SAFE_ENV_VARS, InheritEnv, safe_env_vars
 from ._lines import LineBuffer
@@ -92,6 +96,22 @@ _POSIX = os.name == "posix"
 _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 #: ``json.loads`` without its wrappers: (value, end) of the JSON text at an index.
 _scan: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
+
+
+def _pending_bytes(stream: IO[bytes] | None) -> int:
+    """Bytes waiting in a pipe (FIONREAD); 0 where that cannot be asked."""
+    if stream is None:
+        return 0
+    try:
+        import array
+        import fcntl
+        import termios
+
+        count = array.array("i", [0])
+        fcntl.ioctl(stream.fileno(), termios.FIONREAD, count)
+        return int(count[0])
+    except (ImportError, AttributeError, OSError, ValueError):
+        return 0
 
 
 class StdioTransport(Transport):
@@ -136,6 +156,11 @@ class StdioTransport(Transport):
         self._kill_grace = float(kill_grace)
         self._max_line = int(max_line_bytes)
         self._stderr: collections.deque[str] = collections.deque(maxlen=max(1, int(stderr_lines)))
+        self._stderr_lock = threading.Lock()   # the tail, its count and its mark agree
+        self._stderr_count = 0                 # lines this child wrote to stderr
+        self._settled_at: int | None = None    # ... when the era was settled
+        self._stderr_bytes = 0                 # bytes of those lines
+        self._settle_bytes = 0                 # ... and of every line written before it
         self._write_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -161,8 +186,9 @@ class StdioTransport(Transport):
 
     @property
     def pid(self) -> int | None:
-        """The child's process id (None before start)."""
-        return self._proc.pid if self._proc is not None else None
+        """The child's process id (None before start, and once the child is gone)."""
+        proc = self._proc
+        return None if proc is None or proc.poll() is not None else proc.pid
 
     @property
     def returncode(self) -> int | None:
@@ -171,8 +197,28 @@ class StdioTransport(Transport):
 
     @property
     def stderr_tail(self) -> str:
-        """The last ``stderr_lines`` lines the child wrote to stderr."""
-        return "\n".join(list(self._stderr))
+        """The last ``stderr_lines`` lines the child wrote to stderr.
+
+        Lines from before :meth:`connected` are folded into one line when the
+        child wrote anything after it (see the module).
+        """
+        with self._stderr_lock:
+            lines, count, settled = list(self._stderr), self._stderr_count, self._settled_at
+        after = 0 if settled is None else count - settled
+        if after <= 0 or after >= len(lines):
+            return "\n".join(lines)
+        before = len(lines) - after
+        return "\n".join([f"[{before} earlier lines, from before the handshake completed, "
+                          "left out]", *lines[-after:]])
+
+    def connected(self) -> None:
+        # stderr has a reader of its own: what is still in the pipe was written
+        # before the era was settled, and counts as before when it is read.
+        proc = self._proc
+        pending = _pending_bytes(proc.stderr) if proc is not None else 0
+        with self._stderr_lock:
+            self._settled_at = self._stderr_count
+            self._settle_bytes = self._stderr_bytes + pending
 
     @property
     def closed(self) -> bool:
@@ -204,7 +250,10 @@ class StdioTransport(Transport):
             self._signal(self._proc, getattr(signal, "SIGKILL", signal.SIGTERM), group_only=True)
         self._let_go()
         self._reap()
-        self._stderr.clear()
+        with self._stderr_lock:
+            self._stderr.clear()
+            self._stderr_count, self._settled_at = 0, None
+            self._stderr_bytes = self._settle_bytes = 0
         self._death = None
         self._spawn()
 
@@ -333,7 +382,12 @@ class StdioTransport(Transport):
 
     def _stderr_line(self, raw: bytes) -> None:
         line = raw.decode("utf-8", "replace").rstrip("\r")
-        self._stderr.append(line)
+        with self._stderr_lock:
+            self._stderr.append(line)
+            self._stderr_count += 1
+            self._stderr_bytes += len(raw) + 1
+            if self._settled_at is not None and self._stderr_bytes <= self._settle_bytes:
+                self._settled_at = self._stderr_count   # written before it, read after
         if self._on_stderr is not None:
             try:
                 self._on_stderr(line)

@@ -162,3 +162,11 @@ class Transport(abc.ABC):
     def closed(self) -> bool:
         """True once :meth:`close` was called or the wire died."""
         return False
+
+    def connected(self) -> None:
+        """The era is settled: the probe and any handshake are over (optional).
+
+        Called by the client once per negotiation.  A stdio transport starts
+        its stderr tail's own part here (what came before, much of it a
+        legacy server's complaints about the probe, is folded into one line).
+        """

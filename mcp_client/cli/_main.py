@@ -105,10 +105,14 @@ Decisions:
   :mod:`mcp_client.cli._terminal`); a completion that fails only costs the
   suggestions.  Ctrl-D there is a usage error.  Piped, nothing is asked.
 * ``--timeout`` is the budget of the verb's own requests (seconds, ``0`` for
-  none; each page of a list counts as one); connecting keeps the client's
-  defaults (``probe_timeout`` 5 s, then the handshake under
-  ``request_timeout`` 60 s), so a short budget for a call does not fail a
-  slow-starting server.
+  none; each page of a list counts as one), and also bounds connecting as a
+  whole (the client's ``connect_budget``: the probe, then the handshake), so
+  ``--timeout 5`` on a server that never answers fails within about 5 s,
+  saying that neither ``server/discover`` nor ``initialize`` was answered;
+  a stdio server then gets a tenth of it (0.2 s to 2 s, the ``kill_grace``)
+  to exit once its stdin is closed, before SIGTERM.
+  Without it connecting keeps the client's defaults (``probe_timeout`` 5 s,
+  then the handshake under ``request_timeout`` 60 s).
 """
 
 from __future__ import annotations

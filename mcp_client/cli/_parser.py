@@ -79,7 +79,8 @@ def _common_options() -> _Parser:
     out = common.add_argument_group("behaviour")
     out.add_argument("--json", action="store_true", help="print JSON for scripts")
     out.add_argument("--timeout", metavar="SECONDS", type=float,
-                     help="budget for the verb's request (default 60; 0: none)")
+                     help="budget for the verb's request (default 60) and for "
+                          "connecting as a whole; 0: none")
     out.add_argument("--era", metavar="ERA",
                      help="auto (default), legacy, or a modern protocol version")
     out.add_argument("--log-level", metavar="LEVEL", choices=protocol.LOG_LEVELS,

@@ -22,7 +22,7 @@ import shutil
 from typing import IO, Any, Callable
 
 from .._redact import redact_url
-from ..exceptions import ServerGone
+from ..exceptions import ServerGone, exit_status
 from ._exits import EXIT_CONNECTION, EXIT_OK, EXIT_TOOL_ERROR, UsageError, exit_code_for
 from ._output import program_label, write_error_json
 from ._parser import PROG, VERB_METHODS, option, parse_headers
@@ -61,6 +61,8 @@ class Run:
                                    "on_elicit_url": self._on_elicit_url}
         if option(self.args, "era") is not None:
             options["era"] = self.args.era
+        if option(self.args, "timeout") is not None:
+            options["connect_budget"] = self.args.timeout   # 0: none
         if option(self.args, "log_level") is not None:
             options["log_level"] = self.args.log_level
             options["on_log"] = self._on_log
@@ -123,7 +125,7 @@ class Run:
                 raise UsageError("--stdio needs a command")
             self.server = program_label(argv)
             return Client.connect_stdio(argv[0], args=argv[1:], on_stderr=self._on_stderr,
-                                        **options)
+                                        **self._stdio_grace(options))
         if option(self.args, "http"):
             headers = parse_headers(option(self.args, "header", []))
             self.server = redact_url(self.args.http)
@@ -142,7 +144,19 @@ class Run:
             entry = dataclasses.replace(entry, era=self.args.era)
         if entry.kind == "stdio":
             options["on_stderr"] = self._on_stderr
+            options = self._stdio_grace(options)
         return entry.connect(**options)
+
+    def _stdio_grace(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Under ``--timeout``, a tenth of it (0.2 s to 2 s) for the server to exit on EOF.
+
+        Exiting is part of the budget the user set: a server that ignores the
+        end of its stdin is sent SIGTERM that much later (``kill_grace``).
+        """
+        timeout = option(self.args, "timeout")
+        if timeout:
+            options = {**options, "kill_grace": min(2.0, max(0.2, timeout / 10))}
+        return options
 
     def oauth(self) -> Any:
         """The OAuth object of ``--auth oauth`` and ``login``: the user's token file."""
@@ -305,7 +319,7 @@ class Run:
             if status is None:
                 status = getattr(transport, "returncode", None)
             if status is not None:
-                text += f" (exit code {status})"
+                text += f" ({exit_status(status)})"
                 report["exit_code"] = status
             tail = tail or exc.stderr_tail.splitlines()
         else:

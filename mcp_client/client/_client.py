@@ -24,11 +24,12 @@ Decisions:
   (2025-11-25 and 2026-07-28 cancellation) -- never for the probe or ``initialize``;
 * an error response whose id is ``null`` (a parse error) is given to the one
   outstanding request when exactly one is outstanding, else reported;
-* with a pinned modern ``era`` (or when the probe was answered ``-32021``)
-  there is no DiscoverResult: reading ``server_info``, ``capabilities`` or
-  ``instructions`` sends one ``server/discover`` at the agreed version to fill
-  them in, and every modern result's ``_meta`` serverInfo is used when
-  none is known yet.
+* a pinned modern ``era`` is probed at that version with no fallback, and a
+  server that does not speak it is :class:`UnsupportedVersion` at connect;
+* when the probe was answered ``-32021`` there is no DiscoverResult: reading
+  ``server_info``, ``capabilities`` or ``instructions`` sends one
+  ``server/discover`` at the agreed version to fill them in, and every modern
+  result's ``_meta`` serverInfo is used when none is known yet.
 """
 
 from __future__ import annotations
@@ -87,8 +88,11 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         transport: the wire; started by the constructor.
         **options: the client options, keyword-only (``client_name``,
             ``protocol_versions``, ``request_timeout``, ``probe_timeout``,
-            ``era``, the ``on_*`` hooks, ...).  Transport options are refused
-            here: there is nothing left for them to configure.
+            ``connect_budget`` (seconds for the probe and the handshake
+            together; a server that answers neither raises
+            :class:`~mcp_client.exceptions.Timeout` saying so), ``era``,
+            the ``on_*`` hooks, ...).  Transport options are refused here:
+            there is nothing left for them to configure.
 
     Raises:
         MCPClientError: an unknown option or a bad value.

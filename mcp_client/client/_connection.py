@@ -228,7 +228,14 @@ class Connection:
         last reason once the restarts ran out.
         """
         if self._state == "dead":
-            self._revival.revive(self._transport, lambda: self.dead, self._reopened)
+            self._revival.revive(self._transport, lambda: self.dead, self._reopened,
+                                 self._stays_dead)
+
+    def _stays_dead(self, why: MCPClientError) -> None:
+        """The restarts ran out: ``why`` (which says so) is raised from now on."""
+        with self._state_lock:
+            if self._state == "dead":
+                self._dead = why
 
     def _reopened(self) -> None:
         """A restarted child: nothing cached from the old one, and the era asked anew."""

@@ -18,6 +18,11 @@ decided once per connection, on the first call that needs it (the probe;
   ``notifications/initialized``.  ``-32022`` on ``initialize`` is modern
   evidence (a slow dual-era server answered the timed-out probe and locked
   itself modern): probe once more.
+* A pinned modern version (``era="2026-07-28"``) is probed at that version
+  under the handshake's budget, with no fallback: a DiscoverResult naming it,
+  or ``-32021``, is the era; anything else a server answers is
+  :class:`UnsupportedVersion` naming both sides, so a legacy-only server is
+  refused at connect rather than failing every call with ``-32602``.
 * A dead wire is not an era signal and is raised -- except that a stdio child
   that exits *during the probe* (some legacy servers exit on any first
   message but ``initialize``) is restarted once and given the handshake.
@@ -155,6 +160,10 @@ class Negotiator:
         capabilities: the declared client capabilities.
         probe_timeout: the probe's budget.
         handshake_timeout: ``initialize``'s budget.
+        connect_budget: seconds for the probe and the handshake together
+            (``None``: each has only its own budget); the probe then gets at
+            most half of it, so that a legacy server that ignores the probe
+            still has time to answer ``initialize``.
         handshake: whether the wire can speak the handshake era at all; where
             it cannot, every legacy signal raises :class:`UnsupportedVersion`.
         endpoint: the URL, over HTTP (named when nothing answers there).
@@ -167,8 +176,8 @@ class Negotiator:
                  restart: Callable[[], bool], versions: Sequence[str], mode: str,
                  client_info: Mapping[str, Any], capabilities: Mapping[str, Any],
                  probe_timeout: float, handshake_timeout: float,
-                 handshake: bool = True, endpoint: str | None = None,
-                 fallback: Callable[[], bool] | None = None) -> None:
+                 connect_budget: float | None = None, handshake: bool = True,
+                 endpoint: str | None = None, fallback: Callable[[], bool] | None = None) -> None:
         self._exchange = exchange
         self._notify = notify
         self._restart = restart
@@ -178,6 +187,9 @@ class Negotiator:
         self._capabilities = dict(capabilities)
         self._probe_timeout = probe_timeout
         self._handshake_timeout = handshake_timeout
+        self._connect_budget = connect_budget
+        self._deadline: float | None = None
+        self._unanswered = 0.0   # seconds the probe went unanswered, if it did
         self._handshake_allowed = handshake
         self._endpoint = endpoint
         self._discover_status: int | None = None   # the HTTP status a failed probe got
@@ -190,11 +202,95 @@ class Negotiator:
 
     def run(self) -> EraInfo:
         """Decide the era (sends the probe and/or the handshake)."""
+        if self._connect_budget is not None:
+            self._deadline = time.monotonic() + self._connect_budget
         if self._mode == "legacy":
             return self._handshake()
         if self._mode != "auto":
-            return EraInfo("modern", self._mode)
+            return self._pinned(self._mode)
         return self._probe(self._versions[0])
+
+    # -- a pinned modern version -----------------------------------------------
+
+    def _pinned(self, version: str) -> EraInfo:
+        """``server/discover`` at the pinned version, and no fallback.
+
+        The server must speak ``version``: a DiscoverResult that names it (or a
+        ``-32021``, modern at that version) is the era; anything a legacy
+        server answers, or a version list without it, is
+        :class:`UnsupportedVersion` naming both sides.  There is no handshake
+        to fall back to, so the probe has the handshake's budget.
+        """
+        budget = self._handshake_budget()
+        try:
+            answer = self._exchange("server/discover", {}, self._meta(version), budget)
+        except TransportError as exc:
+            if exc.status not in _LEGACY_STATUSES:
+                raise
+            raise self._pin_refused(version, f"server/discover failed: {exc}") from None
+        if "error" in answer:
+            error = protocol.error_from(answer)
+            if error.code == protocol.MISSING_CAPABILITY:
+                return EraInfo("modern", version)
+            if error.code == protocol.HEADER_MISMATCH:
+                return self._probe_error(version, error)   # raises: a client bug
+            if error.code == protocol.UNSUPPORTED_VERSION:
+                raise UnsupportedVersion((version,), self._supported_from(error),
+                                         f"era is pinned to {version}, which the server "
+                                         "does not speak")
+            raise self._pin_refused(version, f"server/discover was answered {error}")
+        supported = protocol.discover_versions(answer.get("result"))
+        if not supported:
+            raise self._pin_refused(version, "the answer to server/discover is not a "
+                                    "DiscoverResult")
+        if version not in supported:
+            raise self._pin_refused(version, "", supported)
+        return _info_from_discover(version, answer["result"], supported)
+
+    @staticmethod
+    def _pin_refused(version: str, why: str, supported: Sequence[str] = ()) -> UnsupportedVersion:
+        if supported:
+            return UnsupportedVersion((version,), supported, f"era is pinned to {version}, "
+                                      "which the server does not speak")
+        return UnsupportedVersion(
+            (version,), (protocol.LATEST_LEGACY_VERSION,),
+            f"era is pinned to {version}, but this looks like a legacy-only server that "
+            f"speaks the {protocol.LATEST_LEGACY_VERSION} handshake ({why}); "
+            "use era=\"auto\" or \"legacy\"")
+
+    # -- the connect budget ------------------------------------------------------
+
+    def _left(self) -> float | None:
+        """Seconds left of the connect budget (None: there is none); raises once spent."""
+        if self._deadline is None:
+            return None
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise self._never_answered(None)
+        return left
+
+    def _probe_budget(self) -> float:
+        left = self._left()
+        return self._probe_timeout if left is None else min(self._probe_timeout, left / 2)
+
+    def _handshake_budget(self) -> float:
+        left = self._left()
+        if left is None:
+            return self._handshake_timeout
+        return min(self._handshake_timeout, left) if self._handshake_timeout else left
+
+    def _never_answered(self, waited: float | None) -> Timeout:
+        """The Timeout of a connect that got no answer: it names what went unanswered."""
+        budget = self._connect_budget
+        within = f" within the connect budget of {budget:g}s" if budget is not None else ""
+        if self._unanswered:
+            shown = "" if waited is None else f", {round(waited, 1):g}s"
+            detail = (f"the server never answered the probe (server/discover, "
+                      f"{round(self._unanswered, 1):g}s) or the handshake "
+                      f"(initialize{shown}){within}")
+        else:
+            detail = f"initialize was not answered{within or f' within {waited or 0:.3g}s'}"
+        return Timeout("initialize", budget if budget is not None else waited or 0.0, detail)
 
     # -- the probe ---------------------------------------------------------------
 
@@ -203,11 +299,12 @@ class Negotiator:
                                  capabilities=self._capabilities)
 
     def _probe(self, version: str) -> EraInfo:
+        budget = self._probe_budget()
         try:
-            answer = self._exchange("server/discover", {}, self._meta(version),
-                                    self._probe_timeout)
+            answer = self._exchange("server/discover", {}, self._meta(version), budget)
         except Timeout:
-            self._why_legacy = f"server/discover was not answered within {self._probe_timeout:g}s"
+            self._why_legacy = f"server/discover was not answered within {budget:g}s"
+            self._unanswered = budget
             return self._handshake()
         except TransportError as exc:
             # HTTP: only a 400/404/405 without a JSON-RPC body is what a legacy
@@ -295,8 +392,13 @@ class Negotiator:
                 "the 2025-11-25 handshake")
         params = {"protocolVersion": protocol.LATEST_LEGACY_VERSION,
                   "capabilities": self._capabilities, "clientInfo": self._client_info}
+        budget = self._handshake_budget()
         try:
-            answer = self._exchange("initialize", params, None, self._handshake_timeout)
+            answer = self._exchange("initialize", params, None, budget)
+        except Timeout:
+            if self._unanswered or self._deadline is not None:
+                raise self._never_answered(budget) from None
+            raise
         except TransportError as exc:
             # 2025-11-25 "Backward Compatibility": a 400/404/405 to initialize
             # means an older server may speak HTTP+SSE at the same URL.

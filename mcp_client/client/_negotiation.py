@@ -4,8 +4,8 @@
 decides) on the first call that needs the era; every call waits for it within
 its own budget (:class:`~._era.Attempt`).  It also keeps what follows from the
 era: the ``_meta`` envelope every modern request carries, the one
-``server/discover`` sent later to fill in what a pinned era never learned
-(S14), and the legacy ``logging/setLevel``.  Like the Negotiator it sends
+``server/discover`` sent later to fill in what a ``-32021`` answer to the
+probe left unknown (S14), and the legacy ``logging/setLevel``.  Like the Negotiator it sends
 nothing itself: it drives the callables the connection gives it.
 """
 
@@ -114,6 +114,7 @@ class Negotiation:
     def _negotiate(self, attempt: Attempt) -> None:
         try:
             info = self._negotiator().run()
+            self._wire().connected()
             self.info = info
             log.debug("%r negotiated", self)
             if info.era == "legacy" and self._opts["log_level"] and "logging" in info.capabilities:
@@ -149,6 +150,7 @@ class Negotiation:
                           client_info=self._client_info, capabilities=self._capabilities,
                           probe_timeout=self._opts["probe_timeout"],
                           handshake_timeout=self._opts["request_timeout"],
+                          connect_budget=self._opts["connect_budget"],
                           handshake=wire.supports_handshake,
                           endpoint=getattr(wire, "url", None), fallback=self._fallback)
 

@@ -14,7 +14,7 @@ import threading
 import time
 
 from .._log import get_logger
-from ..exceptions import MCPClientError
+from ..exceptions import MCPClientError, ServerGone
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,6 +28,8 @@ log = get_logger(__name__)
 
 #: Restarts count against ``max_restarts`` for this many seconds.
 RESTART_WINDOW = 60.0
+#: How a death past the restart budget ends its message.
+_STAYS_DEAD = " stays dead"
 #: The wait before a restart: none for the first in the window, then first, doubling to cap.
 RESTART_BACKOFF = (0.1, 2.0)
 
@@ -56,12 +58,15 @@ class Revival:
         return f"<Revival {'on-failure' if self._enabled else 'never'} {self.restarts}>"
 
     def revive(self, transport: Transport, dead: Callable[[], MCPClientError | None],
-               reopened: Callable[[], None]) -> None:
+               reopened: Callable[[], None],
+               spent: Callable[[MCPClientError], None] | None = None) -> None:
         """Restart a dead ``transport`` if the policy allows, then call ``reopened``.
 
         ``dead`` tells why the connection is dead (None: it is not, or no
         longer); one restart runs at a time, and a caller that waited for
-        another's finds the connection open again and does nothing.
+        another's finds the connection open again and does nothing.  Once the
+        restarts ran out, ``spent`` is given what the connection should raise
+        from now on: the death, saying that it stays dead.
         """
         if not self.wanted(transport):
             return
@@ -71,6 +76,8 @@ class Revival:
                 return
             if self.exhausted():
                 self.give_up(why)
+                if spent is not None:
+                    spent(self.stays_dead(why))
             elif self.run(transport, why):
                 reopened()
 
@@ -117,6 +124,15 @@ class Revival:
         self._told = why
         self._warn(f"the server died ({why}) and was restarted {self._limit} times within "
                    f"{RESTART_WINDOW:g}s; it stays dead")
+
+    def stays_dead(self, why: MCPClientError) -> MCPClientError:
+        """``why``, saying that the restart budget is spent (a ServerGone stays one)."""
+        if not isinstance(why, ServerGone) or (why.detail or "").endswith(_STAYS_DEAD):
+            return why
+        said = (f"{why.detail or 'the server went away'}; restarted {len(self._times)} "
+                f"times within {RESTART_WINDOW:g}s (max_restarts={self._limit}), it"
+                f"{_STAYS_DEAD}")
+        return ServerGone(why.exit_code, why.stderr_tail, said)
 
     def stop(self) -> None:
         """Start nothing more (the connection is closing); a backoff under way ends now."""

@@ -8,10 +8,18 @@ by ``import mcp_client``.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from typing import Any
 
-__all__ = ["TaskHandle"]
+from ..exceptions import Cancelled
+
+__all__ = ["TaskHandle", "TaskCancelled"]
+
+
+class TaskCancelled(Cancelled, CancelledError):
+    """A cancelled :class:`TaskHandle`'s ``result()``: the library's
+    :class:`~mcp_client.exceptions.Cancelled`, and still the
+    :class:`concurrent.futures.CancelledError` that futures code expects."""
 
 
 class TaskHandle(Future):  # type: ignore[type-arg]
@@ -25,7 +33,10 @@ class TaskHandle(Future):  # type: ignore[type-arg]
         task: the latest task object the server sent (a copy).
 
     :meth:`cancel` cancels the task on the server too (``tasks/cancel``), even
-    while it runs; a task the server finishes first is not cancelled.
+    while it runs; a task the server finishes first is not cancelled.  Once
+    cancelled, ``status`` is ``"cancelled"`` and :meth:`result` and
+    :meth:`exception` raise :class:`~mcp_client.exceptions.Cancelled` (which
+    is also a :class:`concurrent.futures.CancelledError`).
     """
 
     def __init__(self, task: dict[str, Any]) -> None:
@@ -42,11 +53,40 @@ class TaskHandle(Future):  # type: ignore[type-arg]
         """Cancel the task here and on the server; False once it has finished."""
         cancelled = super().cancel()
         if cancelled:
+            self.status = "cancelled"
             self.stop.set()
         return cancelled
 
+    def result(self, timeout: float | None = None) -> Any:
+        """The task's final result (see :meth:`concurrent.futures.Future.result`).
+
+        Raises:
+            Cancelled: the handle was cancelled.
+        """
+        try:
+            return super().result(timeout)
+        except CancelledError as exc:
+            raise self._cancelled(exc) from None
+
+    def exception(self, timeout: float | None = None) -> BaseException | None:
+        """The task's exception, or None (see :meth:`concurrent.futures.Future.exception`).
+
+        Raises:
+            Cancelled: the handle was cancelled.
+        """
+        try:
+            return super().exception(timeout)
+        except CancelledError as exc:
+            raise self._cancelled(exc) from None
+
+    @staticmethod
+    def _cancelled(exc: CancelledError) -> CancelledError:
+        return exc if isinstance(exc, Cancelled) else TaskCancelled("tools/call")
+
     def seen(self, task: dict[str, Any]) -> None:
         """A status from the server (the polling loop's callback)."""
+        if self.cancelled():   # what a poll in flight brought back no longer counts
+            return
         self.task, self.status = dict(task), str(task["status"])
 
     def settle(self, result: Any, exc: BaseException | None) -> None:

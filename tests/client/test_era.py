@@ -240,13 +240,15 @@ class EraTest(ClientCase):
                                               "tools/list"])
         self.assertNotIn("params", fake.requests("tools/list")[0])
 
-    def test_a_pinned_modern_version_skips_the_probe(self) -> None:
+    def test_a_pinned_modern_version_is_probed_with_no_fallback(self) -> None:
+        # the pin's discover answered -32021: modern at the pin, with no DiscoverResult
         fake = FakeTransport()
+        fake.on("server/discover", Error(-32021, "missing capability"))
         fake.on("tools/list", {"tools": [], "resultType": "complete",
                                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "p"}}})
-        client = self.connect(fake, era=V)
+        client = self.connect(fake, era=V, protocol_versions=[NEXT, V])
         self.assertEqual(client.list_tools(), [])
-        self.assertEqual(self.methods(fake), ["tools/list"])
+        self.assertEqual(self.methods(fake), ["server/discover", "tools/list"])
         self.assertEqual(probed_version(fake.sent[0]), V)
         self.assertEqual(client.server_info, {"name": "p"})   # from the result's _meta
 

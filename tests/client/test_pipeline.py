@@ -317,7 +317,7 @@ class ChaosEchoTest(ChaosCase):
         batch.join(WAIT)
         self.assertFalse(batch.is_alive())
         self.assertEqual([e["content"] for e in entries],
-                         ["the server is gone (exit code -9); never could not run"] * 2)
+                         ["the server is gone (killed by SIGKILL); never could not run"] * 2)
 
     def test_the_server_dies_with_calls_in_flight(self) -> None:
         client = self.ready()

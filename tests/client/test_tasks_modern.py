@@ -243,24 +243,34 @@ class ModernNegotiationTest(ModernCase):
         self.assertEqual([declared(m) for m in self.fake.requests("tools/call")],
                          [False, True, True])
 
-    def test_a_pinned_era_sends_no_discover_for_a_plain_call(self) -> None:
+    def pinned_without_discover(self) -> Client:
+        """Pinned, and the pin's discover answered -32021: modern, with no DiscoverResult."""
         client = self.modern(task("completed", result=DONE), era=V)
+        result = {"resultType": "complete", "supportedVersions": [V],
+                  "capabilities": {"tools": {}, "extensions": {EXT: {}}}}
+        self.fake.on("server/discover", Error(-32021, "Missing required client capability"),
+                     result)
+        return client
+
+    def test_an_era_known_without_discover_sends_none_for_a_plain_call(self) -> None:
+        client = self.pinned_without_discover()
         self.assertEqual(client.call_tool("plain"), DONE)
-        self.assertEqual([m["method"] for m in self.fake.requests()], ["tools/call"])
+        self.assertEqual([m["method"] for m in self.fake.requests()],
+                         ["server/discover", "tools/call"])
         self.assertEqual(client.call_tool_task("long").result(10), DONE)   # asks, to know
-        self.assertEqual([m["method"] for m in self.fake.requests()][:3],
-                         ["tools/call", "server/discover", "tools/call"])
+        self.assertEqual([m["method"] for m in self.fake.requests()][:4],
+                         ["server/discover", "tools/call", "server/discover", "tools/call"])
 
     def test_a_discover_after_a_plain_call_makes_a_task_tool_a_task(self) -> None:
-        # with the era pinned, a plain call finds no task capability (none was discovered);
+        # with no DiscoverResult, a plain call finds no task capability;
         # what the discover then says is heeded, not the answer kept from before it
-        client = self.modern(task("completed", result=DONE), era=V)
+        client = self.pinned_without_discover()
         self.assertEqual(client.call_tool("plain"), DONE)
         self.assertIn(EXT, client.capabilities["extensions"])   # sends the discover
         self.assertEqual(client.call_tool("long"), DONE)
         self.assertEqual([m["method"] for m in self.fake.requests()],
-                         ["tools/call", "server/discover", "tools/list", "tools/call",
-                          "tasks/get"])
+                         ["server/discover", "tools/call", "server/discover", "tools/list",
+                          "tools/call", "tasks/get"])
 
     def test_another_missing_capability_is_raised(self) -> None:
         client = self.modern()

@@ -119,7 +119,7 @@ class GrowingServerTest(ClientCase):
         assert isinstance(transport, StdioTransport) and transport.pid is not None
         os.kill(transport.pid, signal.SIGKILL)
         self.assertTrue(ended.wait(10))   # the death ended the listen: the client knows
-        self.assertIn("-9", " ".join(self.warnings))
+        self.assertIn("killed by SIGKILL", " ".join(self.warnings))
         changed.clear()
         self.assertEqual(names(client.list_tools()), {"grow", "bump"})   # a new child
         client.call_tool("grow", {"name": "again"})

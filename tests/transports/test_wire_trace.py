@@ -123,6 +123,7 @@ class StdioTraceTest(TraceCase):
         with tracing() as trace:
             client = self.stdio()
             result = client.call_tool("echo", {"text": "hi"})
+            pid = client.transport.pid   # type: ignore[attr-defined]  # None once closed
             client.close()
         self.assert_all_debug(trace)
         self.assertEqual(methods(trace.sent()), ["server/discover", "tools/call"])
@@ -131,7 +132,6 @@ class StdioTraceTest(TraceCase):
         answers = trace.received()
         self.assertEqual([m["id"] for m in answers], [1, 2])
         self.assertEqual(texts_of(answers[1]), texts_of({"result": result}))
-        pid = client.transport.pid   # type: ignore[attr-defined]
         labels = [record.mcp_connection for record in trace.records]  # type: ignore[attr-defined]
         # named by the transport until the server says its name, then by both
         self.assertEqual(labels[0], f"stdio pid={pid}")
