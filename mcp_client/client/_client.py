@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 import weakref
 from collections.abc import Iterable, Mapping
 
@@ -382,7 +383,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
             progress_token: ask the server for progress under this token; the
                 reports arrive on :attr:`notifications`.
             validate: check the result against the tool's ``outputSchema`` (a pattern in
-                it that does not finish within this budget, at most 1 s, is a mismatch).
+                it that does not finish within what is left of this budget, at most 1 s, is a
+                mismatch).
 
         Returns:
             ``{"content": [...], "isError"?: True, "structuredContent"?: ...}``.
@@ -394,11 +396,14 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
             Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError.
         """
         params = self._tool_params(name, arguments, progress_token)
+        started = time.monotonic()
         result = self._tool_call(params, timeout=timeout, cancelled=cancelled,
                                  progress_token=progress_token)
-        if validate:   # the schema's patterns get at most the call's own budget
-            problem = self._outputs.problem(self._tool_named(name, timeout), result,
-                                            budget=self._connection.budget(timeout))
+        if validate:   # the schema's patterns get what is left of the call's own budget
+            tool = self._tool_named(name, timeout)
+            total = self._connection.budget(timeout)
+            left = None if total is None else max(0.0, total - (time.monotonic() - started))
+            problem = self._outputs.problem(tool, result, budget=left)
             if problem is not None:
                 raise problem
         return cast("CallToolResult", result)
