@@ -76,6 +76,8 @@ TIMEOUT_OPTIONS: dict[str, str] = {
                        "timeout= overrides it)",
     "probe_timeout": "the server/discover probe that finds a server's era when connecting "
                      "(default 5 s)",
+    "connect_budget": "the whole connect, probe plus handshake (default none: each "
+                      "its own)",
     "connect_timeout": "opening an HTTP connection (default 10 s)",
     "max_total_timeout": "a call kept alive by progress, in all (default none)",
 }
