@@ -7,8 +7,10 @@ import re
 import time
 import unittest
 from typing import Any
+from unittest import mock
 
 from mcp_client import Client, ProtocolError
+from mcp_client.client import _schema
 from mcp_client.client._outputs import OutputChecks
 from mcp_client.client._paging import MAX_LIST_BYTES
 from mcp_client.testing import FakeTransport
@@ -87,6 +89,16 @@ EVIL = "^(a|a)*$"
 LONG = "a" * 27 + "b"
 #: What a call may take here: the ``timeout`` the caller gave.
 CALL_BUDGET = 3.0
+#: The patterns' cap while a test only needs some cap to be reached: every case that hits
+#: it burns the whole cap in the regex engine, so the library's 1 s would cost a second each.
+SHORT_CAP = 0.2
+
+
+def short_pattern_cap() -> Any:
+    """Lower :data:`mcp_client.client._schema.PATTERN_BUDGET` to :data:`SHORT_CAP` for a test."""
+    return mock.patch.object(_schema, "PATTERN_BUDGET", SHORT_CAP)
+
+
 TOOLS_DISCOVER = {"resultType": "complete", "supportedVersions": [V],
                   "capabilities": {"tools": {}}}
 
@@ -113,7 +125,7 @@ class OutputPatternTimeTest(ClientCase):
         client = self.client_for(schema, structured)
         client.list_tools()
         start = time.monotonic()
-        with self.assertRaises(ProtocolError) as caught:
+        with short_pattern_cap(), self.assertRaises(ProtocolError) as caught:
             client.call_tool("t", {}, timeout=CALL_BUDGET, validate=True)
         self.assertLess(time.monotonic() - start, CALL_BUDGET)
         return caught.exception
@@ -161,8 +173,9 @@ class OutputPatternTimeTest(ClientCase):
         client = self.client_for(schema, {"s": LONG}, request_timeout=CALL_BUDGET)
         client.tools_for_llm()
         start = time.monotonic()
-        entries = client.execute_tool_calls([{"id": "1", "function": {"name": "t",
-                                                                      "arguments": "{}"}}])
+        with short_pattern_cap():
+            entries = client.execute_tool_calls([{"id": "1", "function": {"name": "t",
+                                                                          "arguments": "{}"}}])
         self.assertLess(time.monotonic() - start, CALL_BUDGET)
         self.assertTrue(entries[0]["is_error"])
         self.assertIn("does not match its outputSchema", entries[0]["content"])
@@ -256,7 +269,8 @@ class ElicitationPatternTimeTest(ClientCase):
                 {"resultType": "complete", "content": []})
         client = self.connect(fake, on_elicit=lambda r: {"action": "accept", "content": {}})
         start = time.monotonic()
-        self.assertEqual(client.call_tool("t", {}, timeout=CALL_BUDGET), {"content": []})
+        with short_pattern_cap():
+            self.assertEqual(client.call_tool("t", {}, timeout=CALL_BUDGET), {"content": []})
         self.assertLess(time.monotonic() - start, CALL_BUDGET)
         retry = fake.requests("tools/call")[1]
         self.assertEqual(retry["params"]["inputResponses"], {"e": {"action": "decline"}})
@@ -275,13 +289,15 @@ class RealServerPatternTest(ClientCase):
                 self.assertEqual(client.list_tools()[0]["outputSchema"]["properties"]["code"]
                                  ["pattern"], EVIL)
                 start = time.monotonic()
-                with self.assertRaises(ProtocolError) as caught:
+                with short_pattern_cap(), self.assertRaises(ProtocolError) as caught:
                     client.call_tool("code", timeout=CALL_BUDGET, validate=True)
                 self.assertLess(time.monotonic() - start, CALL_BUDGET)
                 self.assertEqual(caught.exception.data["path"], "$")
                 self.assertIn("did not finish", caught.exception.data["reason"])
                 start = time.monotonic()
-                entries = client.execute_tool_calls([{"id": "1", "function": {"name": "code"}}])
+                with short_pattern_cap():
+                    entries = client.execute_tool_calls([{"id": "1",
+                                                          "function": {"name": "code"}}])
                 self.assertLess(time.monotonic() - start, CALL_BUDGET)
                 self.assertTrue(entries[0]["is_error"])
                 client.close()

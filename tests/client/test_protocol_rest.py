@@ -68,12 +68,6 @@ class LoggingLevelTest(ExtrasCase):
                 self.assertEqual(seen, ["warning", "error"])
                 client.close()
 
-    def test_an_unknown_level_is_refused(self) -> None:
-        client = self.connect()
-        with self.assertRaises(MCPClientError):
-            client.set_logging_level("loud")
-        self.assertIsInstance(client.set_logging_level_async("error").result(30), type(None))
-
 
 class CompletionTest(ExtrasCase):
     def test_prompt_and_template_arguments_in_both_eras(self) -> None:
@@ -91,17 +85,6 @@ class CompletionTest(ExtrasCase):
                     context={"arguments": {"owner": "bo"}}).result(30)["values"],
                     ["bo-app", "bo-lib"])
                 client.close()
-
-    def test_bad_references_and_arguments_are_refused(self) -> None:
-        client = self.connect()
-        bad = [({"type": "ref/tool", "name": "x"}, {"name": "a", "value": ""}, None),
-               ({"type": "ref/prompt"}, {"name": "a", "value": ""}, None),
-               (PROMPT, {"name": "a"}, None),
-               (PROMPT, {"name": "a", "value": 3}, None),
-               (PROMPT, {"name": "a", "value": ""}, {"owner": 3})]
-        for ref, argument, context in bad:
-            with self.subTest(ref=ref, argument=argument), self.assertRaises(MCPClientError):
-                client.complete(ref, argument, context=context)
 
 
 class StructuredOutputTest(ExtrasCase):
@@ -218,6 +201,41 @@ class OutputChecksTest(unittest.TestCase):
             self.problem(WEATHER, result({"t": 1}))
             self.problem(dict(WEATHER), result({"t": 2}))
         self.assertEqual(len(self.checks._validators), 1)
+
+
+class RefusedBeforeTheWireTest(FakeCase):
+    """What the client refuses itself: no server is needed to see that nothing is sent."""
+
+    def fake_client(self, *tools: dict[str, Any], **options: Any) -> Client:
+        # a server that offers both, so that a refusal is the arguments', not a capability's
+        self.fake = FakeTransport()
+        self.fake.on("server/discover", {**DISCOVER, "capabilities": {
+            "tools": {}, "completions": {}, "logging": {}}})
+        client = self.connect(self.fake, **options)
+        self.fake.on("completion/complete", {"resultType": "complete", "completion": {
+            "values": ["python"], "total": 1, "hasMore": False}})
+        self.assertEqual(client.complete(PROMPT, {"name": "language", "value": "p"})["values"],
+                         ["python"])
+        return client
+
+    def test_an_unknown_level_is_refused(self) -> None:
+        client = self.fake_client()
+        with self.assertRaises(MCPClientError):
+            client.set_logging_level("loud")
+        self.assertIsInstance(client.set_logging_level_async("error").result(30), type(None))
+        self.assertEqual(self.fake.requests("logging/setLevel"), [])
+
+    def test_bad_references_and_arguments_are_refused(self) -> None:
+        client = self.fake_client()
+        bad = [({"type": "ref/tool", "name": "x"}, {"name": "a", "value": ""}, None),
+               ({"type": "ref/prompt"}, {"name": "a", "value": ""}, None),
+               (PROMPT, {"name": "a"}, None),
+               (PROMPT, {"name": "a", "value": 3}, None),
+               (PROMPT, {"name": "a", "value": ""}, {"owner": 3})]
+        for ref, argument, context in bad:
+            with self.subTest(ref=ref, argument=argument), self.assertRaises(MCPClientError):
+                client.complete(ref, argument, context=context)
+        self.assertEqual(len(self.fake.requests("completion/complete")), 1)   # fake_client's
 
 
 class LogLevelWireTest(FakeCase):

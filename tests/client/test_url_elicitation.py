@@ -15,10 +15,13 @@ from typing import Any, Callable
 from mcp_client import Client, ProtocolError
 from mcp_client.client._inputs import ELICIT, Inputs
 from mcp_client.exceptions import URLElicitationRequired
+from mcp_client.protocol import META_CLIENT_CAPABILITIES
+from mcp_client.testing import FakeTransport
 
 from ..base import ClientCase, server
 
 ERAS = ("auto", "legacy")
+MODERN, LEGACY = "2026-07-28", "2025-11-25"
 URL = "https://accounts.example.com/connect?session=42"
 
 
@@ -38,29 +41,55 @@ class InteractiveCase(ClientCase):
         return json.loads(client.call_tool("declared")["structuredContent"]["result"])
 
 
+def _decline(request: dict[str, Any]) -> dict[str, Any]:
+    return {"action": "decline"}
+
+
+#: Client options and the ``elicitation`` capability they declare.
+DECLARED: dict[str, tuple[dict[str, Any], Any]] = {
+    "url only": ({"on_elicit_url": _decline}, {"url": {}}),
+    "both": ({"on_elicit": _decline, "on_elicit_url": _decline}, {"form": {}, "url": {}}),
+    "form only": ({"on_elicit": _decline}, {"form": {}}),
+    "override": ({"on_elicit": _decline, "client_capabilities": {
+        "elicitation": {"form": {}, "url": {}}}}, {"form": {}, "url": {}}),
+}
+
+
 class CapabilityTest(InteractiveCase):
     def test_the_url_mode_is_declared_by_its_hook(self) -> None:
-        def hook(request: dict[str, Any]) -> dict[str, Any]:
-            return {"action": "decline"}
-
-        cases: dict[str, tuple[dict[str, Any], Any]] = {
-            "url only": ({"on_elicit_url": hook}, {"url": {}}),
-            "both": ({"on_elicit": hook, "on_elicit_url": hook}, {"form": {}, "url": {}}),
-            "form only": ({"on_elicit": hook}, {"form": {}}),
-            "override": ({"on_elicit": hook, "client_capabilities": {
-                "elicitation": {"form": {}, "url": {}}}}, {"form": {}, "url": {}}),
-        }
+        """What each set of hooks declares, as sent: a scripted server is enough."""
         for era in ERAS:
-            for name, (options, wanted) in cases.items():
+            for name, (options, wanted) in DECLARED.items():
                 with self.subTest(era=era, case=name):
-                    client = self.connect(era, **options)
+                    fake = FakeTransport()
+                    fake.on("server/discover", {
+                        "resultType": "complete", "supportedVersions": [MODERN],
+                        "capabilities": {"tools": {}}})
+                    fake.on("initialize", {
+                        "protocolVersion": LEGACY, "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "fake", "version": "1"}})
+                    client = ClientCase.connect(self, fake, era=era, **options)
                     self.assertEqual(client.declared_capabilities["elicitation"], wanted)
-                    self.assertEqual(self.declared(client), wanted)
+                    self.assertEqual(client.era, "legacy" if era == "legacy" else "modern")
+                    if era == "legacy":
+                        sent = fake.requests("initialize")[0]["params"]["capabilities"]
+                    else:
+                        sent = fake.requests("server/discover")[0]["params"]["_meta"][
+                            META_CLIENT_CAPABILITIES]
+                    self.assertEqual(sent["elicitation"], wanted)
                     client.close()
+
+    def test_a_real_server_reads_the_declared_modes(self) -> None:
+        """The SDK server sees what was declared, in both eras."""
+        for era, name in zip(ERAS, ("url only", "both")):
+            with self.subTest(era=era, case=name):
+                options, wanted = DECLARED[name]
+                client = self.connect(era, **options)
+                self.assertEqual(self.declared(client), wanted)
+                client.close()
 
     def test_the_hook_must_be_callable(self) -> None:
         from mcp_client import MCPClientError
-        from mcp_client.testing import FakeTransport
 
         with self.assertRaisesRegex(MCPClientError, "on_elicit_url must be callable"):
             Client(transport=FakeTransport(), on_elicit_url="yes")
@@ -125,13 +154,17 @@ class URLModeTest(InteractiveCase):
             raise RuntimeError("no browser")
 
         for era in ERAS:
+            # one server per era: the hook the client calls is swapped between calls
+            current: list[Callable[[dict[str, Any]], Any]] = []
+            client = self.connect(era, on_elicit_url=lambda r: current[0](r))
             for hook in (broken, lambda r: {"action": "sure"}, lambda r: None):
                 with self.subTest(era=era, hook=hook):
-                    client = self.connect(era, on_elicit_url=hook)
+                    current[:] = [hook]
+                    del self.warnings[:]
                     text = client.call_tool("connect", {"service": "git"})["content"][0]["text"]
                     self.assertTrue(text.startswith("action=decline"), text)
                     self.assertTrue(self.warnings, "the failure was not reported")
-                    client.close()
+            client.close()
 
     def test_the_completion_notification_is_on_the_stream(self) -> None:
         client = self.connect("legacy", on_elicit_url=lambda r: {"action": "accept"})
