@@ -30,11 +30,48 @@ MKTEMP: list[Row] = [
     sh("read: mktemp -p tmp", "any shell", "mktemp -p tmp", ALLOW),
 ]
 
-POLICY_ROWS: list[Row] = [*MKTEMP]
+#: git reads a subcommand's options in order: ``--no-NAME`` undoes an earlier ``--NAME``,
+#: and a letter inside a short option's value is no option.  Real git 2.39: ``git clean -n
+#: --no-dry-run -f`` and ``git clean -fen`` (``-e n``) removed an untracked file; ``git rm
+#: -f --cached --no-cached x`` removed ``x`` from the work tree.
+GIT_LAST_WINS: list[Row] = [
+    sh("git clean -n --no-dry-run -f", "any shell", "git clean -n --no-dry-run -f", ASK),
+    sh("git clean -nf --no-dry-run", "any shell", "git clean -nf --no-dry-run", ASK),
+    sh("git clean -fn --no-d (abbreviated)", "any shell", "git clean -fn --no-d", ASK),
+    sh("git clean --dry-run --no-dry -f", "any shell", "git clean --dry-run --no-dry -f", ASK),
+    sh("git clean -fen: -e takes n", "any shell", "git clean -fen", ASK),
+    sh("git clean -f -en: -e takes n", "any shell", "git clean -f -en", ASK),
+    sh("git clean -f -e -n: -e takes -n", "any shell", "git clean -f -e -n", ASK),
+    sh("git clean -f --exclude -n", "any shell", "git clean -f --exclude -n", ASK),
+    sh("git clean -f --ex -n", "any shell", "git clean -f --ex -n", ASK),
+    sh("git rm -f --cached --no-cached", "any shell", "git rm -f --cached --no-cached x", ASK),
+    sh("git rm --cached -f --no-cache", "any shell", "git rm --cached -f --no-cache x", ASK),
+    sh("git rm -f --pathspec-from-file --cached", "any shell",
+       "git rm -f --pathspec-from-file --cached", ASK),
+    sh("git prune -n --no-dry-run", "any shell", "git prune -n --no-dry-run", ASK),
+    sh("git restore -S --no-staged -W", "any shell", "git restore -S --no-staged -W f", ASK),
+    sh("git restore --staged --no-staged", "any shell",
+       "git restore --staged --no-staged f", ASK),
+    sh("git restore -sS f: -s takes S", "any shell", "git restore -sS f", ASK),
+    sh("read: git clean -n", "any shell", "git clean -n", ALLOW),
+    sh("read: git clean -fn", "any shell", "git clean -fn", ALLOW),
+    sh("read: git clean -f -e x -n", "any shell", "git clean -f -e x -n", ALLOW),
+    sh("read: git clean --dry-run -fd", "any shell", "git clean --dry-run -fd", ALLOW),
+    sh("read: git clean -f --no-dry-run -n", "any shell", "git clean -f --no-dry-run -n", ALLOW),
+    sh("read: git rm --cached -f", "any shell", "git rm --cached -f x", ALLOW),
+    sh("read: git rm -f --no-cached --cached", "any shell",
+       "git rm -f --no-cached --cached x", ALLOW),
+    sh("read: git prune -n", "any shell", "git prune -n", ALLOW),
+    sh("read: git restore --staged", "any shell", "git restore --staged f", ALLOW),
+    sh("read: git restore -S -s HEAD", "any shell", "git restore -S -s HEAD f", ALLOW),
+]
+
+POLICY_ROWS: list[Row] = [*MKTEMP, *GIT_LAST_WINS]
 
 LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("mktemp -p . into the lease", False, {"command": "mktemp -p . locked/x.XXX"}, False),
     ("mktemp -p mine climbs into the lease", False,
      {"command": "mktemp -p mine ../locked/x.XXX"}, False),
     ("mktemp -p mine", False, {"command": "mktemp -p mine x.XXX"}, True),
+    ("git clean -fen in the lease", False, {"command": "git -C locked clean -fen"}, False),
 ]
