@@ -66,12 +66,28 @@ GIT_LAST_WINS: list[Row] = [
     sh("read: git restore -S -s HEAD", "any shell", "git restore -S -s HEAD f", ALLOW),
 ]
 
-POLICY_ROWS: list[Row] = [*MKTEMP, *GIT_LAST_WINS]
+#: zstd takes the last of ``-c`` and ``-o F``: real zstd 1.5 ``zstd -dco ../x a.zst`` and
+#: ``zstd -c a -o ../w2`` wrote outside the working directory.
+ZSTD: list[Row] = [
+    sh("zstd -dco ../x", "zstd", "zstd -dco ../x f.zst", ASK),
+    sh("zstd -c f -o ../x", "zstd", "zstd -c f -o ../x", ASK),
+    sh("zstd -c f -o../x", "zstd", "zstd -c f -o../x", ASK),
+    sh("zstd --stdout -d f.zst -o ../x", "zstd", "zstd --stdout -d f.zst -o ../x", ASK),
+    sh("unzstd -c -o ../x", "any shell", "unzstd -c -o ../x f.zst", ASK),
+    sh("read: zstd -dc f.zst", "zstd", "zstd -dc f.zst", ALLOW),
+    sh("read: zstd -c f", "zstd", "zstd -c f", ALLOW),
+    sh("read: zstd -d f.zst -o g", "zstd", "zstd -d f.zst -o g", ALLOW),
+    sh("read: zstd -l f.zst", "zstd", "zstd -l f.zst", ALLOW),
+]
+
+POLICY_ROWS: list[Row] = [*MKTEMP, *GIT_LAST_WINS, *ZSTD]
 
 LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("mktemp -p . into the lease", False, {"command": "mktemp -p . locked/x.XXX"}, False),
     ("mktemp -p mine climbs into the lease", False,
      {"command": "mktemp -p mine ../locked/x.XXX"}, False),
     ("mktemp -p mine", False, {"command": "mktemp -p mine x.XXX"}, True),
+    ("zstd -dco into the lease", False, {"command": "zstd -dco locked/x f.zst"}, False),
+    ("zstd -dc", False, {"command": "zstd -dc f.zst"}, True),
     ("git clean -fen in the lease", False, {"command": "git -C locked clean -fen"}, False),
 ]
