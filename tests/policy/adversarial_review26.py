@@ -80,7 +80,25 @@ ZSTD: list[Row] = [
     sh("read: zstd -l f.zst", "zstd", "zstd -l f.zst", ALLOW),
 ]
 
-POLICY_ROWS: list[Row] = [*MKTEMP, *GIT_LAST_WINS, *ZSTD]
+#: A glob segment that may match ``..``: bash before 5.2 (and 5.2 with ``shopt -u
+#: globskipdots``) expands ``.*`` and ``.?`` to ``..`` too; real bash 5.2 with
+#: globskipdots off: ``echo x | tee .*/home/c`` overwrote ``../home/c``.
+DOT_GLOBS: list[Row] = [
+    sh("tee .*/home/c", "any shell", "echo x | tee .*/home/c", ASK),
+    sh("tee .?/home/c", "any shell", "echo x | tee .?/home/c", ASK),
+    sh("redirect to .[.]/home/c", "any shell", "echo x > .[.]/home/c", ASK),
+    sh("redirect to d/../.*/c", "any shell", "echo x > d/.?/.?/c", ASK),
+    sh("cp a .?/x", "any shell", "cp a .?/x", ASK),
+    sh("sort -o .?/c", "sort", "sort -o .?/c a", ASK),
+    sh("tee under a narrow allow", "tee", "tee .*/c", ASK),
+    sh("read: tee x.?", "any shell", "echo x | tee x.?", ALLOW),
+    sh("read: redirect to .x*", "any shell", "echo x > .x*", ALLOW),
+    sh("read: ls *.py", "ls", "ls *.py", ALLOW),
+    sh("read: cat .git*", "cat", "cat .git*", ALLOW),
+    sh("read: cat src/.??*", "cat", "cat src/.??*", ALLOW),
+]
+
+POLICY_ROWS: list[Row] = [*MKTEMP, *GIT_LAST_WINS, *ZSTD, *DOT_GLOBS]
 
 LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("mktemp -p . into the lease", False, {"command": "mktemp -p . locked/x.XXX"}, False),
@@ -89,5 +107,6 @@ LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("mktemp -p mine", False, {"command": "mktemp -p mine x.XXX"}, True),
     ("zstd -dco into the lease", False, {"command": "zstd -dco locked/x f.zst"}, False),
     ("zstd -dc", False, {"command": "zstd -dc f.zst"}, True),
+    ("tee .*/work/locked", False, {"command": "echo x | tee .*/work/locked/f"}, False),
     ("git clean -fen in the lease", False, {"command": "git -C locked clean -fen"}, False),
 ]
