@@ -98,7 +98,20 @@ DOT_GLOBS: list[Row] = [
     sh("read: cat src/.??*", "cat", "cat src/.??*", ALLOW),
 ]
 
-POLICY_ROWS: list[Row] = [*MKTEMP, *GIT_LAST_WINS, *ZSTD, *DOT_GLOBS]
+#: A runner given no command that runs a shell reading its standard input: real fakeroot
+#: 1.31 ``echo "touch canary" | fakeroot`` ran the text (``$SHELL`` reads the pipe).
+NO_COMMAND: list[Row] = [
+    sh("fakeroot reads a shell from the pipe", "any shell", 'echo "rm -rf d" | fakeroot', ASK),
+    sh("fakeroot -u reads a shell from a file", "any shell", "fakeroot -u < script", ASK),
+    sh("fakeroot -- with no command", "any shell", 'echo "rm -rf d" | fakeroot --', ASK),
+    sh("fakeroot rm -rf", "any shell", "fakeroot rm -rf d", ASK),
+    sh("read: fakeroot ls", "any shell", "fakeroot ls", ALLOW),
+    sh("read: fakeroot -- make", "any shell", "fakeroot -- ls -l", ALLOW),
+    sh("read: setsid with no command", "any shell", "echo x | setsid", ALLOW),
+    sh("read: ionice -p reads priorities", "any shell", "ionice -p 1", ALLOW),
+]
+
+POLICY_ROWS: list[Row] = [*MKTEMP, *GIT_LAST_WINS, *ZSTD, *DOT_GLOBS, *NO_COMMAND]
 
 LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("mktemp -p . into the lease", False, {"command": "mktemp -p . locked/x.XXX"}, False),
