@@ -111,7 +111,20 @@ NO_COMMAND: list[Row] = [
     sh("read: ionice -p reads priorities", "any shell", "ionice -p 1", ALLOW),
 ]
 
-POLICY_ROWS: list[Row] = [*MKTEMP, *GIT_LAST_WINS, *ZSTD, *DOT_GLOBS, *NO_COMMAND]
+#: ``--target-directory`` abbreviated to one or two letters: real coreutils 9.1 ``cp
+#: --t=locked a``, ``mv --t=``, ``ln --t=``, ``install --t=`` wrote into ``locked``.
+TARGET_DIRECTORY: list[Row] = [
+    sh("cp --t=/etc", "cp", "cp --t=/etc a", ASK),
+    sh("cp --ta=/etc", "cp", "cp --ta=/etc a", ASK),
+    sh("mv --t=..", "mv", "mv --t=.. a", ASK),
+    sh("ln --t=/etc", "ln", "ln -s --t=/etc a", ASK),
+    sh("install --t=/etc", "install", "install --t=/etc a", ASK),
+    sh("read: cp --t=sub", "cp", "cp --t=sub a", ALLOW),
+    sh("read: cp a b", "cp", "cp a b", ALLOW),
+]
+
+POLICY_ROWS: list[Row] = [*MKTEMP, *GIT_LAST_WINS, *ZSTD, *DOT_GLOBS, *NO_COMMAND,
+                          *TARGET_DIRECTORY]
 
 LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("mktemp -p . into the lease", False, {"command": "mktemp -p . locked/x.XXX"}, False),
@@ -121,5 +134,17 @@ LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("zstd -dco into the lease", False, {"command": "zstd -dco locked/x f.zst"}, False),
     ("zstd -dc", False, {"command": "zstd -dc f.zst"}, True),
     ("tee .*/work/locked", False, {"command": "echo x | tee .*/work/locked/f"}, False),
+    ("cp --t=locked", False, {"command": "cp --t=locked a"}, False),
+    ("mv --ta=locked", False, {"command": "mv --ta=locked a"}, False),
+    ("cp --t=mine", False, {"command": "cp --t=mine a"}, True),
+    # xargs' own options before the writer it feeds (real findutils 4.9: ``find locked
+    # -print0 | xargs -0 rm`` removed ``locked/x``)
+    ("xargs -0 rm", False, {"command": "find locked -print0 | xargs -0 rm"}, False),
+    ("xargs -n1 -- rm", False, {"command": "echo locked/x | xargs -n1 -- rm"}, False),
+    ("xargs -a list rm", False, {"command": "xargs -a list rm"}, False),
+    ("xargs -d nl -r mv", False, {"command": "ls | xargs -d '\\n' -r mv -t mine"}, False),
+    ("xargs -I{} cp", False, {"command": "ls | xargs -I{} cp {} mine"}, False),
+    ("xargs -0 cat", False, {"command": "find . -print0 | xargs -0 cat"}, True),
+    ("xargs -n1 grep", False, {"command": "ls | xargs -n1 grep x"}, True),
     ("git clean -fen in the lease", False, {"command": "git -C locked clean -fen"}, False),
 ]
