@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .adversarial_cases import ALLOW, ASK, Row, sh
+from .adversarial_cases import ALLOW, ASK, Row, allow, sh
+from .adversarial_round3_writes import RULE_SETS
+
+RULE_SETS.setdefault("gawk", [allow("gawk")])
 
 #: ``mktemp -p DIR TEMPLATE`` creates ``DIR/TEMPLATE`` with its ``X``s replaced, and the
 #: template may climb out of DIR (``-p . ../x.XXX`` made ``../x.feN`` in real mktemp).
@@ -123,8 +126,23 @@ TARGET_DIRECTORY: list[Row] = [
     sh("read: cp a b", "cp", "cp a b", ALLOW),
 ]
 
+#: gawk takes long options by any unique prefix, and ``-W NAME`` as ``--NAME``: real gawk
+#: 5.2.1 ``gawk --dump=../x1``, ``gawk -W dump=../x3``, ``gawk --prof=../x5`` wrote there.
+GAWK: list[Row] = [
+    sh("gawk --dump=../x", "gawk", "gawk --dump=../x 1 a", ASK),
+    sh("gawk --prof=../x", "gawk", "gawk --prof=../x 1 a", ASK),
+    sh("gawk --pretty=../x", "gawk", "gawk --pretty=../x 1 a", ASK),
+    sh("gawk -W dump=../x", "gawk", "gawk -W dump=../x 1 a", ASK),
+    sh("gawk -Wprof=../x", "gawk", "gawk -Wprof=../x 1 a", ASK),
+    sh("gawk --debug=cmds", "gawk", "gawk --debug=cmds 1 a", ASK),
+    sh("gawk -D reads debugger commands", "gawk", "echo 'save ../x' | gawk -D 1 a", ASK),
+    sh("read: gawk -v x=1", "gawk", "gawk -v x=1 1 a", ALLOW),
+    sh("read: gawk --sandbox", "gawk", "gawk --sandbox 1 a", ALLOW),
+    sh("read: gawk -F:", "gawk", "gawk -F: '{print $1}' a", ALLOW),
+]
+
 POLICY_ROWS: list[Row] = [*MKTEMP, *GIT_LAST_WINS, *ZSTD, *DOT_GLOBS, *NO_COMMAND,
-                          *TARGET_DIRECTORY]
+                          *TARGET_DIRECTORY, *GAWK]
 
 LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("mktemp -p . into the lease", False, {"command": "mktemp -p . locked/x.XXX"}, False),
@@ -146,5 +164,7 @@ LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("xargs -I{} cp", False, {"command": "ls | xargs -I{} cp {} mine"}, False),
     ("xargs -0 cat", False, {"command": "find . -print0 | xargs -0 cat"}, True),
     ("xargs -n1 grep", False, {"command": "ls | xargs -n1 grep x"}, True),
+    ("gawk --dump=locked/f", False, {"command": "gawk --dump=locked/f 1 a"}, False),
+    ("gawk -W prof=locked/f", False, {"command": "gawk -W prof=locked/f 1 a"}, False),
     ("git clean -fen in the lease", False, {"command": "git -C locked clean -fen"}, False),
 ]
