@@ -19,7 +19,8 @@ from typing import Any
 from .adversarial_cases import ALLOW, ASK, Row, allow, sh
 from .adversarial_round3_writes import RULE_SETS
 
-RULE_SETS.setdefault("gawk", [allow("gawk")])
+for _name in ("gawk", "sed"):
+    RULE_SETS.setdefault(_name, [allow(_name)])
 
 #: ``mktemp -p DIR TEMPLATE`` creates ``DIR/TEMPLATE`` with its ``X``s replaced, and the
 #: template may climb out of DIR (``-p . ../x.XXX`` made ``../x.feN`` in real mktemp).
@@ -141,8 +142,20 @@ GAWK: list[Row] = [
     sh("read: gawk -F:", "gawk", "gawk -F: '{print $1}' a", ALLOW),
 ]
 
+#: ``sed -i SUFFIX`` with a ``/`` puts the backup elsewhere (``*`` is the file's name): real
+#: GNU sed 4.9 ``sed -i'../*' s/h/H/ a`` wrote ``../a``, ``--in-place='../bk_*'`` ``../bk_a``.
+SED_BACKUP: list[Row] = [
+    sh("sed -i'../*'", "sed", "sed -i'../*' s/a/b/ a", ASK),
+    sh("sed --in-place='../bk_*'", "sed", "sed --in-place='../bk_*' s/a/b/ a", ASK),
+    sh("sed -ni'/tmp/*'", "sed", "sed -ni'/tmp/*' p a", ASK),
+    sh("sed -E -i'../*'", "sed", "sed -E -i'../*' s/a/b/ a", ASK),
+    sh("read: sed -i.bak", "sed", "sed -i.bak s/a/b/ a", ALLOW),
+    sh("read: sed -i", "sed", "sed -i s/a/b/ a", ALLOW),
+    sh("read: sed -n p", "sed", "sed -n p a", ALLOW),
+]
+
 POLICY_ROWS: list[Row] = [*MKTEMP, *GIT_LAST_WINS, *ZSTD, *DOT_GLOBS, *NO_COMMAND,
-                          *TARGET_DIRECTORY, *GAWK]
+                          *TARGET_DIRECTORY, *GAWK, *SED_BACKUP]
 
 LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("mktemp -p . into the lease", False, {"command": "mktemp -p . locked/x.XXX"}, False),
@@ -166,5 +179,7 @@ LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("xargs -n1 grep", False, {"command": "ls | xargs -n1 grep x"}, True),
     ("gawk --dump=locked/f", False, {"command": "gawk --dump=locked/f 1 a"}, False),
     ("gawk -W prof=locked/f", False, {"command": "gawk -W prof=locked/f 1 a"}, False),
+    ("sed -i'locked/*'", False, {"command": "sed -i'locked/*' s/a/b/ a"}, False),
+    ("sed -i.bak", False, {"command": "sed -i.bak s/a/b/ mine/a"}, True),
     ("git clean -fen in the lease", False, {"command": "git -C locked clean -fen"}, False),
 ]
