@@ -154,8 +154,39 @@ SED_BACKUP: list[Row] = [
     sh("read: sed -n p", "sed", "sed -n p a", ALLOW),
 ]
 
+#: Tried and held already: runner options whose values could be taken for the command,
+#: builtins that evaluate subscripts, git's floor behind its own options, output options.
+_HELD = [
+    "nice -n10 rm -rf d", "nice --adj=5 rm -rf d", "timeout --signal=KILL 5 rm -rf d",
+    "timeout -sKILL 5 rm -rf d", "timeout 5 -- rm -rf d", "env -S 'rm -rf d'",
+    "env --sp='rm -rf d'", "env -iS 'rm -rf d'", "env -uX rm -rf d", "env - rm -rf d",
+    "stdbuf -o L rm -rf d", "stdbuf --output=L rm -rf d", "xargs -a file rm -rf",
+    "xargs --arg-file=file rm -rf", "xargs -I {} rm -rf {}", "xargs --max-l=1 rm -rf",
+    "ionice -t -c3 rm -rf d", "command -p rm -rf d", "builtin command rm -rf d",
+    "exec -afoo rm -rf d", "sudo --preserve-env=PATH rm -rf d", "sudo -nE rm -rf d",
+    "setarch -R x86_64 rm -rf d", "taskset -c1 rm -rf d", "flock f -xc 'rm -rf d'",
+    "flock f --com='rm -rf d'", "choom -n1 rm -rf d", "watch -dn1 rm -rf d",
+    "watch -tx rm -rf d", "prlimit --nofile=1 rm -rf d", "busybox sh -c 'rm -rf d'",
+    "[[ 'a[$(rm -rf d)]' -eq 1 ]]", "[ 1 -eq 1 -a 'b[$(rm -rf d)]' -eq 1 ]",
+    "for x in 'a[$(rm -rf d)]'; do [[ x -eq 1 ]]; done", "builtin let 'x[$(rm -rf d)]=1'",
+    "command printf -v 'a[$(rm -rf d)]' x", "declare -n r='a[$(rm -rf d)]'",
+    "echo ${x:'a[$(rm -rf d)]'}", "kill -l 'a[$(rm -rf d)]'", "ulimit -n 'a[$(rm -rf d)]'",
+    "git -C d checkout .", "git --work-tree=. checkout -- .", "git -c x=y restore .",
+    "GIT CHECKOUT .", '"git" "checkout" "."', "git checkout ''.", "git checkout --for main",
+    "git checkout main -f", "git restore -SW f", "git switch --disc main", "git clean -i",
+    "git reset --har", "git stash -q drop", "git checkout-index -fa",
+    "git read-tree -u --reset HEAD",
+    "sort -uo/dev/../x a", "sort --ou=../x a", "sort -o /dev/fd/3 a", "tree -Lo 1 ../x",
+    "xxd -Ralways a ../b", "patch -d.. -p1", "curl -: -o ../x http://x",
+    "wget -e 'output_document ../x' --spider http://x", "less +s../x a", "mktemp -d ../x.XXX",
+    "tar xvfC a.tar ..", "unzip -d .. a.zip", "7z x -o.. a.7z", "zip -TT 'rm -rf d' -T x.zip f",
+    "echo x >~/f", "echo x >&../f", "cat <<E\\OF\n$(rm -rf d)\nEOF\nrm -rf d",
+    "ls\rrm -rf d", "echo $(case x in x) :;; esac); rm -rf d",
+]
+HELD: list[Row] = [sh("held: " + command, "any shell", command, ASK) for command in _HELD]
+
 POLICY_ROWS: list[Row] = [*MKTEMP, *GIT_LAST_WINS, *ZSTD, *DOT_GLOBS, *NO_COMMAND,
-                          *TARGET_DIRECTORY, *GAWK, *SED_BACKUP]
+                          *TARGET_DIRECTORY, *GAWK, *SED_BACKUP, *HELD]
 
 LEASE_ROWS: list[tuple[str, bool, dict[str, Any], bool]] = [
     ("mktemp -p . into the lease", False, {"command": "mktemp -p . locked/x.XXX"}, False),
