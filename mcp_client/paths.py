@@ -21,7 +21,8 @@ a conclusion, and a security check must never guess:
   - has no root to be measured against (the tool has none), relative or
     absolute alike;
   - contains a ``..`` segment (even one that would stay inside: the text says
-    "go up", and symlinks make "up" a filesystem question);
+    "go up", and symlinks make "up" a filesystem question), or a glob segment that
+    may expand to ``..`` (``.*``, ``.?``: bash before 5.2 matches it);
   - contains a NUL byte, a backslash (a Windows separator on some servers),
     or any other control, format, surrogate, private-use or unassigned
     character;
@@ -150,10 +151,16 @@ def segments(path: object) -> tuple[bool, tuple[str, ...]] | None:
     for segment in path.split("/"):
         if segment in ("", "."):
             continue
-        if segment == ".." or not _clean_segment(segment):
+        if segment == ".." or not _clean_segment(segment) or _may_be_up(segment):
             return None
         parts.append(segment)
     return path.startswith("/"), tuple(parts)
+
+
+def _may_be_up(segment: str) -> bool:
+    """A glob segment a shell may expand to ``..`` (``.*``, ``.?``, ``.[.]``: bash before
+    5.2, or with ``globskipdots`` off, matches ``..`` as it matches any dot file)."""
+    return bool(_GLOB.search(segment)) and fnmatch.fnmatchcase("..", segment)
 
 
 def _join(parts: Sequence[str]) -> str:

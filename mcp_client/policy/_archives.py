@@ -255,12 +255,13 @@ def _replaced(operand: str) -> list[str]:
 def compressed(base: str, argv: Sequence[str]) -> list[str]:
     """gzip and its kin replace each operand (``-r``: everything under it) unless they write
     to standard output (``-c``, ``-l``, ``-t``); ``zstd -o F`` and ``--output-dir-*``;
-    ``lz4 IN OUT``."""
+    ``lz4 IN OUT``.  zstd takes the last of ``-c`` and ``-o F`` (``zstd -c f -o F`` writes
+    ``F``), so ``-o F`` is written whatever else is given."""
     spec, pair = _COMPRESSORS[base]
     parsed = parse(spec, argv)
     operands = files(*parsed.operands)
     if parsed.has(*_TO_STDOUT):
-        return outcome(parsed, [])
+        return outcome(parsed, files(*parsed.values("-o")))
     if pair and not parsed.has("-m", "--multiple") and len(operands) == 2:
         return outcome(parsed, operands[1:])
     writes = files(*parsed.values("-o"))

@@ -121,11 +121,41 @@ def _archives_and_deletes(name: str, argv: Sequence[str]) -> Tri:
     return Tri.NO
 
 
+def _in_force(rest: Sequence[str], name: str, letter: str = "", *, valued: str = "",
+              valued_long: Sequence[str] = (), shortest: int = 1) -> bool:
+    """Whether the git option ``name`` (or its short ``letter``) that makes a subcommand
+    harmless (``clean -n``, ``rm --cached``) is in force at the end of ``rest``.  git reads
+    options in order, so a later ``--no-NAME`` (abbreviated too: ``--no-d``) undoes it; a
+    letter inside a short option's value is no option (``clean -en`` is ``-e n``), nor is
+    the value of a long one (``--exclude -n``).  Words after ``--`` are operands."""
+    on = False
+    words = iter(rest)
+    for word in words:
+        if word == "--":
+            break
+        if word.startswith("--"):
+            head = word.split("=", 1)[0]
+            if head.startswith("--no-") and name.startswith("--" + head[5:]):
+                on = False
+            elif abbreviates(word, [name], shortest=shortest):
+                on = True
+            elif "=" not in word and abbreviates(word, valued_long):
+                next(words, None)
+        elif word.startswith("-") and word != "-":
+            for at, ch in enumerate(word[1:], 1):
+                if ch in valued:
+                    if at == len(word) - 1:
+                        next(words, None)
+                    break
+                on = on or ch == letter
+    return on
+
+
 def _git_deletes(sub: str | None, rest: list[str]) -> Tri:
     here = ["git"] + rest
     if sub == "rm":
         return _yes(short_flag(here, "r"))
-    dry = long_options(here, ["--dry-run"], shortest=2) or short_flag(here, "n")
+    dry = _in_force(rest, "--dry-run", "n", valued="e", valued_long=["--exclude"], shortest=2)
     return _yes(sub == "clean" and not dry)
 
 
@@ -282,7 +312,8 @@ def _git_discards(sub: str | None, rest: list[str]) -> Tri:
         found, _, known = _git_words(rest, _SWITCH)
         return Tri.YES if found & _SWITCH[3] else known
     if sub == "restore":        # the work tree unless only --staged/-S is asked for
-        staged = long_options(here, ["--staged"], shortest=3) or short_flag(here, "S")
+        staged = _in_force(rest, "--staged", "S", valued="s", shortest=3, valued_long=[
+            "--source", "--conflict", "--pathspec-from-file"])
         tree = long_options(here, ["--worktree"]) or short_flag(here, "W")
         return _yes(tree or not staged)
     if sub == "stash":
@@ -308,7 +339,7 @@ def _git_drops_history(sub: str | None, here: list[str], words: list[str]) -> Tr
     if sub == "reflog":
         return _yes(words[:1] in (["expire"], ["delete"], ["drop"]))
     if sub == "prune":
-        return _yes(not (long_options(here, ["--dry-run"]) or short_flag(here, "n")))
+        return _yes(not _in_force(here[1:], "--dry-run", "n", valued_long=["--expire"]))
     if sub == "gc":
         return _yes(long_options(here, ["--prune"], shortest=2))
     if sub == "update-ref":
@@ -316,7 +347,8 @@ def _git_drops_history(sub: str | None, here: list[str], words: list[str]) -> Tr
     if sub in ("merge", "cherry-pick", "revert", "am"):
         return _yes(long_options(here, ["--abort"]))
     if sub in _FORCED and (not _FORCED[sub] or words[:1] in [[w] for w in _FORCED[sub]]):
-        cached = sub == "rm" and long_options(here, ["--cached"])
+        cached = sub == "rm" and _in_force(here[1:], "--cached",
+                                           valued_long=["--pathspec-from-file"])
         return _yes(not cached and (long_options(here, ["--force"]) or short_flag(here, "f")))
     return Tri.NO
 

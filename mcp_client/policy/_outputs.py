@@ -468,13 +468,15 @@ _MKTEMP = Spec("dqtup:", ("directory", "dry-run", "quiet", "suffix=", "tmpdir", 
 def _mktemp(argv: Sequence[str]) -> list[str]:
     """mktemp creates its template (``X``s replaced: ``T*``), in ``-p DIR``/``--tmpdir=DIR``;
     in ``$TMPDIR`` (``-t``, ``--tmpdir`` alone, or no template), which this reader cannot
-    see; ``-u`` only prints a name."""
+    see; ``-u`` only prints a name.  In a directory the template is joined to it, so a
+    template that climbs (``-p . ../x.XXX`` makes ``../x.abc``) is measured where it lands."""
     parsed = parse(_MKTEMP, argv)
     if parsed.has("-u", "--dry-run"):
         return outcome(parsed, [])
     places = [value for value in parsed.values("-p", "--tmpdir") if value]
     if places:
-        return outcome(parsed, [folder(place) for place in places])
+        names = [name.rstrip("X") + "*" for name in parsed.operands] or [""]
+        return outcome(parsed, [folder(place) + name for place in places for name in names])
     if parsed.operands and not parsed.has("-t", "--tmpdir"):
         return outcome(parsed, [name.rstrip("X") + "*" for name in parsed.operands])
     return [UNNAMED]

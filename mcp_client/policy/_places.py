@@ -45,6 +45,7 @@ from . import _shell
 from ._outputs import UNNAMED, modeled
 from ._programs import (CHANGES_DIRECTORY, WRAPPERS, abbreviates, fold, git_places, git_split,
                         options, program, versionless)
+from ._runners import WRAPPERS as RUNNERS, read_runner
 from ._shell import Command
 
 __all__ = ["command_locations", "commands_of", "command_base", "with_writes", "git_state",
@@ -221,12 +222,22 @@ def _writer_operands(command: Command) -> list[str]:
     base_name = versionless(fold(name))
     argv = list(command.argv)
     if base_name in _FEEDERS:
-        wrapped = argv[2:] if argv[1:2] == ["--"] else argv[1:]
-        return [_FROM_INPUT] if _writer_operands(Command(tuple(wrapped))) or (
+        wrapped = _fed(base_name, argv)
+        return [_FROM_INPUT] if wrapped is None or _writer_operands(Command(tuple(wrapped))) or (
             wrapped and versionless(fold(program(wrapped) or "")) in _WRITERS) else []
     if base_name not in _WRITERS and not (base_name == "find" and set(argv) & _FIND_CHANGES):
         return []
     return _operands(base_name, argv)
+
+
+def _fed(name: str, argv: list[str]) -> list[str] | None:
+    """The command ``xargs`` (read by its option table: ``xargs -0 rm``) or ``parallel``
+    (no option) runs; ``None`` when its options cannot be read."""
+    if name == "xargs":
+        reading = read_runner(RUNNERS["xargs"], argv)
+        return None if reading is None else reading.command
+    wrapped = argv[2:] if argv[1:2] == ["--"] else argv[1:]
+    return None if wrapped and wrapped[0].startswith("-") else wrapped
 
 
 #: Writers' long options whose value is a place they write (``cp --target-directory=D``,
@@ -253,7 +264,7 @@ def _operands(name: str, argv: list[str]) -> list[str]:
             words.append(word)
         elif word.startswith("--"):
             words += [word.split("=", 1)[1]] if "=" in word and abbreviates(
-                word, _WRITER_PLACES, shortest=3) else []
+                word, _WRITER_PLACES) else []   # (``cp --t=D`` is ``--target-directory``)
         elif set(word[1:]) & set(_WRITER_SHORT.get(name, "")):
             letter = _WRITER_SHORT[name]
             words += [word[word.index(letter) + 1:]] if word.index(letter) + 1 < len(word) \

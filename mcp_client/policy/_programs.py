@@ -24,7 +24,7 @@ import re
 import unicodedata
 from typing import Sequence
 
-from ._outputs import outputs
+from ._outputs import UNNAMED, outputs
 from ._runners import MULTIPLEXERS, WRAPPERS
 
 __all__ = ["program", "versionless", "fold", "SHELLS", "SHELL_C", "WRAPPERS", "RESERVED",
@@ -633,7 +633,12 @@ def writes_of(name: str, argv: Sequence[str]) -> list[str]:
     if base == "sed":
         in_place = any(abbreviates(word, ["--in-place"]) or (
             not word.startswith("--") and "i" in word[1:]) for word in options(argv))
-        return _sed_scripts(argv)[1] if in_place else []
+        # a backup suffix with a ``/`` (``-i'../*'``: ``*`` is the file's name) puts the
+        # backup in another directory
+        moved = any(abbreviates(word, ["--in-place"]) and "/" in word.partition("=")[2] or (
+            not word.startswith("--") and "/" in word.partition("i")[2])
+            for word in options(argv))
+        return _sed_scripts(argv)[1] + ([UNNAMED] if moved else []) if in_place else []
     if base != "git":
         return []
     sub, rest, _ = git_split(argv)

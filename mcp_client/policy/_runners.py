@@ -136,7 +136,7 @@ WRAPPERS: dict[str, Runner] = {
                       "--output", writes="-o --output", unknown="-p"),
     "unbuffer": _runner("-p"),
     "fakeroot": _runner("-u -v --unknown-is-real --version", "-l -b -i --lib --faked "
-                        "--fd-base", unknown="-s"),
+                        "--fd-base", unknown="-s", needs_command=True),
     "torsocks": _runner("-q -d -i --quiet --debug --isolate", "-u -p -a -P --user --pass "
                         "--address --port", unknown="--shell"),
     "proxychains": _runner("-q", "-f"),

@@ -33,7 +33,8 @@ def _awk(argv: Sequence[str]) -> list[str]:
     """gawk's ``-o``/``--pretty-print``, ``-p``/``--profile`` and ``-d``/``--dump-variables``
     write a file (``awkprof.out``, ``awkvars.out`` when none is glued on); a program read
     from a file (``-f``, ``-E``, mawk's ``-W exec``) or a library loaded (``-i``, ``-l``)
-    is unknown; ``-W NAME=VALUE`` is read as ``--NAME=VALUE``."""
+    is unknown, as is gawk's debugger (``-D``, ``--debug``); ``-W NAME=VALUE`` is read as
+    ``--NAME=VALUE``; long options by any prefix, as gawk takes them."""
     writes: list[str] = []
     i = 1
     while i < len(argv):
@@ -43,11 +44,15 @@ def _awk(argv: Sequence[str]) -> list[str]:
             break                       # the program text, then its operands
         head, eq, value = word.partition("=")
         if word.startswith("--"):
-            letter = _AWK_LONG_WRITES.get(head, "")
-            if any(name.startswith(head) and len(head) > 3 for name in _AWK_LONG_LOADS):
+            # gawk takes any unique prefix (``--dump=F``, ``--prof=F``); an ambiguous one
+            # is its error, so a prefix of a writing option is read as writing.
+            letters = [letter for name, letter in _AWK_LONG_WRITES.items()
+                       if name.startswith(head) and len(head) > 2]
+            if any(name.startswith(head) and len(head) > 3 for name in _AWK_LONG_LOADS) or (
+                    len(head) > 2 and "--debug".startswith(head)):
                 writes.append(UNNAMED)
-            elif letter:
-                writes.append(value if eq else _AWK_WRITES[letter])
+            elif letters:
+                writes.append(value if eq else _AWK_WRITES[letters[0]])
             continue
         letter = word[1]
         if letter == "W":               # -W name[=value]: a long option, POSIX style
@@ -55,7 +60,9 @@ def _awk(argv: Sequence[str]) -> list[str]:
             i += 0 if word[2:] else 1
             writes += _awk(["awk", "--" + value, "--"])
             continue
-        if letter in _AWK_WRITES:
+        if letter == "D":
+            writes.append(UNNAMED)      # gawk's debugger: commands (``save F``) from input
+        elif letter in _AWK_WRITES:
             writes.append(word[2:] or _AWK_WRITES[letter])
         elif letter in _AWK_VALUED:
             writes += [UNNAMED] if letter in _AWK_LOADS else []
