@@ -23,7 +23,7 @@ and the rule when not:
   codes, PKCE verifiers, client secrets and tokens never go in cleartext
   over a network;
 * a loopback or private address (RFC 1918, RFC 6598 shared, IPv6 unique
-  local, and names under ``.internal``, ``.local`` and ``.home.arpa``) only
+  local and the older site-local ``fec0::/10``, and names under ``.internal``, ``.local`` and ``.home.arpa``) only
   when the MCP server itself is on the same kind of address, or the caller
   passed ``allow_private_network=True``;
 * the MCP server's own origin is the caller's choice: its protected resource
@@ -104,7 +104,9 @@ def _address_kind(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str
         return "link-local"
     if address.is_unspecified or address.is_multicast or address.is_reserved:
         return "unusable"
-    if not address.is_global:
+    # fec0::/10, the site-local range unique local addresses replaced (RFC 3879):
+    # deprecated, yet still routed inside some sites, and is_global calls it global.
+    if not address.is_global or getattr(address, "is_site_local", False):
         return "private"
     return "public"
 

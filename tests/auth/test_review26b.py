@@ -1,0 +1,101 @@
+"""A second hostile pass over where discovery may go (issue 26, item 9).
+
+Each row is a URL a server could name, judged by :class:`Reach` from the URL
+alone, before any connection.  Most rows held already and are kept so that
+they keep holding; the site-local row (``fec0::/10``, the IPv6 private range
+before unique local addresses) was judged a public address.
+"""
+
+from __future__ import annotations
+
+import unittest
+
+from mcp_client.auth import AuthError
+from mcp_client.auth._reach import Reach
+
+from ..tables import add_rows
+
+PUBLIC = "https://mcp.example.com/mcp"
+LOCAL = "http://127.0.0.1:8000/mcp"
+
+#: (label, MCP server, URL, authorization server?, allow_private_network, expected)
+#: ``expected`` is ``ok`` or a fragment of the refusal.
+REACH = [
+    ("decimal metadata", PUBLIC, "http://2852039166/", False, True, "metadata"),
+    ("hex metadata upper case", PUBLIC, "http://0xA9FEA9FE/", False, True, "metadata"),
+    ("octal metadata", PUBLIC, "http://0251.0376.0251.0376/", False, True, "metadata"),
+    ("octal metadata, long zeros", PUBLIC, "http://00000000000251.0376.0251.0376/", False,
+     True, "metadata"),
+    ("dotted hex loopback", PUBLIC, "http://0x7f.0x0.0x0.0x1/", False, False, "loopback"),
+    ("two-part metadata", PUBLIC, "http://169.254.43518/", False, True, "metadata"),
+    ("mapped metadata", PUBLIC, "http://[::ffff:169.254.169.254]/", False, True, "metadata"),
+    ("mapped metadata with a zone", PUBLIC, "http://[::ffff:a9fe:a9fe%25x]/", False, True,
+     "metadata"),
+    ("compatible metadata", PUBLIC, "http://[::169.254.169.254]/", False, True,
+     "not a unicast"),
+    ("translated metadata", PUBLIC, "http://[::ffff:0:a9fe:a9fe]/", False, True,
+     "not a unicast"),
+    ("NAT64 metadata", PUBLIC, "http://[64:ff9b::a9fe:a9fe]/", False, True, "metadata"),
+    ("local-use NAT64 metadata", PUBLIC, "http://[64:ff9b:1::a9fe:a9fe]/", False, True,
+     "not a unicast"),
+    ("6to4 metadata", PUBLIC, "http://[2002:a9fe:a9fe::]/", False, True, "metadata"),
+    ("GCP name with a trailing dot", PUBLIC, "http://metadata.google.internal./", False, True,
+     "metadata"),
+    ("GCP name percent-encoded dots", PUBLIC, "http://metadata%2egoogle%2einternal/", False,
+     True, "metadata"),
+    ("metadata address percent-encoded dots", PUBLIC, "http://169%2e254%2e169%2e254/", False,
+     True, "metadata"),
+    ("bare metadata upper case", PUBLIC, "http://METADATA/", False, True, "metadata"),
+    ("instance-data with a trailing dot", PUBLIC, "http://instance-data./", False, True,
+     "metadata"),
+    ("AWS IPv6 metadata", PUBLIC, "http://[fd00:ec2::254]/", False, True, "metadata"),
+    ("AWS IPv6 metadata, other spelling", PUBLIC, "http://[fd00:ec2:0::0254]/", False, True,
+     "metadata"),
+    ("Alibaba metadata", PUBLIC, "http://100.100.100.200/", False, True, "metadata"),
+    ("Oracle metadata", PUBLIC, "http://192.0.0.192/", False, True, "metadata"),
+    ("link-local IPv6 with a zone", PUBLIC, "http://[fe80::1%25eth0]/", False, True,
+     "link-local"),
+    ("unspecified", PUBLIC, "http://0.0.0.0/", False, True, "not a unicast"),
+    ("unspecified as one number", PUBLIC, "http://0/", False, True, "not a unicast"),
+    ("unspecified IPv6", PUBLIC, "http://[::]/", False, True, "not a unicast"),
+    ("broadcast", PUBLIC, "http://255.255.255.255/", False, True, "not a unicast"),
+    ("multicast IPv6", PUBLIC, "http://[ff02::1]/", False, True, "not a unicast"),
+    ("metadata with a trailing dot and port", PUBLIC, "http://169.254.169.254.:80/", False,
+     True, "metadata"),
+    ("metadata with a leading-zero port", PUBLIC, "http://169.254.169.254:0080/", False, True,
+     "metadata"),
+    ("metadata with a fragment holding @", PUBLIC, "http://169.254.169.254#@x/", False, True,
+     "metadata"),
+    ("upper-case scheme", PUBLIC, "HTTP://169.254.169.254/", False, True, "metadata"),
+    ("fullwidth letters in a name", PUBLIC, "http://\uff4detadata.google.internal/", False,
+     True, "requests can send"),
+    ("ideographic full stops", PUBLIC, "http://169\u3002254\u3002169\u3002254/", False, True,
+     "requests can send"),
+    ("localhost with a trailing dot", PUBLIC, "http://localhost./", False, False, "loopback"),
+    ("a .local name with a trailing dot", PUBLIC, "http://x.local./", False, False,
+     "private-network"),
+    ("an empty port on loopback", PUBLIC, "http://127.0.0.1:/", False, False, "loopback"),
+    ("site-local IPv6 from a public server", PUBLIC, "https://[fec0::1]/", True, False,
+     "private-network"),
+    ("site-local IPv6, opted in", PUBLIC, "https://[fec0::1]/", True, True, "ok"),
+    ("site-local IPv6 over http to an AS", LOCAL, "http://[fec0::1]/token", True, True,
+     "https"),
+]
+
+
+class ReachReviewTest(unittest.TestCase):
+    """Each URL against the rules, decided from the URL alone."""
+
+
+def _check(self: ReachReviewTest, label: str, server: str, url: str, authorization: bool,
+           private: bool, expected: str) -> None:
+    reach = Reach(server, allow_private_network=private)
+    if expected == "ok":
+        reach.check(url, authorization_server=authorization, what="the target")
+        return
+    with self.assertRaises(AuthError) as caught:
+        reach.check(url, authorization_server=authorization, what="the target")
+    self.assertIn(expected, str(caught.exception), label)
+
+
+add_rows(ReachReviewTest, "reach", REACH, _check)
