@@ -19,7 +19,8 @@ is not read: a :class:`UnsafeTokenFile` warning names it and the rule, and
 the storage holds no record (the next save replaces the file with a private
 one; into an unsafe folder nothing is saved -- :class:`AuthError`).  The
 file is checked on the descriptor it is read from, so it cannot be swapped
-between the check and the read.  The lock file is opened with
+between the check and the read; it is opened without waiting, so a FIFO
+planted in its place is refused rather than blocking the client.  The lock file is opened with
 ``O_NOFOLLOW``: a symlink planted in its place is an error, never followed.
 """
 
@@ -190,7 +191,10 @@ class FileTokenStorage:
 
     def _read(self) -> dict[str, Any]:
         try:
-            with open(self.path, encoding="utf-8") as handle:
+            # O_NONBLOCK: a FIFO planted as the file is opened (and refused below)
+            # at once instead of waiting for a writer.
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            with os.fdopen(fd, encoding="utf-8") as handle:
                 rule = self._file_rule(os.fstat(handle.fileno())) or self._folder_rule()
                 if rule is not None:
                     warnings.warn(UnsafeTokenFile(

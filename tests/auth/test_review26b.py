@@ -8,9 +8,16 @@ before unique local addresses) was judged a public address.
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
+import threading
 import unittest
+import warnings
+from pathlib import Path
+from typing import Any
 
-from mcp_client.auth import AuthError
+from mcp_client.auth import AuthError, FileTokenStorage
 from mcp_client.auth._reach import Reach
 
 from ..tables import add_rows
@@ -99,3 +106,64 @@ def _check(self: ReachReviewTest, label: str, server: str, url: str, authorizati
 
 
 add_rows(ReachReviewTest, "reach", REACH, _check)
+
+
+class TokenFileReviewTest(unittest.TestCase):
+    """A token file that is not a regular file is refused without waiting on it."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        scratch = tempfile.TemporaryDirectory()
+        self.addCleanup(scratch.cleanup)
+        self.folder = Path(scratch.name) / "config"
+        self.folder.mkdir(mode=0o700)
+        self.path = self.folder / "tokens.json"
+
+    def test_a_fifo_as_the_token_file_is_refused_at_once(self) -> None:
+        # Opening a FIFO for reading blocks until a writer comes: the check
+        # (not a regular file) must come before any wait.
+        os.mkfifo(self.path, 0o600)
+        said: list[str] = []
+        found: list[Any] = []
+
+        def load() -> None:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                found.append(FileTokenStorage(self.path).load("k"))
+            said.extend(str(w.message) for w in caught)
+
+        worker = threading.Thread(target=load, daemon=True)
+        worker.start()
+        worker.join(10.0)
+        if worker.is_alive():   # release the blocked open so the thread ends
+            os.close(os.open(self.path, os.O_WRONLY | os.O_NONBLOCK))
+            worker.join(10.0)
+            self.fail("loading blocked on a FIFO planted as the token file")
+        self.assertEqual(found, [None])
+        self.assertEqual(len(said), 1, said)
+        self.assertIn("not a regular file", said[0])
+
+    def test_a_symlinked_token_file_to_a_private_file_is_read(self) -> None:
+        # The descriptor is checked, whatever path led to it: a link to the
+        # user's own private file reads that file (nothing foreign in it).
+        target = self.folder / "real.json"
+        target.write_text(json.dumps({"k": {"tokens": {}}}))
+        os.chmod(target, 0o600)
+        os.symlink(target, self.path)
+        self.assertEqual(FileTokenStorage(self.path).load("k"), {"tokens": {}})
+
+    def test_a_symlinked_token_file_to_a_loose_file_is_refused(self) -> None:
+        target = self.folder / "loose.json"
+        target.write_text(json.dumps({"k": {"tokens": {}}}))
+        os.chmod(target, 0o666)
+        os.symlink(target, self.path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.assertIsNone(FileTokenStorage(self.path).load("k"))
+        self.assertIn("writable by group or others", str(caught[0].message))
+
+    def test_a_fifo_as_the_lock_file_does_not_block(self) -> None:
+        os.mkfifo(f"{self.path}.lock", 0o600)
+        storage = FileTokenStorage(self.path)
+        storage.save("k", {"tokens": {}})
+        self.assertEqual(storage.load("k"), {"tokens": {}})
