@@ -29,6 +29,9 @@ happens on the requesting thread, through a private ``requests`` session
 that contacts nothing :mod:`._reach` refuses (cloud metadata and link-local
 addresses, private ones the MCP server is not on, an authorization server
 over cleartext http), checked before every request and every redirect.
+A 401 or 403 is answered (a token obtained and the request sent again) only
+when it comes from the origin the object is bound to, never from where a
+redirect led.
 
 Tokens live in a record (issuer, authorization server metadata, client
 registration, tokens) kept in a :class:`TokenStorage` under the canonical
@@ -193,6 +196,18 @@ class BearerAuth(AuthBase):
         return storage_key(str(self._resource), self._key_client)
 
     def _on_response(self, response: requests.Response, **kwargs: Any) -> requests.Response:
+        # requests runs this hook on every hop of a redirect it follows too (the
+        # login probe follows them): a challenge from another origin is not
+        # answered, so no token is obtained for it or re-sent to it.
+        try:
+            there: tuple[str, str, int] | None = connect_origin(str(response.request.url),
+                                                                userinfo=True)
+        except UnsafeURL:
+            there = None
+        with self._lock:
+            mine = self._origin
+        if there is None or there != mine:
+            return response
         step_ups = recoveries = nonces = 0
         while response.status_code in (401, 403):
             challenge = parse_challenge(response.headers.get("WWW-Authenticate"))

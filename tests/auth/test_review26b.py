@@ -8,19 +8,23 @@ before unique local addresses) was judged a public address.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
 import threading
 import unittest
 import warnings
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from mcp_client.auth import AuthError, FileTokenStorage
+from mcp_client.auth import AuthError, ClientCredentials, FileTokenStorage, OAuth
 from mcp_client.auth._reach import Reach
 
+from ..base import LeakCheckingTestCase
 from ..tables import add_rows
+from .stage import Stage, approve
 
 PUBLIC = "https://mcp.example.com/mcp"
 LOCAL = "http://127.0.0.1:8000/mcp"
@@ -167,3 +171,66 @@ class TokenFileReviewTest(unittest.TestCase):
         storage = FileTokenStorage(self.path)
         storage.save("k", {"tokens": {}})
         self.assertEqual(storage.load("k"), {"tokens": {}})
+
+
+class _Elsewhere(BaseHTTPRequestHandler):
+    """Another origin on loopback: records what it receives, answers 401 like the MCP server."""
+
+    protocol_version = "HTTP/1.1"
+    timeout = 10
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.do_GET()
+
+    def do_GET(self) -> None:
+        received: list[str] = self.server.received   # type: ignore[attr-defined]
+        received.append(self.headers.get("Authorization") or "")
+        prm: str = self.server.prm   # type: ignore[attr-defined]
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", f'Bearer resource_metadata="{prm}"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+class LoginRedirectTest(LeakCheckingTestCase):
+    """``login`` POSTs to the MCP server; a redirect of it to another origin must not
+    end with the token sent there (the auth hook re-sends on 401)."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.stage = Stage()
+        self.addCleanup(self.stage.stop)
+        self.elsewhere = ThreadingHTTPServer(("127.0.0.1", 0), _Elsewhere)
+        self.elsewhere.daemon_threads = True
+        self.elsewhere.received = []   # type: ignore[attr-defined]
+        self.elsewhere.prm = self.stage.prm_url   # type: ignore[attr-defined]
+        thread = threading.Thread(target=self.elsewhere.serve_forever,
+                                  kwargs={"poll_interval": 0.05})
+        thread.start()
+        self.addCleanup(thread.join, 10)
+        self.addCleanup(self.elsewhere.server_close)
+        self.addCleanup(self.elsewhere.shutdown)
+        target = f"http://127.0.0.1:{self.elsewhere.server_address[1]}/mcp"
+
+        def moved(handler: Any, body: bytes) -> None:
+            handler.send(307, headers={"Location": target})
+
+        self.stage.rs_post = moved   # type: ignore[method-assign]
+
+    def check(self, auth: Any) -> None:
+        self.addCleanup(auth.close)
+        with contextlib.suppress(AuthError):
+            auth.login(self.stage.rs_url)
+        received: list[str] = self.elsewhere.received   # type: ignore[attr-defined]
+        self.assertEqual([value for value in received if value], [],
+                         "a token went to another origin")
+
+    def test_client_credentials_login_redirected_elsewhere(self) -> None:
+        self.check(ClientCredentials("c", client_secret="s"))
+
+    def test_oauth_login_redirected_elsewhere(self) -> None:
+        self.check(OAuth(on_authorize=approve, redirect_uri="http://127.0.0.1:9/callback"))
