@@ -23,9 +23,10 @@ and the rule when not:
   codes, PKCE verifiers, client secrets and tokens never go in cleartext
   over a network;
 * a loopback or private address (RFC 1918, RFC 6598 shared, IPv6 unique
-  local and the older site-local ``fec0::/10``, and names under ``.internal``, ``.local`` and ``.home.arpa``) only
-  when the MCP server itself is on the same kind of address, or the caller
-  passed ``allow_private_network=True``;
+  local and the older site-local ``fec0::/10``, and names under
+  ``.internal``, ``.local`` and ``.home.arpa``) only when the MCP server
+  itself is on the same kind of address, or the caller passed
+  ``allow_private_network=True``;
 * the MCP server's own origin is the caller's choice: its protected resource
   metadata is fetched there whatever the rules above say (but an
   authorization server there still needs ``https`` off loopback).
