@@ -11,7 +11,7 @@ where the row expects allow (over-strict).
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from mcp_client.policy import Policy
 
@@ -63,11 +63,45 @@ def decide(policy: Policy, asker: Asker, tool: str, arguments: Any) -> str:
     return ASK if len(asker.questions) > asked else DENY
 
 
-def run_row(rules: str, tool: str, arguments: Any) -> str:
+def run_row(rules: str, tool: str, arguments: Any,
+            rule_sets: dict[str, list[dict[str, Any]]] = RULE_SETS) -> str:
+    """allow / ask / deny for one row: ``default_rules()`` plus the row's narrow rule set."""
     asker = Asker("deny-once")
-    policy = Policy(Provider(), rules=[*Policy.default_rules(), *RULE_SETS[rules]],
+    policy = Policy(Provider(), rules=[*Policy.default_rules(), *rule_sets[rules]],
                     roots=ROOTS, on_ask=asker)
     return decide(policy, asker, tool, arguments)
+
+
+RunRow = Callable[[str, str, Any], str]
+
+
+def row_check(run: RunRow) -> Callable[..., None]:
+    """The check :func:`tests.tables.add_rows` calls for a row ``(label, rules, tool,
+    arguments, expected)`` decided by ``run``."""
+    def check(case: Any, label: str, rules: str, tool: str, arguments: Any,
+              expected: str) -> None:
+        got = run(rules, tool, arguments)
+        case.assertTrue(agrees(expected, got),
+                        f"{label}: expected {expected}, got {got} under {rules!r}")
+    return check
+
+
+def tally(rows: Sequence[Sequence[Any]], run: RunRow) -> tuple[list[str], list[str], list[str]]:
+    """``(fail-opens, over-strict refusals, denies weakened to an ask)`` among rows
+    ``(label, rules, tool, arguments, expected)`` decided by ``run``."""
+    fail_open: list[str] = []
+    over_strict: list[str] = []
+    weaker: list[str] = []
+    for label, rules, tool, arguments, expected in rows:
+        got = run(rules, tool, arguments)
+        assert got in (ALLOW, ASK, DENY), got
+        if got == ALLOW and expected != ALLOW:
+            fail_open.append(label)
+        elif expected == ALLOW and got != ALLOW:
+            over_strict.append(label)
+        elif expected == DENY and got == ASK:
+            weaker.append(label)
+    return fail_open, over_strict, weaker
 
 
 def run_grant(first: tuple[str, Any], then: tuple[str, Any]) -> str:
@@ -83,10 +117,7 @@ def agrees(expected: str, got: str) -> bool:
 
 
 class AdversarialTable(LeakCheckingTestCase):
-    def row(self, label: str, rules: str, tool: str, arguments: Any, expected: str) -> None:
-        got = run_row(rules, tool, arguments)
-        self.assertTrue(agrees(expected, got),
-                        f"{label}: expected {expected}, got {got} under {rules!r}")
+    row = row_check(run_row)
 
     def grant(self, label: str, first: tuple[str, Any], then: tuple[str, Any],
               expected: str) -> None:
@@ -100,15 +131,7 @@ add_rows(AdversarialTable, "grant", GRANTS, AdversarialTable.grant)
 
 class AdversarialTotals(LeakCheckingTestCase):
     def test_no_fail_open_and_no_over_strict_read(self) -> None:
-        fail_open, over_strict, weaker = [], [], []
-        for label, rules, tool, arguments, expected in ROWS:
-            got = run_row(rules, tool, arguments)
-            if got == ALLOW and expected != ALLOW:
-                fail_open.append(label)
-            elif expected == ALLOW and got != ALLOW:
-                over_strict.append(label)
-            elif expected == DENY and got == ASK:
-                weaker.append(label)
+        fail_open, over_strict, weaker = tally(ROWS, run_row)
         for label, first, then, expected in GRANTS:
             got = run_grant(first, then)
             if got == ALLOW and expected != ALLOW:

@@ -4,26 +4,20 @@ its rows; the totals are asserted: no fail-open, no over-strict plain use."""
 
 from __future__ import annotations
 
-from typing import Any
 
 from ..base import LeakCheckingTestCase
 from ..tables import add_rows
-from .adversarial_cases import ALLOW
 from .adversarial_review26 import LEASE_ROWS, POLICY_ROWS
-from .test_adversarial_policy import agrees
-from .test_adversarial_round3_writes import run_lease, run_row
+from .test_adversarial_policy import row_check, tally
+from .test_adversarial_round3_writes import lease_row, run_row, tally_leases
 
 
 class ReviewPolicyTable(LeakCheckingTestCase):
-    def row(self, label: str, rules: str, tool: str, arguments: Any, expected: str) -> None:
-        got = run_row(rules, tool, arguments)
-        self.assertTrue(agrees(expected, got),
-                        f"{label}: expected {expected}, got {got} under {rules!r}")
+    row = row_check(run_row)
 
 
 class ReviewLeaseTable(LeakCheckingTestCase):
-    def row(self, label: str, strict: bool, arguments: dict[str, Any], passed: bool) -> None:
-        self.assertEqual(run_lease(strict, arguments), passed, label)
+    row = lease_row
 
 
 add_rows(ReviewPolicyTable, "review26", POLICY_ROWS, ReviewPolicyTable.row)
@@ -32,18 +26,9 @@ add_rows(ReviewLeaseTable, "review26_lease", LEASE_ROWS, ReviewLeaseTable.row)
 
 class ReviewTotals(LeakCheckingTestCase):
     def test_no_fail_open_and_no_over_strict_use(self) -> None:
-        fail_open, over_strict = [], []
-        for label, rules, tool, arguments, expected in POLICY_ROWS:
-            got = run_row(rules, tool, arguments)
-            if got == ALLOW and expected != ALLOW:
-                fail_open.append(label)
-            elif expected == ALLOW and got != ALLOW:
-                over_strict.append(label)
-        for label, strict, arguments, passed in LEASE_ROWS:
-            got = run_lease(strict, arguments)
-            if got and not passed:
-                fail_open.append("lease: " + label)
-            elif passed and not got:
-                over_strict.append("lease: " + label)
+        fail_open, over_strict, _ = tally(POLICY_ROWS, run_row)
+        lease_fail_open, lease_over_strict = tally_leases(LEASE_ROWS)
+        fail_open += lease_fail_open
+        over_strict += lease_over_strict
         self.assertEqual(fail_open, [], "allowed where ask or deny was expected")
         self.assertEqual(over_strict, [], "refused where a plain allow was expected")

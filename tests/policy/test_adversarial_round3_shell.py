@@ -9,21 +9,16 @@ and no plain read refused.
 
 from __future__ import annotations
 
-from typing import Any
 
-from .adversarial_cases import ALLOW, DENY, ASK
 from .adversarial_round3_shell import LEASE_ROWS, ROUND3_ROWS
-from .test_adversarial_policy import agrees, run_row
+from .test_adversarial_policy import row_check, run_row, tally
 from .test_adversarial_shell_leases import ShellLeaseTable
 from ..base import LeakCheckingTestCase
 from ..tables import add_rows
 
 
 class Round3ShellTable(LeakCheckingTestCase):
-    def row(self, label: str, rules: str, tool: str, arguments: Any, expected: str) -> None:
-        got = run_row(rules, tool, arguments)
-        self.assertTrue(agrees(expected, got),
-                        f"{label}: expected {expected}, got {got} under {rules!r}")
+    row = row_check(run_row)
 
 
 add_rows(Round3ShellTable, "round3", ROUND3_ROWS, Round3ShellTable.row)
@@ -38,15 +33,7 @@ add_rows(Round3ShellLeases, "round3_lease", LEASE_ROWS, Round3ShellLeases.check)
 
 class Round3Totals(LeakCheckingTestCase):
     def test_no_fail_open_and_no_over_strict_read(self) -> None:
-        fail_open, over_strict, weaker = [], [], []
-        for label, rules, tool, arguments, expected in ROUND3_ROWS:
-            got = run_row(rules, tool, arguments)
-            if got == ALLOW and expected != ALLOW:
-                fail_open.append(label)
-            elif expected == ALLOW and got != ALLOW:
-                over_strict.append(label)
-            elif expected == DENY and got == ASK:
-                weaker.append(label)
+        fail_open, over_strict, weaker = tally(ROUND3_ROWS, run_row)
         self.assertGreaterEqual(len(ROUND3_ROWS) + len(LEASE_ROWS), 150)
         self.assertEqual(fail_open, [], "allowed where ask or deny was expected")
         self.assertEqual(over_strict, [], "refused where a plain allow was expected")

@@ -9,7 +9,7 @@ are asserted: no fail-open, no over-strict plain read.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from mcp_client.leases import Leases, LeaseTable
 from mcp_client.paths import Tri
@@ -20,19 +20,17 @@ from mcp_client.policy.rules import CHECK_FUNCTIONS, gather
 
 from ..base import LeakCheckingTestCase
 from ..tables import add_rows
-from .adversarial_cases import ALLOW, ASK, DENY, ROOTS
+from .adversarial_cases import ASK, ROOTS
 from .adversarial_round3_writes import LEASE_ROWS, OUTPUTS, POLICY_ROWS, RULE_SETS
 from .test_adversarial_locations import Recorder, call
-from .test_adversarial_policy import Asker, Provider, agrees, decide
+from .test_adversarial_policy import Asker, Provider, decide, row_check, tally
+from .test_adversarial_policy import run_row as run_policy_row
 
 LEASE_ROOTS = {"": "/srv/work"}
 
 
 def run_row(rules: str, tool: str, arguments: Any) -> str:
-    asker = Asker("deny-once")
-    policy = Policy(Provider(), rules=[*Policy.default_rules(), *RULE_SETS[rules]],
-                    roots=ROOTS, on_ask=asker)
-    return decide(policy, asker, tool, arguments)
+    return run_policy_row(rules, tool, arguments, RULE_SETS)
 
 
 def run_lease(strict: bool, arguments: dict[str, Any]) -> bool:
@@ -48,16 +46,32 @@ def run_lease(strict: bool, arguments: dict[str, Any]) -> bool:
     return inner.ran == ["sh_run"]
 
 
+def lease_row(case: Any, label: str, strict: bool, arguments: dict[str, Any],
+              passed: bool) -> None:
+    """The check of a lease row ``(label, strict, arguments, passed?)``."""
+    case.assertEqual(run_lease(strict, arguments), passed, label)
+
+
+def tally_leases(rows: Sequence[tuple[str, bool, dict[str, Any], bool]]
+                 ) -> tuple[list[str], list[str]]:
+    """``(fail-opens, over-strict refusals)`` among lease rows."""
+    fail_open: list[str] = []
+    over_strict: list[str] = []
+    for label, strict, arguments, passed in rows:
+        got = run_lease(strict, arguments)
+        if got and not passed:
+            fail_open.append("lease: " + label)
+        elif passed and not got:
+            over_strict.append("lease: " + label)
+    return fail_open, over_strict
+
+
 class WritersPolicyTable(LeakCheckingTestCase):
-    def row(self, label: str, rules: str, tool: str, arguments: Any, expected: str) -> None:
-        got = run_row(rules, tool, arguments)
-        self.assertTrue(agrees(expected, got),
-                        f"{label}: expected {expected}, got {got} under {rules!r}")
+    row = row_check(run_row)
 
 
 class WritersLeaseTable(LeakCheckingTestCase):
-    def row(self, label: str, strict: bool, arguments: dict[str, Any], passed: bool) -> None:
-        self.assertEqual(run_lease(strict, arguments), passed, label)
+    row = lease_row
 
 
 add_rows(WritersPolicyTable, "writes", POLICY_ROWS, WritersPolicyTable.row)
@@ -66,20 +80,10 @@ add_rows(WritersLeaseTable, "writes_lease", LEASE_ROWS, WritersLeaseTable.row)
 
 class WritersTotals(LeakCheckingTestCase):
     def test_no_fail_open_and_no_over_strict_read(self) -> None:
-        fail_open, over_strict = [], []
-        for label, rules, tool, arguments, expected in POLICY_ROWS:
-            got = run_row(rules, tool, arguments)
-            if got == ALLOW and expected != ALLOW:
-                fail_open.append(label)
-            elif expected == ALLOW and got != ALLOW:
-                over_strict.append(label)
-            self.assertIn(got, (ALLOW, ASK, DENY))
-        for label, strict, arguments, passed in LEASE_ROWS:
-            got = run_lease(strict, arguments)
-            if got and not passed:
-                fail_open.append("lease: " + label)
-            elif passed and not got:
-                over_strict.append("lease: " + label)
+        fail_open, over_strict, _ = tally(POLICY_ROWS, run_row)
+        lease_fail_open, lease_over_strict = tally_leases(LEASE_ROWS)
+        fail_open += lease_fail_open
+        over_strict += lease_over_strict
         self.assertGreaterEqual(len(POLICY_ROWS) + len(LEASE_ROWS), 150)
         self.assertEqual(fail_open, [], "allowed where ask or deny was expected")
         self.assertEqual(over_strict, [], "refused where a plain allow was expected")
