@@ -141,7 +141,7 @@ class ReachTableTest(unittest.TestCase):
     """Each URL against the rules, decided from the URL alone."""
 
 
-def _check_reach(self: ReachTableTest, label: str, server: str, url: str, authorization: bool,
+def check_reach(self: unittest.TestCase, label: str, server: str, url: str, authorization: bool,
                  private: bool, expected: str) -> None:
     reach = Reach(server, allow_private_network=private)
     if expected == "ok":
@@ -153,7 +153,7 @@ def _check_reach(self: ReachTableTest, label: str, server: str, url: str, author
     self.assertIn("refused to contact the target at", str(caught.exception))
 
 
-add_rows(ReachTableTest, "reach", REACH, _check_reach)
+add_rows(ReachTableTest, "reach", REACH, check_reach)
 
 
 class StageCase(LeakCheckingTestCase):

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from mcp_client.auth import AuthError, ClientCredentials, FileTokenStorage, OAuth
-from mcp_client.auth._reach import Reach
 
 from ..base import LeakCheckingTestCase
 from ..tables import add_rows
 from .stage import Stage, approve
+from .test_auth_hardening import check_reach
 
 PUBLIC = "https://mcp.example.com/mcp"
 LOCAL = "http://127.0.0.1:8000/mcp"
@@ -98,18 +98,7 @@ class ReachReviewTest(unittest.TestCase):
     """Each URL against the rules, decided from the URL alone."""
 
 
-def _check(self: ReachReviewTest, label: str, server: str, url: str, authorization: bool,
-           private: bool, expected: str) -> None:
-    reach = Reach(server, allow_private_network=private)
-    if expected == "ok":
-        reach.check(url, authorization_server=authorization, what="the target")
-        return
-    with self.assertRaises(AuthError) as caught:
-        reach.check(url, authorization_server=authorization, what="the target")
-    self.assertIn(expected, str(caught.exception), label)
-
-
-add_rows(ReachReviewTest, "reach", REACH, _check)
+add_rows(ReachReviewTest, "reach", REACH, check_reach)
 
 
 class TokenFileReviewTest(unittest.TestCase):
