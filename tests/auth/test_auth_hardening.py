@@ -142,7 +142,7 @@ class ReachTableTest(unittest.TestCase):
 
 
 def check_reach(self: unittest.TestCase, label: str, server: str, url: str, authorization: bool,
-                 private: bool, expected: str) -> None:
+                private: bool, expected: str) -> None:
     reach = Reach(server, allow_private_network=private)
     if expected == "ok":
         reach.check(url, authorization_server=authorization, what="the target")
