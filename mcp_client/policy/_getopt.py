@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 __all__ = ["UNNAMED", "NOWHERE", "Spec", "Parsed", "parse", "files", "folder", "outcome",
-           "operands"]
+           "operands", "abbreviates"]
 
 UNNAMED = "<a file this reader cannot name>"
 
@@ -183,3 +183,13 @@ def operands(argv: Sequence[str], valued: str = "") -> list[str]:
         else:
             found.append(word)
     return files(*found)
+
+
+def abbreviates(word: str, names: Sequence[str], *, shortest: int = 1) -> bool:
+    """Whether ``word`` (``--forc``, ``--force-with=x``) is one of ``names`` (``--force``...)
+    or a prefix of one at least ``shortest`` letters long, as git's and GNU getopt's
+    unique-prefix matching would accept it (ambiguity is the program's error, not a no)."""
+    if not word.startswith("--") or word == "--":
+        return False
+    head = word.split("=", 1)[0]
+    return len(head) - 2 >= shortest and any(name.startswith(head) for name in names)

@@ -24,6 +24,8 @@ import re
 import unicodedata
 from typing import Sequence
 
+from . import _sed as sed
+from ._getopt import abbreviates
 from ._outputs import UNNAMED, outputs
 from ._runners import MULTIPLEXERS, WRAPPERS
 
@@ -243,16 +245,6 @@ def options(argv: Sequence[str]) -> list[str]:
     return found
 
 
-def abbreviates(word: str, names: Sequence[str], *, shortest: int = 1) -> bool:
-    """Whether ``word`` (``--forc``, ``--force-with=x``) is one of ``names`` (``--force``...)
-    or a prefix of one at least ``shortest`` letters long, as git's and GNU getopt's
-    unique-prefix matching would accept it (ambiguity is the program's error, not a no)."""
-    if not word.startswith("--") or word == "--":
-        return False
-    head = word.split("=", 1)[0]
-    return len(head) - 2 >= shortest and any(name.startswith(head) for name in names)
-
-
 def long_options(argv: Sequence[str], names: Sequence[str], *, shortest: int = 1) -> bool:
     """Whether any option of ``argv`` abbreviates one of ``names``."""
     return any(abbreviates(word, names, shortest=shortest) for word in options(argv))
@@ -402,7 +394,7 @@ def runs_unfollowed(name: str, argv: Sequence[str]) -> bool:
             return True
         return sub in _GIT_RUNS and _runs_by_option(["git"] + rest, _GIT_RUNS[sub])
     if base == "sed":
-        return _sed_runs(argv)
+        return sed.runs(argv)
     if base in _PAGERS:
         return any(word.startswith("+") for word in argv[1:])
     table = _RUNS_OPTIONS.get(base)
@@ -443,177 +435,6 @@ def suspect_commands(name: str, argv: Sequence[str]) -> list[int]:
     return found
 
 
-def _sed_code(script: str) -> str:
-    """A sed script without the text of its ``s///``, ``y///`` and ``/re/`` parts: the
-    letters left are commands and flags.  One pass, linear in the script: a part that is
-    not closed (a newline or the end comes first) keeps the rest of the script, which can
-    only add caution.  In a regular expression (the first part of ``s``, an address) a
-    bracket expression is read as GNU sed reads it: the delimiter inside one is a literal
-    (``s/[/]/x/e`` has an ``e`` flag)."""
-    kept: list[str] = []
-    i, size = 0, len(script)
-    while i < size:
-        char = script[i]
-        parts = 2 if char in "sy" else 1 if char == "/" else 0
-        start = i + 1 if char == "/" else i + 2
-        delimiter = "/" if char == "/" else script[i + 1:i + 2]
-        if not parts or delimiter in ("", "\\", "\n"):
-            kept.append(char)
-            i += 1
-            continue
-        end = _sed_part(script, start, delimiter, brackets=char != "y")
-        if end >= 0 and parts == 2:
-            end = _sed_part(script, end, delimiter, brackets=False)
-        if end < 0:
-            kept.append(script[i:])
-            break
-        i = end
-    return "".join(kept)
-
-
-_SED_SPECIAL = re.compile(r"[\\\n]")
-_SED_SPECIAL_OR_BRACKET = re.compile(r"[\\\n\[]")
-
-
-def _sed_part(script: str, i: int, delimiter: str, *, brackets: bool) -> int:
-    """The index after one part closed by ``delimiter`` from ``i`` (a backslash escapes the
-    next character; with ``brackets``, a bracket expression holds any delimiter); -1 when
-    a newline or the end comes first."""
-    size = len(script)
-    specials = _SED_SPECIAL_OR_BRACKET if brackets else _SED_SPECIAL
-    close = script.find(delimiter, i)
-    while True:
-        if close < 0:
-            return -1
-        if close < i:
-            close = script.find(delimiter, i)
-            continue
-        special = specials.search(script, i, close)
-        if special is None:
-            return close + 1
-        at = special.start()
-        if script[at] == "[":
-            i = _sed_bracket_end(script, at)
-            if i < 0:
-                return -1
-        elif script[at] == "\n" or at + 1 >= size or script[at + 1] == "\n":
-            return -1
-        else:
-            i = at + 2
-
-
-def _sed_bracket_end(script: str, i: int) -> int:
-    """The index after the bracket expression opened at ``i`` (``]`` first, or after
-    ``^``, is a member; ``[:class:]``, ``[.x.]``, ``[=x=]`` are read whole); -1 when it is
-    not closed on its line."""
-    size = len(script)
-    j = i + 1
-    if j < size and script[j] == "^":
-        j += 1
-    if j < size and script[j] == "]":
-        j += 1
-    while j < size:
-        char = script[j]
-        if char == "]":
-            return j + 1
-        if char == "\n":
-            return -1
-        if char == "[" and j + 1 < size and script[j + 1] in ":.=":
-            close = script.find(script[j + 1] + "]", j + 2)
-            if close < 0:
-                return -1
-            j = close + 2
-            continue
-        j += 1
-    return -1
-
-
-#: GNU sed 4.9's options: short ones without a value, long ones without and with one.
-_SED_FLAGS = frozenset("nrEsuzb")
-_SED_LONG_FLAGS = ("--quiet", "--silent", "--debug", "--posix", "--sandbox",
-                   "--follow-symlinks", "--null-data", "--zero-terminated", "--separate",
-                   "--unbuffered", "--regexp-extended", "--binary", "--in-place", "--help",
-                   "--version")
-_SED_LONG_VALUED = ("--expression", "--file", "--line-length")
-
-
-def _sed_scripts(argv: Sequence[str]) -> tuple[list[str], list[str], bool]:
-    """``(scripts, files, unreadable)`` of a sed argv, read as GNU sed reads it: ``-e``
-    anywhere in a cluster takes the rest of it or the next word (``-ne SCRIPT``,
-    ``-nes/a/b/e``), ``-l N`` takes a value, options may follow the files.  ``-f FILE``
-    and an option sed 4.9 does not have are unreadable."""
-    scripts: list[str] = []
-    files: list[str] = []
-    unreadable, ended = False, False
-    words = list(argv[1:])
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if ended or not word.startswith("-") or word == "-":
-            files.append(word)
-        elif word == "--":
-            ended = True
-        elif word.startswith("--"):
-            i, unread = _sed_long(words, i, scripts)
-            unreadable = unreadable or unread
-        else:
-            i, unread = _sed_short(words, i, scripts)
-            unreadable = unreadable or unread
-        i += 1
-    if not scripts and files:
-        scripts.append(files.pop(0))
-    return scripts, files, unreadable
-
-
-def _sed_long(words: list[str], i: int, scripts: list[str]) -> tuple[int, bool]:
-    """One long option at ``words[i]``: the index of its last word, and whether it makes
-    the script unreadable."""
-    head, eq, value = words[i].partition("=")
-    names = [name for name in _SED_LONG_VALUED + _SED_LONG_FLAGS if abbreviates(head, [name])]
-    if len(names) != 1 or (eq and names[0] in _SED_LONG_FLAGS and names[0] != "--in-place"):
-        return i, True                          # unknown, ambiguous, or a value it takes not
-    if names[0] not in _SED_LONG_VALUED:
-        return i, False
-    if not eq:
-        if i + 1 >= len(words):
-            return i, True
-        i, value = i + 1, words[i + 1]
-    if names[0] == "--expression":
-        scripts.append(value)
-    return i, names[0] == "--file"
-
-
-def _sed_short(words: list[str], i: int, scripts: list[str]) -> tuple[int, bool]:
-    """One cluster of short options at ``words[i]`` (see :func:`_sed_long`)."""
-    word = words[i]
-    for j in range(1, len(word)):
-        letter, rest = word[j], word[j + 1:]
-        if letter in "efl":
-            if not rest:
-                if i + 1 >= len(words):
-                    return i, True
-                i, rest = i + 1, words[i + 1]
-            if letter == "e":
-                scripts.append(rest)
-            return i, letter == "f"
-        if letter == "i":
-            return i, False                     # the rest is its backup suffix
-        if letter not in _SED_FLAGS:
-            return i, True
-    return i, False
-
-
-def _sed_runs(argv: Sequence[str]) -> bool:
-    """GNU sed runs a command with ``e`` (a command or an ``s///e`` flag) and writes a file
-    with ``w``/``W``: any of those letters left once the text of ``s///``, ``y///`` and
-    ``/re/`` is taken out, or a script read from a file, is unfollowed; ``--sandbox``
-    refuses them."""
-    if "--sandbox" in argv:
-        return False
-    scripts, _, unreadable = _sed_scripts(argv)
-    return unreadable or any(set(_sed_code(text)) & set("ewW") for text in scripts)
-
-
 def writes_of(name: str, argv: Sequence[str]) -> list[str]:
     """Files a command that is mostly a read writes by an option of its own: git's
     ``--output=F`` (``log``, ``diff``, ``show``...), ``format-patch -o DIR``,
@@ -638,7 +459,7 @@ def writes_of(name: str, argv: Sequence[str]) -> list[str]:
         moved = any(abbreviates(word, ["--in-place"]) and "/" in word.partition("=")[2] or (
             not word.startswith("--") and "/" in word.partition("i")[2])
             for word in options(argv))
-        return _sed_scripts(argv)[1] + ([UNNAMED] if moved else []) if in_place else []
+        return sed.scripts(argv)[1] + ([UNNAMED] if moved else []) if in_place else []
     if base != "git":
         return []
     sub, rest, _ = git_split(argv)
