@@ -25,7 +25,7 @@ from mcp_client.testing import Error, FakeTransport
 from ..base import LeakCheckingTestCase
 from ..tables import add_rows
 
-README = Path(__file__).resolve().parents[2] / "README.rst"
+PERMISSIONS = Path(__file__).resolve().parents[2] / "docs" / "guide" / "permissions.rst"
 ROOTS = {"fs": "/srv/work", "sh": "/srv/work", "web": "/srv/work", "git": "/srv/work",
          "lock": "/srv/work"}
 READ_ONLY = {"readOnlyHint": True}
@@ -288,9 +288,9 @@ class DefaultEnforcedTest(LeakCheckingTestCase):
             self.assertEqual(result["is_error"], name != "read_file", name)
         self.assertEqual(inner.ran, ["read_file"])
 
-    def test_the_readme_explains_the_lock_root_key(self) -> None:
-        text = README.read_text(encoding="utf-8")
-        section = text[text.index("Agents working side by side"):text.index("\nErrors\n")]
+    def test_the_permissions_guide_explains_the_lock_root_key(self) -> None:
+        text = PERMISSIONS.read_text(encoding="utf-8")
+        section = text[text.index("Agents working side by side"):]
         self.assertIn('"lock"', section)
         self.assertIn("write_file", section)
 

@@ -70,10 +70,10 @@ class DefaultRulesTest(LeakCheckingTestCase):
 
 
 class DocsAgreeTest(LeakCheckingTestCase):
-    """README.rst and docs/guide/layers.rst say what a policy without rules does."""
+    """docs/guide/permissions.rst and layers.rst say what a policy without rules does."""
 
     def test_both_say_no_rules_means_the_default_rules(self) -> None:
-        for doc in ("README.rst", "docs/guide/layers.rst"):
+        for doc in ("docs/guide/permissions.rst", "docs/guide/layers.rst"):
             with self.subTest(doc):
                 text = re.sub(r"\s+", " ", (ROOT / doc).read_text(encoding="utf-8"))
                 for said in ("Without ``rules=`` a policy uses ``Policy.default_rules()``",

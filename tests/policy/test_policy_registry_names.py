@@ -5,8 +5,8 @@ A :class:`~mcp_client.registry.Registry` publishes a provider's ``read`` as
 calls the model makes, so its rules say ``fs_read``; a policy added to the
 registry judges the calls the registry forwards, with the prefix taken off,
 so its rules say ``read``.  A rule in the other spelling matches nothing, and
-the symptom is every call asking (headless: refused).  README.rst and
-docs/guide/layers.rst say the same.
+the symptom is every call asking (headless: refused).  docs/guide/permissions.rst
+and docs/guide/layers.rst say the same.
 """
 
 from __future__ import annotations
@@ -88,8 +88,8 @@ class RuleNamesTest(LeakCheckingTestCase):
 
 
 class DocsAgreeTest(LeakCheckingTestCase):
-    def test_readme_and_the_layers_guide_say_what_the_tests_show(self) -> None:
-        for doc in ("README.rst", "docs/guide/layers.rst"):
+    def test_the_permissions_and_layers_guides_say_what_the_tests_show(self) -> None:
+        for doc in ("docs/guide/permissions.rst", "docs/guide/layers.rst"):
             with self.subTest(doc):
                 text = re.sub(r"\s+", " ", (ROOT / doc).read_text(encoding="utf-8"))
                 self.assertTrue(SAID in text, f"{doc} does not say: {SAID}")
