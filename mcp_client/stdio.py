@@ -54,22 +54,23 @@ with a warning rather than lost whole.
 
 from __future__ import annotations
 
-import collections
 import json
 import logging
 import os
-import select
-import signal
 import subprocess
 import threading
-from typing import IO, Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ._environ import SAFE_ENV_VARS, InheritEnv, safe_env_vars
 from ._lines import LineBuffer
-from ._stdio.command import check_argv, check_env, os_reason
+from ._stdio.command import check_argv, check_env
+from ._stdio.outbox import Outbox
 from ._stdio.pipes import Waker as _Waker
-from ._stdio.pipes import chunks as _chunks
-from ._stdio.reading import PipeReader
+from ._stdio.process import DRAIN_WAIT as _DRAIN_WAIT
+from ._stdio.process import (KILL, close_pipes, exit_code, exit_steps, join_threads, kill_group,
+                             send_signal, spawn, stop)
+from ._stdio.reading import PipeReader, read_to_end
+from ._stdio.tail import StderrTail
 from ._stdio.watcher import Watch, watch
 from .exceptions import MCPClientError, ServerGone, SpawnFailed, TransportClosed
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
@@ -81,10 +82,6 @@ log = logging.getLogger(__name__)
 
 #: The largest stdout line accepted, in bytes (a bound on memory, not a spec value).
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
-#: The most bytes kept for a server that does not read its stdin fast enough.
-_MAX_OUTBOX = 64 * 1024 * 1024
-#: How long a dying child gets to finish writing stderr before the tail is read.
-_DRAIN_WAIT = 2.0
 #: The most a ``notifications/cancelled`` waits for another writer to release the pipe.
 _CANCEL_WAIT = 0.1
 #: The longest stderr line kept whole; a longer one is kept in pieces this long.
@@ -96,22 +93,6 @@ _POSIX = os.name == "posix"
 _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 #: ``json.loads`` without its wrappers: (value, end) of the JSON text at an index.
 _scan: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
-
-
-def _pending_bytes(stream: IO[bytes] | None) -> int:
-    """Bytes waiting in a pipe (FIONREAD); 0 where that cannot be asked."""
-    if stream is None:
-        return 0
-    try:
-        import array
-        import fcntl
-        import termios
-
-        count = array.array("i", [0])
-        fcntl.ioctl(stream.fileno(), termios.FIONREAD, count)
-        return int(count[0])
-    except (ImportError, AttributeError, OSError, ValueError):
-        return 0
 
 
 class StdioTransport(Transport):
@@ -152,15 +133,9 @@ class StdioTransport(Transport):
         self._argv = check_argv(command, args)
         self._env = check_env(command, env, inherit_env)
         self._cwd = cwd
-        self._on_stderr = on_stderr
         self._kill_grace = float(kill_grace)
         self._max_line = int(max_line_bytes)
-        self._stderr: collections.deque[str] = collections.deque(maxlen=max(1, int(stderr_lines)))
-        self._stderr_lock = threading.Lock()   # the tail, its count and its mark agree
-        self._stderr_count = 0                 # lines this child wrote to stderr
-        self._settled_at: int | None = None    # ... when the era was settled
-        self._stderr_bytes = 0                 # bytes of those lines
-        self._settle_bytes = 0                 # ... and of every line written before it
+        self._tail = StderrTail(stderr_lines, on_stderr, self._warn)
         self._write_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -168,8 +143,7 @@ class StdioTransport(Transport):
         self._stderr_done = threading.Event()
         self._reader_done = threading.Event()
         self._died = threading.Event()
-        self._outbox = bytearray()
-        self._writer: threading.Thread | None = None
+        self._outbox: Outbox | None = None   # per child: what a full stdin pipe did not take
         self._waker: _Waker | None = None
         self._watch: Watch | None = None
         self._pipe: PipeReader | None = None   # stdout, read by the reader thread or a caller
@@ -179,8 +153,6 @@ class StdioTransport(Transport):
         self._on_close: CloseCallback | None = None
         self._on_warn: WarnCallback | None = None
         self._trace: WireTrace | None = None   # set per child: see mcp_client._log
-
-    # -- validation ------------------------------------------------------------
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -202,23 +174,10 @@ class StdioTransport(Transport):
         Lines from before :meth:`connected` are folded into one line when the
         child wrote anything after it (see the module).
         """
-        with self._stderr_lock:
-            lines, count, settled = list(self._stderr), self._stderr_count, self._settled_at
-        after = 0 if settled is None else count - settled
-        if after <= 0 or after >= len(lines):
-            return "\n".join(lines)
-        before = len(lines) - after
-        return "\n".join([f"[{before} earlier lines, from before the handshake completed, "
-                          "left out]", *lines[-after:]])
+        return self._tail.text
 
     def connected(self) -> None:
-        # stderr has a reader of its own: what is still in the pipe was written
-        # before the era was settled, and counts as before when it is read.
-        proc = self._proc
-        pending = _pending_bytes(proc.stderr) if proc is not None else 0
-        with self._stderr_lock:
-            self._settled_at = self._stderr_count
-            self._settle_bytes = self._stderr_bytes + pending
+        self._tail.settle(self._proc.stderr if self._proc is not None else None)
 
     @property
     def closed(self) -> bool:
@@ -242,47 +201,33 @@ class StdioTransport(Transport):
         What the dead child left in its process group is killed, and its pipes
         are no longer read, before the new child starts.
         """
-        self._join_threads(self._threads[:1])  # a dying child's reader finishes its report first
+        # a dying child's reader finishes its report first
+        join_threads(self._threads[:1], self._kill_grace * 2 + 1)
         with self._state_lock:
             if self._state != "dead":
                 raise MCPClientError(f"cannot restart a transport that is {self._state}")
         if self._proc is not None:
-            self._signal(self._proc, getattr(signal, "SIGKILL", signal.SIGTERM), group_only=True)
+            kill_group(self._proc)
         self._let_go()
         self._reap()
-        with self._stderr_lock:
-            self._stderr.clear()
-            self._stderr_count, self._settled_at = 0, None
-            self._stderr_bytes = self._settle_bytes = 0
+        self._tail.clear()
         self._death = None
         self._spawn()
 
     def _spawn(self) -> None:
-        flags: dict[str, Any] = {"start_new_session": True} if _POSIX else {
-            "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
-        try:
-            proc = subprocess.Popen(
-                self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env=self._env, cwd=self._cwd, **flags)
-        except OSError as exc:
-            raise SpawnFailed(self.command, os_reason(self.command, exc)) from exc
-        except (ValueError, TypeError) as exc:
-            raise SpawnFailed(self.command, str(exc)) from exc
-        assert proc.stdin is not None
-        if _POSIX:   # our end only: a server that stops reading must not block send()
-            os.set_blocking(proc.stdin.fileno(), False)
+        proc = spawn(self.command, self._argv, self._env, self._cwd)
         self._proc = proc
         self._stderr_done = threading.Event()
         self._reader_done = threading.Event()
         self._died = threading.Event()
-        self._outbox = bytearray()
-        self._writer = None
+        threads: list[threading.Thread] = []
+        self._outbox = Outbox(proc, self._write_lock, lambda: self._state == "open",
+                              lambda: self.stderr_tail, threads)
         self._waker = waker = _Waker()
         self._trace = wire_trace(f"stdio pid={proc.pid}")
         self._pipe = None
         if _POSIX:
             assert proc.stdout is not None
-            os.set_blocking(proc.stdout.fileno(), False)   # our end only
             self._pipe = PipeReader(proc.stdout.fileno(), waker,
                                     LineBuffer(self._max_line, on_drop=self._dropped),
                                     self._handle_line)
@@ -290,10 +235,11 @@ class StdioTransport(Transport):
             self._state = "open"
         reader = threading.Thread(target=self._read_loop, args=(proc, waker),
                                   name=f"mcp-stdio-reader-{proc.pid}", daemon=True)
-        self._threads = [reader]
+        threads.append(reader)
+        self._threads = threads
         try:
-            self._watch = watch(proc, waker, on_line=self._stderr_line,
-                                on_exit=lambda: self._exit_steps(proc, waker),
+            self._watch = watch(proc, waker, on_line=self._tail.add,
+                                on_exit=lambda: exit_steps(proc, waker, self._reading, self._warn),
                                 stderr_done=self._stderr_done, max_line=_STDERR_LINE)
         except (OSError, RuntimeError) as exc:   # no fd or thread left: take the child back
             self._abandon(proc)
@@ -304,26 +250,17 @@ class StdioTransport(Transport):
     def _abandon(self, proc: subprocess.Popen[bytes]) -> None:
         with self._state_lock:
             self._state = "closed"
-        self._signal(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
+        send_signal(proc, KILL)
         self._reap()   # closes the pipes and the waker too
 
     # -- the reading threads ---------------------------------------------------
 
     def _read_loop(self, proc: subprocess.Popen[bytes], waker: _Waker) -> None:
         assert proc.stdout is not None
-        pipe = self._pipe
-        try:
-            if pipe is not None:   # POSIX: shared with the callers that lead (see lead())
-                pipe.run()
-                with pipe.token:
-                    lines = pipe.lines
-            else:
-                lines = LineBuffer(self._max_line, on_drop=self._dropped)
-                for chunk in _chunks(proc.stdout, waker):
-                    for line in lines.feed(chunk):
-                        self._handle_line(line)
-            for line in lines.finish():
-                self._handle_line(line)
+        try:   # POSIX: the pipe is shared with the callers that lead (see lead())
+            read_to_end(self._pipe, proc.stdout, waker,
+                        lambda: LineBuffer(self._max_line, on_drop=self._dropped),
+                        self._handle_line)
         except (OSError, ValueError):
             pass  # the pipe was closed under us
         finally:
@@ -380,55 +317,16 @@ class StdioTransport(Transport):
         except Exception as exc:  # never let a callback kill the reader
             self._warn(f"message handler raised {exc!r}")
 
-    def _stderr_line(self, raw: bytes) -> None:
-        line = raw.decode("utf-8", "replace").rstrip("\r")
-        with self._stderr_lock:
-            self._stderr.append(line)
-            self._stderr_count += 1
-            self._stderr_bytes += len(raw) + 1
-            if self._settled_at is not None and self._stderr_bytes <= self._settle_bytes:
-                self._settled_at = self._stderr_count   # written before it, read after
-        if self._on_stderr is not None:
-            try:
-                self._on_stderr(line)
-            except Exception as exc:
-                self._warn(f"on_stderr raised {exc!r}")
-
-    def _exit_steps(self, proc: subprocess.Popen[bytes], waker: _Waker) -> Iterator[float]:
-        """After the child's exit (on the watcher thread): make sure its death is reported.
-
-        Yields the seconds to pause between steps, which the watcher spends
-        on the other children, never blocking.
-        """
-        if self._reader_done.is_set() or self._state != "open":
-            return
-        yield _DRAIN_WAIT
-        if self._reader_done.is_set() or self._state != "open":
-            return
-        # The server is gone but stdout is still held open by what it left
-        # behind: that group is orphaned, and only its end frees the reader.
-        self._warn(f"the server (pid {proc.pid}) exited but its process group holds "
-                   "stdout open; killing the group")
-        self._signal(proc, getattr(signal, "SIGKILL", signal.SIGTERM), group_only=True)
-        yield _DRAIN_WAIT
-        if self._reader_done.is_set() or self._state != "open":
-            return
-        # Still held: by a process that left the group (a daemon), which no
-        # signal of ours reaches.  Stop reading, so the death is reported.
-        self._warn(f"the server (pid {proc.pid}) exited but a process outside its group "
-                   "still holds its pipes open; no longer reading them")
-        waker.set()
+    def _reading(self) -> bool:
+        """Whether the reader still waits for stdout to end on an open transport."""
+        return not self._reader_done.is_set() and self._state == "open"
 
     def _on_eof(self, proc: subprocess.Popen[bytes]) -> None:
         with self._state_lock:
             if self._state != "open" or proc is not self._proc:
                 return  # close() is in charge
             self._state = "dying"
-        self._stderr_done.wait(_DRAIN_WAIT)  # the tail complete before we report
-        try:
-            code: int | None = proc.wait(_DRAIN_WAIT)
-        except subprocess.TimeoutExpired:
-            code = None
+        code = exit_code(proc, self._stderr_done)
         death = ServerGone(code, self.stderr_tail,
                            "the server exited" if code is not None else
                            "the server closed its stdout")
@@ -476,8 +374,9 @@ class StdioTransport(Transport):
         with self._write_lock:
             if self._state != "open":
                 self._check_open()
-            proc = self._proc
-            if self._outbox or self._trace is not None or proc is None or proc.stdin is None:
+            proc, outbox = self._proc, self._outbox
+            if outbox is None or outbox.data or self._trace is not None or proc is None or \
+                    proc.stdin is None:
                 self._write(data, patient=True)
                 return
             try:   # _write(), the common case inline: nothing queued, no trace
@@ -486,7 +385,7 @@ class StdioTransport(Transport):
                 self._write(data, patient=True)
                 return
             if written < len(data):
-                self._queue(proc, data[written:])
+                outbox.queue(data[written:])
 
     def cancel(self, ident: int | str, reason: str) -> None:
         """``notifications/cancelled``, best effort (never raises, never waits).
@@ -511,12 +410,12 @@ class StdioTransport(Transport):
 
         ``patient``: on a broken pipe, wait for the reader to report the death.
         """
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
+        proc, outbox = self._proc, self._outbox
+        assert proc is not None and proc.stdin is not None and outbox is not None
         if self._trace is not None:
             self._trace.sent(data)
-        if self._outbox:   # a backlog is draining: keep the order
-            self._queue(proc, data)
+        if outbox.data:   # a backlog is draining: keep the order
+            outbox.queue(data)
             return
         try:
             written = os.write(proc.stdin.fileno(), data)
@@ -535,41 +434,7 @@ class StdioTransport(Transport):
             raise ServerGone(proc.poll(), self.stderr_tail,
                              "the server stopped reading its stdin") from exc
         if written < len(data):
-            self._queue(proc, data[written:])
-
-    def _queue(self, proc: subprocess.Popen[bytes], rest: bytes) -> None:
-        """Keep what the full pipe did not take; a writer thread drains it (lock held)."""
-        if len(self._outbox) + len(rest) > _MAX_OUTBOX:
-            raise ServerGone(proc.poll(), self.stderr_tail,
-                             f"the server is not reading its stdin ({len(self._outbox)} "
-                             "bytes are waiting)")
-        self._outbox += rest
-        if self._writer is None or not self._writer.is_alive():
-            self._writer = threading.Thread(target=self._drain_outbox, args=(proc,),
-                                            name=f"mcp-stdio-writer-{proc.pid}", daemon=True)
-            self._threads.append(self._writer)
-            self._writer.start()
-
-    def _drain_outbox(self, proc: subprocess.Popen[bytes]) -> None:
-        assert proc.stdin is not None
-        while self._state == "open":
-            try:
-                fd = proc.stdin.fileno()
-                select.select([], [fd], [], 0.2)
-            except (OSError, ValueError):
-                return
-            with self._write_lock:
-                if self._state != "open" or not self._outbox:
-                    return
-                try:
-                    written = os.write(fd, self._outbox)
-                except BlockingIOError:
-                    continue
-                except (OSError, ValueError):
-                    return   # the reader will report the death
-                del self._outbox[:written]
-                if not self._outbox:
-                    return
+            outbox.queue(data[written:])
 
     def _check_open(self) -> None:
         state = self._state
@@ -594,7 +459,7 @@ class StdioTransport(Transport):
             self._state = "closed"
         proc = self._proc
         if proc is not None:
-            self._stop(proc)
+            stop(proc, self._write_lock, self._kill_grace)
         self._let_go()
         self._reap()
         log.debug("closed %s", self)
@@ -603,54 +468,10 @@ class StdioTransport(Transport):
         """Stop reading the child's pipes, whoever still holds them, and join the readers."""
         if self._waker is not None:
             self._waker.set()
-        self._join_threads()
+        join_threads(self._threads, self._kill_grace * 2 + 1)
         watched = self._watch
         if watched is not None and not watched.release(self._kill_grace * 2 + 1):
             log.warning("the stderr watcher did not let go of %s", self)
-
-    def _stop(self, proc: subprocess.Popen[bytes]) -> None:
-        if self._write_lock.acquire(timeout=self._kill_grace):
-            try:
-                if proc.stdin is not None:
-                    proc.stdin.close()
-            except OSError:
-                pass
-            finally:
-                self._write_lock.release()
-        if not self._wait(proc, self._kill_grace):
-            self._signal(proc, signal.SIGTERM)
-            if not self._wait(proc, self._kill_grace):
-                self._signal(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
-                self._wait(proc, None)
-        # Whatever the leader did, its group goes with it: orphaned
-        # grandchildren would otherwise hold our pipes open.
-        self._signal(proc, getattr(signal, "SIGKILL", signal.SIGTERM), group_only=True)
-
-    @staticmethod
-    def _wait(proc: subprocess.Popen[bytes], timeout: float | None) -> bool:
-        try:
-            proc.wait(timeout)
-            return True
-        except subprocess.TimeoutExpired:
-            return False
-
-    @staticmethod
-    def _signal(proc: subprocess.Popen[bytes], signum: int, group_only: bool = False) -> None:
-        try:
-            if _POSIX:
-                os.killpg(proc.pid, signum)
-            elif not group_only:
-                proc.send_signal(signum)
-        except (ProcessLookupError, PermissionError, OSError):
-            pass
-
-    def _join_threads(self, threads: list[threading.Thread] | None = None) -> None:
-        current = threading.current_thread()
-        for thread in self._threads if threads is None else threads:
-            if thread is not current:
-                thread.join(self._kill_grace * 2 + 1)
-                if thread.is_alive():
-                    log.warning("%s did not finish", thread.name)
 
     def _reap(self) -> None:
         proc = self._proc
@@ -658,12 +479,7 @@ class StdioTransport(Transport):
             return
         if self._pipe is not None:   # a caller that leads leaves first (the waker is set)
             self._pipe.retire(self._kill_grace)
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
+        close_pipes(proc)
         if self._waker is not None:
             self._waker.close()
         try:

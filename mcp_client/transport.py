@@ -35,6 +35,49 @@ the client and one server.  It knows nothing about eras, ids or results: the
   the transport started.
 * :meth:`restart` (optional, see :attr:`can_restart`) brings a dead wire back:
   the client uses it when a stdio server exits during the era probe.
+
+Capabilities and the fast path.  A wire says what it can do in five class
+flags; the client reads them, never the wire's type, and every promise a
+flag makes is part of this contract (and of
+:func:`~mcp_client.testing.check_transport`):
+
+* :attr:`~Transport.supports_handshake` -- the 2025-11-25 handshake era can
+  be spoken over this wire.
+* :attr:`~Transport.cancel_is_hangup` -- :meth:`cancel` is a hang-up that
+  costs the server nothing (HTTP), so even an abandoned probe may use it.
+* :attr:`~Transport.wants_tool_headers` -- ``tools/call`` wants its
+  ``x-mcp-header`` values as :meth:`send`'s ``headers``; the value may change
+  once the era is known (HTTP: False after an ``initialize``).
+* :attr:`~Transport.pipelines` -- :meth:`send` never waits on the peer: it
+  returns while nothing reads the answers (stdio: an outbox takes what the
+  pipe does not), so the client may send a call from the caller's thread and
+  finish it on the thread that delivers its answer.
+* :attr:`~Transport.line_wire` -- :meth:`send_line` takes messages already
+  encoded: ``data`` is one or more lines of JSON, each one JSON-RPC message
+  ending in ``\\n``, and each reaches the server as the very message
+  :meth:`send` would have sent (same order, nothing dropped or merged).
+  Without the flag :meth:`send_line` raises ``NotImplementedError``.
+
+The methods of the fast path, which every wire has (the base gives defaults):
+
+* :meth:`send_line` -- see :attr:`line_wire`.
+* :meth:`send_led` and :meth:`lead` -- a caller about to wait for an answer
+  sends its request with :meth:`send_led` and then, **on the same thread and
+  before it sends anything else**, calls :meth:`lead`; a wire may leave the
+  request for :meth:`lead` to write and read on that thread (HTTP) or read
+  the wire there while no reader thread does (stdio).  :meth:`lead` calls
+  ``first`` exactly once, returns what is left of its ``timeout`` (None for
+  None; 0.0 when it ran out) and never loses an answer: one it does not
+  deliver itself is delivered by the transport's own threads.  The defaults
+  are :meth:`send` and a :meth:`lead` that reads nothing.
+
+And two optional members a wire may define (the client looks them up):
+
+* ``sse_fallback()`` -- an unstarted transport of the 2024-11-05 HTTP+SSE
+  kind for the same server, which the client swaps in when ``initialize`` is
+  refused over Streamable HTTP (the base's is None: no fallback).
+* :attr:`~Transport.session_id` -- the wire's session id (HTTP's
+  ``Mcp-Session-Id`` of the 2025-11-25 era), a ``str`` or None.
 """
 
 from __future__ import annotations
@@ -57,7 +100,12 @@ __all__ = ["Transport", "MessageCallback", "CloseCallback", "WarnCallback", "Err
 
 
 class Transport(abc.ABC):
-    """Abstract base of every wire (stdio, Streamable HTTP, test doubles)."""
+    """Abstract base of every wire (stdio, Streamable HTTP, test doubles).
+
+    The contract, the capability flags and the fast path are the module's
+    (:mod:`mcp_client.transport`); :func:`mcp_client.testing.check_transport`
+    asserts them.
+    """
 
     #: Whether the 2025-11-25 handshake era can be spoken over this wire
     #: (stdio and HTTP: yes; a wire of one's own may say no).
@@ -68,13 +116,17 @@ class Transport(abc.ABC):
     #: Whether ``tools/call`` wants ``x-mcp-header`` values as ``headers``
     #: (2026-07-28 Streamable HTTP, x-mcp-header).
     wants_tool_headers: bool = False
-    #: Whether :meth:`send` returns without waiting on a live peer (stdio's
-    #: outbox), so a call may be sent from the caller's thread and finished on
-    #: the reader's (``call_tool_async``, widened batches).
+    #: Whether :meth:`send` returns without waiting on the peer, even while
+    #: nothing reads its answers (stdio's outbox), so a call may be sent from
+    #: the caller's thread and finished on the reader's (``call_tool_async``,
+    #: widened batches).
     pipelines: bool = False
-    #: Whether :meth:`send_line` takes a message already encoded as one line of
-    #: JSON (stdio), which spares the client building the message as a dict.
+    #: Whether :meth:`send_line` takes messages already encoded, one line of
+    #: JSON each (stdio), which spares the client building them as dicts.
     line_wire: bool = False
+    #: A factory of the 2024-11-05 HTTP+SSE transport to fall back to (HTTP
+    #: defines it as a method); None: this wire has none.
+    sse_fallback: Callable[[], Transport] | None = None
 
     @abc.abstractmethod
     def start(self, on_message: MessageCallback, on_close: CloseCallback,
@@ -95,9 +147,15 @@ class Transport(abc.ABC):
         """
 
     def send_line(self, data: bytes) -> None:
-        """Write one message encoded as one line of JSON, ``\\n`` included (:attr:`line_wire`).
+        """Write messages already encoded: one or more lines of JSON, each ending in ``\\n``.
 
-        Raises as :meth:`send` does.
+        Only on a wire that declares :attr:`line_wire`; each line reaches the
+        server as the message :meth:`send` would have written, in order.
+
+        Raises:
+            NotImplementedError: the wire does not declare :attr:`line_wire`.
+            ServerGone: as :meth:`send`.
+            TransportClosed: as :meth:`send`.
         """
         raise NotImplementedError(f"{type(self).__name__} takes messages, not lines")
 
@@ -105,9 +163,10 @@ class Transport(abc.ABC):
                  headers: Mapping[str, str] | None = None) -> None:
         """Write one request whose answer this thread awaits through :meth:`lead`, next.
 
-        The caller promises to call :meth:`lead` on this thread right after, so
-        a wire may leave the request for :meth:`lead` to write and read on the
-        caller's thread (HTTP: the POST and its answer).  The default is :meth:`send`.
+        The caller promises to call :meth:`lead` on this thread right after,
+        before it sends anything else, so a wire may leave the request for
+        :meth:`lead` to write and read on the caller's thread (HTTP: the POST
+        and its answer).  The default is :meth:`send`.
         """
         self.send(message, headers=headers)
 
@@ -124,7 +183,8 @@ class Transport(abc.ABC):
         :meth:`Correlator.waiting <mcp_client.correlator.Correlator.waiting>`); ``first``, if
         given, runs once, as soon as this thread leads (or does not).  The
         default reads nothing and returns ``timeout``: the caller waits as a
-        follower.
+        follower.  An answer this call does not deliver is delivered by the
+        transport's own threads, as any other.
         """
         if first is not None:
             first()
@@ -162,6 +222,11 @@ class Transport(abc.ABC):
     def closed(self) -> bool:
         """True once :meth:`close` was called or the wire died."""
         return False
+
+    @property
+    def session_id(self) -> str | None:
+        """The wire's session id (HTTP's ``Mcp-Session-Id``); None: no session."""
+        return None
 
     def connected(self) -> None:
         """The era is settled: the probe and any handshake are over (optional).

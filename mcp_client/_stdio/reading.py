@@ -39,9 +39,11 @@ import select
 import threading
 import time
 
+from . import pipes
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Protocol
+    from typing import IO, Callable, Protocol
 
     from .._lines import LineBuffer
 
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
 
         def fileno(self) -> int: ...
 
-__all__ = ["PipeReader", "PARK", "READ_SIZE"]
+__all__ = ["PipeReader", "read_to_end", "PARK", "READ_SIZE"]
 
 #: How long the parked reader thread sleeps between looks while callers lead (seconds).
 PARK = 0.002
@@ -258,3 +260,27 @@ class PipeReader:
         finally:
             if held:
                 self.token.release()
+
+
+def read_to_end(pipe: PipeReader | None, stdout: IO[bytes], waker: pipes.Waker,
+                new_lines: Callable[[], LineBuffer], handle: Callable[[bytes], None]) -> None:
+    """The reader thread's loop: every line of stdout to ``handle``, until EOF or the waker.
+
+    ``pipe`` (POSIX) is shared with the callers that lead; without one,
+    ``stdout`` is read in chunks into ``new_lines()``.
+
+    Raises:
+        OSError: the pipe was closed under us.
+        ValueError: the pipe was closed under us.
+    """
+    if pipe is not None:
+        pipe.run()
+        with pipe.token:
+            lines = pipe.lines
+    else:
+        lines = new_lines()
+        for chunk in pipes.chunks(stdout, waker):
+            for line in lines.feed(chunk):
+                handle(line)
+    for line in lines.finish():
+        handle(line)

@@ -36,7 +36,6 @@ Decisions:
 
 from __future__ import annotations
 
-import _thread
 import threading
 import time
 
@@ -454,75 +453,11 @@ _DONE_ALREADY: type[BaseException] = RuntimeError
 
 
 def answer_class() -> type:
-    """The Future of a pipelined call, made on first use: concurrent.futures is not free."""
+    """The Future of a pipelined call (:mod:`._future`), imported on first use (it is not free)."""
     global CALL_FUTURE, _DONE_ALREADY
     if CALL_FUTURE is None:
-        from concurrent.futures import Future, InvalidStateError
-        from concurrent.futures._base import CANCELLED, CANCELLED_AND_NOTIFIED, FINISHED, \
-            RUNNING
+        from ._future import CallFuture, InvalidStateError
 
         _DONE_ALREADY = InvalidStateError
-        ended = frozenset((CANCELLED, CANCELLED_AND_NOTIFIED, FINISHED))
-        condition, rlock = threading.Condition, _thread.RLock
-
-        class CallFuture(Future):  # type: ignore[type-arg]
-            """A pipelined call's Future.
-
-            It completes on the reader thread, which must keep reading: a
-            done-callback added before completion runs on the client's pool.
-
-            It is a :class:`~concurrent.futures.Future` in every respect
-            (``wait()``, ``as_completed()``, callbacks, ``cancel()``), made
-            and completed with fewer Python frames, because it is made and
-            completed once per call: its fields are set here rather than by
-            ``Future.__init__`` (their meaning is Future's own, unchanged
-            since Python 3.2), its condition is built over a C lock,
-            completion notifies only when somebody waits in ``result()`` and
-            runs callbacks only when there are some, and a result already
-            in is returned without the lock (it is written before the state
-            says FINISHED).
-            """
-
-            def __init__(self, runner: Callable[[Callable[[Future[Any]], object], Future[Any]],
-                                                None]) -> None:
-                self._condition = condition(rlock())
-                # RUNNING: set_running_or_notify_cancel() of a Future nobody has seen yet,
-                # without its lock; the call is sent at once, so there is nothing to cancel
-                self._state = RUNNING
-                self._result: Any = None
-                self._exception: BaseException | None = None
-                self._waiters: list[Any] = []
-                self._done_callbacks: list[Callable[[Future[Any]], object]] = []
-                self._runner = runner
-
-            def add_done_callback(self, fn: Callable[[Future[Any]], object]) -> None:
-                if self.done():
-                    super().add_done_callback(fn)   # runs now, on the caller's thread
-                    return
-                runner = self._runner
-                super().add_done_callback(lambda future: runner(fn, future))
-
-            def done(self) -> bool:
-                return self._state in ended
-
-            def result(self, timeout: float | None = None) -> Any:
-                if self._state == FINISHED and self._exception is None:
-                    return self._result
-                return super().result(timeout)
-
-            def set_result(self, result: Any) -> None:
-                held = self._condition
-                with held._lock:   # type: ignore[attr-defined]
-                    if self._state in ended:
-                        raise InvalidStateError(f"{self._state}: {self!r}")
-                    self._result = result
-                    self._state = FINISHED
-                    for waiter in self._waiters:   # wait() and as_completed()
-                        waiter.add_result(self)
-                    if held._waiters:   # type: ignore[attr-defined]
-                        held.notify_all()
-                if self._done_callbacks:
-                    self._invoke_callbacks()   # type: ignore[attr-defined]
-
         CALL_FUTURE = CallFuture
     return CALL_FUTURE

@@ -37,6 +37,7 @@ from .. import protocol
 from ..exceptions import MCPClientError, TransportClosed
 from ..provider import Provider, is_provider
 from ..transport import Transport
+from ._fastpath import check_fast_path
 
 __all__ = ["check_transport", "check_provider"]
 
@@ -323,8 +324,12 @@ class _Recorder:
         self.not_dicts: list[Any] = []
         self.closes: list[Any] = []
         self.warnings: list[str] = []
+        self.gate = threading.Event()   # cleared: on_message holds (a reader that is busy)
+        self.gate.set()
 
     def on_message(self, message: Any) -> None:
+        if not self.gate.is_set():
+            self.gate.wait()
         with self.changed:
             self.threads.add(threading.current_thread().name)
             if not isinstance(message, dict):
@@ -445,6 +450,17 @@ def check_transport(make: Callable[[], Any], *,
     thread the transport started; ``send`` after it raises
     :class:`~mcp_client.exceptions.TransportClosed`.
 
+    And the capabilities and the fast path (:mod:`mcp_client.transport`):
+    the five flags are bools, ``session_id`` a str or None, ``sse_fallback``
+    None or a factory of an unstarted transport; a request sent with
+    ``send_led`` and then led with ``lead`` on the same thread is answered,
+    ``first`` runs once and the time left is returned; on a ``line_wire``
+    wire, requests written with ``send_line`` (one line, and two at once)
+    are each answered as the same request sent with ``send`` (and without
+    the flag ``send_line`` raises ``NotImplementedError``); on a wire that
+    ``pipelines``, a burst of requests is sent while ``on_message`` is held
+    (nothing reads the answers), and each is answered once it is let go.
+
     Threads that start while the check runs and are alive after ``close()``
     count as the transport's: run the server in another process, or start
     its threads in ``make``.
@@ -470,6 +486,7 @@ def check_transport(make: Callable[[], Any], *,
                         recorder.on_error)
         try:
             _check_answered(transport, recorder, request, timeout)
+            check_fast_path(transport, recorder, request, timeout)
             try:
                 transport.cancel("mcp-check-unknown", "checking")
             except Exception as exc:

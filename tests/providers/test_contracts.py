@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import json
+import threading
 import unittest
 from typing import Any, Iterator
 
@@ -17,6 +19,8 @@ from mcp_client.stdio import StdioTransport
 from mcp_client.testing import (FakeTransport, InProcessTransport, TestKit, check_provider,
                                 check_transport)
 from mcp_client.unknown_keys import UnknownKeys
+
+from mcp_client.transport import Transport
 
 from ..base import PYTHON, LeakCheckingTestCase, server
 from ..httpkit import LiveServer
@@ -169,6 +173,79 @@ class BrokenImplementationsTest(LeakCheckingTestCase):
 
         with self.assertRaisesRegex(AssertionError, "TransportClosed"):
             check_transport(Careless)
+
+    def test_a_line_wire_that_drops_the_line(self) -> None:
+        class Dropping(FakeTransport):
+            line_wire = True
+
+            def send_line(self, data: bytes) -> None:
+                pass   # declared, never written
+
+        with self.assertRaisesRegex(AssertionError, r"send_line\(\) \(line_wire"):
+            check_transport(Dropping, timeout=1)
+
+    def test_a_line_wire_that_takes_only_the_first_line(self) -> None:
+        class FirstOnly(FakeTransport):
+            line_wire = True
+
+            def send_line(self, data: bytes) -> None:
+                self.send(json.loads(data.splitlines()[0]))
+
+        with self.assertRaisesRegex(AssertionError, r"\['line-3'\] sent with send_line"):
+            check_transport(FirstOnly, timeout=1)
+
+    def test_a_line_wire_that_changes_the_message(self) -> None:
+        class Renaming(FakeTransport):
+            line_wire = True
+
+            def send_line(self, data: bytes) -> None:
+                for line in data.splitlines():
+                    self.send({**json.loads(line), "method": "renamed"})
+
+        def make() -> Transport:
+            fake = Renaming()
+            fake.on("server/discover", DISCOVER)
+            return fake
+
+        with self.assertRaisesRegex(AssertionError, "line_wire promises the same message"):
+            check_transport(make, timeout=1)
+
+    def test_a_wire_that_pipelines_yet_waits_for_the_answer(self) -> None:
+        class Waiting(FakeTransport):
+            pipelines = True
+
+            def start(self, on_message: Any, *rest: Any) -> None:
+                self.delivered = threading.Semaphore(0)
+
+                def delivering(message: dict[str, Any]) -> None:
+                    on_message(message)
+                    self.delivered.release()
+
+                super().start(delivering, *rest)
+
+            def send(self, message: dict[str, Any], **kwargs: Any) -> None:
+                super().send(message, **kwargs)
+                if "id" in message and "method" in message:
+                    self.delivered.acquire(timeout=5)   # its answer handled: no pipelining
+
+        with self.assertRaisesRegex(AssertionError, "declares pipelines"):
+            check_transport(Waiting, timeout=0.5)
+
+    def test_a_wire_whose_lead_skips_first(self) -> None:
+        class Forgetful(FakeTransport):
+            def lead(self, done: Any, timeout: float | None, waiting: Any,
+                     first: Any = None) -> float | None:
+                return timeout   # first() never runs: the sends it stands for are lost
+
+        with self.assertRaisesRegex(AssertionError, r"ran first\(\) 0 times"):
+            check_transport(Forgetful, timeout=1)
+
+    def test_a_flag_that_is_not_a_bool(self) -> None:
+        class Vague(FakeTransport):
+            pipelines = "yes"  # type: ignore[assignment]
+
+        with self.assertRaisesRegex(AssertionError, "flag pipelines is 'yes'"):
+            check_transport(Vague, timeout=1)
 
 
 if __name__ == "__main__":
