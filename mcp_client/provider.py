@@ -55,9 +55,9 @@ if TYPE_CHECKING:
     from .types import ChatToolMessage, ToolAnnotations, ToolDeclaration, ToolMessage
 
 __all__ = ["Provider", "Layer", "is_provider", "declared_name", "CallParts", "read_call",
-           "parse_arguments", "as_call_list", "arguments_key", "declaration", "tool_message",
-           "error_message", "result_message", "chat_messages", "flatten_content", "base64_size",
-           "describe_failure", "json_kind"]
+           "refuse_unreadable", "parse_arguments", "as_call_list", "arguments_key",
+           "declaration", "tool_message", "error_message", "result_message", "chat_messages",
+           "flatten_content", "base64_size", "describe_failure", "json_kind"]
 
 log = logging.getLogger(__name__)
 
@@ -146,9 +146,8 @@ class Layer:
         entries: list[ToolMessage | None] = [None] * len(items)
         readable = []
         for index, part in enumerate(parts):
-            if part.problem is not None or part.name is None:
-                entries[index] = error_message(part.ident, f"malformed tool call: {part.problem}")
-            else:
+            entries[index] = refuse_unreadable(part)
+            if entries[index] is None:
                 readable.append(index)
         if readable:
             answers = self.handle_calls([items[i] for i in readable], [parts[i] for i in readable])
@@ -283,6 +282,18 @@ def _read_call(call: Any) -> CallParts:
         return CallParts(ident, None, None, "the call names no function")
     arguments = _member(function, "arguments")
     return CallParts(ident, name, None if arguments is _MISSING else arguments, None)
+
+
+def refuse_unreadable(parts: CallParts) -> ToolMessage | None:
+    """The answer to a call :func:`read_call` could not read, or None when it could.
+
+    Every provider refuses an unreadable call with this entry --
+    ``malformed tool call: <the reader's problem>``, under the call's id when
+    it had one -- and never runs it.
+    """
+    if parts.problem is None and parts.name is not None:
+        return None
+    return error_message(parts.ident, f"malformed tool call: {parts.problem}")
 
 
 def as_call_list(calls: Any) -> list[Any]:

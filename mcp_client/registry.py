@@ -72,7 +72,7 @@ from ._toolfilter import ToolFilter
 from .local import LocalServer, is_sdk_server
 from .names import Bindings, NameMap
 from .provider import (CallParts, as_call_list, declared_name, error_message, is_provider,
-                       read_call)
+                       read_call, refuse_unreadable)
 from ._log import warn_through
 
 if TYPE_CHECKING:
@@ -385,8 +385,8 @@ class Registry:
         answers: list[ToolMessage | None] = [None] * len(parts)
         batches: dict[str, list[tuple[int, dict[str, Any]]]] = {}
         for index, part in enumerate(parts):
-            if part.problem is not None or part.name is None:
-                answers[index] = error_message(part.ident, f"malformed tool call: {part.problem}")
+            answers[index] = refuse_unreadable(part)
+            if answers[index] is not None or part.name is None:
                 continue
             routed = self.route(part.name)
             if routed is None:

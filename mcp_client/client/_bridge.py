@@ -68,7 +68,8 @@ from .. import batch
 from ..exceptions import MCPClientError
 from ..names import Bindings, NameMap, is_llm_name
 from ..provider import (CallParts, arguments_key, as_call_list, declaration, describe_failure,
-                        error_message, parse_arguments, read_call, result_message)
+                        error_message, parse_arguments, read_call, refuse_unreadable,
+                        result_message)
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
@@ -421,8 +422,8 @@ def _plan(parts: Sequence[CallParts], catalogue: _Catalogue | None,
     entries: list[ToolMessage | None] = [None] * len(parts)
     planned: list[tuple[int, str, dict[str, Any]]] = []
     for index, part in enumerate(parts):
-        if part.problem is not None or part.name is None:
-            entries[index] = error_message(part.ident, f"malformed tool call: {part.problem}")
+        entries[index] = refuse_unreadable(part)
+        if entries[index] is not None or part.name is None:
             continue
         if catalogue is None:
             target = bound(part.name) or (part.name if is_llm_name(part.name) else None)

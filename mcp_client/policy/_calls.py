@@ -1,12 +1,15 @@
-"""Reading a tool call for the policy, with the provider role's own reader and parser.
+"""A tool call as the policy judges it: the provider role's reading, and a detached copy.
 
 A call arrives shaped like OpenAI's (``{"id", "function": {"name",
 "arguments"}}``, arguments a dict, a JSON string or ``""``), or as an object
-with those attributes.  The policy reads it with exactly the functions every
-other provider layer uses -- :func:`mcp_client.provider.read_call` and
-:func:`mcp_client.provider.parse_arguments` -- so a call the policy judges is
-the call the layers below would have read: one reader, one parser, pinned by
-construction (and by ``tests/test_policy.py``'s parity test).
+with those attributes.  The :class:`~mcp_client.provider.Layer` the policy is
+has already read it with :func:`mcp_client.provider.read_call` -- the reader
+every other provider layer uses -- and hands the policy that reading, a
+:class:`~mcp_client.provider.CallParts`; the arguments are parsed here, once,
+with :func:`mcp_client.provider.parse_arguments`, the parser every layer uses.
+So a call the policy judges is the call the layers below would have read: one
+reader, one parser, pinned by construction (and by ``tests/test_policy.py``'s
+parity test).
 
 On top of that the policy detaches what it judged: the parsed arguments are a
 deep copy, and they -- not the original text -- are what it forwards, so no
@@ -17,31 +20,11 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from .. import provider
 
-__all__ = ["CallView", "read_call", "parse_arguments", "plain"]
-
-
-@dataclass(frozen=True)
-class CallView:
-    """What a tool call says, read without trusting its shape.
-
-    Attributes:
-        id: the ``tool_call_id`` to answer under (``None`` when it has none).
-        name: the function name, or ``None`` when the call is malformed.
-        raw_arguments: the arguments as the call carried them.
-        problem: why the call is malformed (the reader's words), or ``None``.
-        copy: the call as plain data (a detached copy, for the question).
-    """
-
-    id: Any
-    name: str | None
-    raw_arguments: Any
-    problem: str | None
-    copy: dict[str, Any]
+__all__ = ["shown", "parse_arguments", "plain"]
 
 
 def plain(value: Any) -> Any:
@@ -55,19 +38,19 @@ def plain(value: Any) -> Any:
             return f"<unreadable {type(value).__name__}>"
 
 
-def read_call(call: Any) -> CallView:
-    """Read one call (see :func:`mcp_client.provider.read_call`)."""
-    parts = provider.read_call(call)
+def shown(call: Any, parts: provider.CallParts) -> dict[str, Any]:
+    """``call`` (read as ``parts``) as plain data, a detached copy to show a human.
+
+    A dict is shown key by key; an object as the call it was read as.  Made
+    only when a question is asked: nothing is decided on it.
+    """
     if isinstance(call, dict):
         try:
-            shown = {str(key): plain(value) for key, value in call.items()}
+            return {str(key): plain(value) for key, value in call.items()}
         except Exception:       # a dict subclass whose items() raise: shown as text
-            shown = {"call": plain(call)}
-    else:
-        shown = {"id": parts.ident, "type": "function",
-                 "function": {"name": parts.name, "arguments": plain(parts.arguments)}}
-    name = parts.name if parts.problem is None else None
-    return CallView(parts.ident, name, parts.arguments, parts.problem, shown)
+            return {"call": plain(call)}
+    return {"id": parts.ident, "type": "function",
+            "function": {"name": parts.name, "arguments": plain(parts.arguments)}}
 
 
 def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str]:

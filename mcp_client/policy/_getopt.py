@@ -1,11 +1,13 @@
-"""Reading a program's argv the way its own option parser does, for :mod:`._outputs`.
+"""Reading a program's argv the way its own option parser does: the one getopt reader.
 
-GNU ``getopt_long`` is what most programs :mod:`mcp_client.policy._outputs` knows use:
-short options in clusters (``-uo F``), a value glued on (``-oF``) or in the next word,
-long options by any unique prefix (``--out=F`` is ``--output=F``), ``--no-FLAG``, and
-options after operands until ``--``.  :func:`parse` reads an argv against a
-:class:`Spec` and says what it could not read, so the caller can answer closed-world:
-an option not in the table is an output that cannot be named (:data:`UNNAMED`).
+GNU ``getopt_long`` is what most programs the policy reads use: short options in
+clusters (``-uo F``), a value glued on (``-oF``) or in the next word, long options by
+any unique prefix (``--out=F`` is ``--output=F``), ``--no-FLAG``, and options after
+operands until ``--``.  :func:`parse` reads an argv against a :class:`Spec` and says
+what it could not read, so the caller can answer closed-world: for
+:mod:`mcp_client.policy._outputs` an option not in the table is an output that cannot
+be named (:data:`UNNAMED`); for the runners of :mod:`mcp_client.policy._runners`
+(``nice -n 10 CMD``), read with ``stop`` and ``strict``, it makes the command unknown.
 
 Pure: strings in, strings out.
 """
@@ -30,7 +32,17 @@ class Spec:
     the same word (``-o/x``); ``digits``: ``-NUM`` is an obsolete option; ``lenient``:
     an option not listed is harmless (every option of the program was reviewed and only
     the listed ones write); ``writing``: long options that write or run, so an
-    abbreviation that may be one of them is unknown, not the program's error."""
+    abbreviation that may be one of them is unknown, not the program's error.
+
+    A runner's reading (:mod:`mcp_client.policy._runners`) adds: ``stop``: the options
+    end at the first operand (getopt's ``+``: the command follows); ``strict``: every
+    getopt error is unknown -- an ambiguous prefix, a value given to an option that
+    takes none, a missing value -- and there is no ``--no-FLAG``; ``numbers``: a word
+    ``-NUM`` is an obsolete option (``nice -10``); ``any_long``: a long option not
+    listed is one without a value of its own; ``dash``: a lone ``-`` is an option;
+    ``optional``: long options whose value, when there is one, is attached
+    (``--replace[=R]``; a short one is spelled ``x::``); ``pairs``: long options with
+    two values (``--bind SRC DEST``; the second is recorded)."""
 
     short: str
     long: tuple[str, ...] = ()
@@ -38,6 +50,13 @@ class Spec:
     digits: bool = False
     lenient: bool = False
     writing: frozenset[str] = field(default_factory=frozenset)
+    stop: bool = False
+    strict: bool = False
+    numbers: bool = False
+    any_long: bool = False
+    dash: bool = False
+    optional: frozenset[str] = field(default_factory=frozenset)
+    pairs: frozenset[str] = field(default_factory=frozenset)
     ordered: tuple[str, ...] = field(init=False, repr=False, compare=False)
     exact: dict[str, str] = field(init=False, repr=False, compare=False)
     seen: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
@@ -52,14 +71,16 @@ class Spec:
 @dataclass
 class Parsed:
     """An argv as :func:`parse` read it: ``(name, value)`` options (``-o``, ``--output``:
-    long ones by their full name), operands, and whether an option could not be read."""
+    long ones by their full name; the value ``None`` when none was given), operands,
+    whether an option could not be read, and (``stop``) where the options ended."""
 
-    options: list[tuple[str, str]]
+    options: list[tuple[str, str | None]]
     operands: list[str]
     unknown: bool
     given: set[str] = field(default_factory=set)
+    end: int = 0
 
-    def add(self, name: str, value: str) -> None:
+    def add(self, name: str, value: str | None) -> None:
         """Record one option."""
         self.options.append((name, value))
         self.given.add(name)
@@ -69,8 +90,8 @@ class Parsed:
         return any(name in self.given for name in names)
 
     def values(self, *names: str) -> list[str]:
-        """The values given to any of ``names``, in order."""
-        return [value for name, value in self.options if name in names]
+        """The values given to any of ``names``, in order (``""`` for none)."""
+        return [value or "" for name, value in self.options if name in names]
 
 
 #: How many long-option lookups a spec remembers.
@@ -85,9 +106,10 @@ def _lookup(spec: Spec, head: str) -> tuple[str, ...]:
         return found
     if head in spec.exact:
         found = (spec.exact[head],)
-    elif head.startswith("no-") and not spec.exact.get(head[3:], "=").endswith("="):
+    elif head.startswith("no-") and not spec.strict and \
+            not spec.exact.get(head[3:], "=").endswith("="):
         found = (head,)
-    elif not head:
+    elif not head and not spec.strict:      # (getopt itself takes "" for a prefix of all)
         found = ()
     else:
         start = bisect.bisect_left(spec.ordered, head)
@@ -98,32 +120,66 @@ def _lookup(spec: Spec, head: str) -> tuple[str, ...]:
     return found
 
 
-def parse(spec: Spec, argv: Sequence[str]) -> Parsed:
-    """Read ``argv`` as getopt_long would (options anywhere before ``--``).  A long option
-    that is not in the spec, or an ambiguous prefix that may be a writing one, makes the
-    result unknown (a prefix of several harmless ones is the program's error)."""
+def parse(spec: Spec, argv: Sequence[str], start: int = 1) -> Parsed:
+    """Read ``argv`` from ``start`` as getopt_long would (options anywhere before ``--``,
+    or up to the first operand with ``stop``).  A long option that is not in the spec,
+    or an ambiguous prefix that may be a writing one, makes the result unknown (a prefix
+    of several harmless ones is the program's error, unless ``strict``)."""
     found = Parsed([], [], False)
-    i, ended = 1, False
+    i, ended = start, False
     while i < len(argv):
         word = argv[i]
-        i += 1
-        if ended or word == "-" or not word.startswith("-"):
+        if spec.dash and word == "-":
+            i += 1
+        elif ended or word == "-" or not word.startswith("-"):
+            if spec.stop:
+                break
             found.operands.append(word)
+            i += 1
         elif word == "--":
-            ended = True
+            ended, i = True, i + 1
+            if spec.stop:
+                break
         elif word.startswith("--"):
-            head, eq, value = word[2:].partition("=")
-            names = _lookup(spec, head)
-            if len(names) != 1:
-                found.unknown = found.unknown or (not names and not spec.lenient) or any(
-                    "--" + name.rstrip("=") in spec.writing for name in names)
-                continue
-            if names[0].endswith("=") and not eq:
-                value, i = (argv[i], i + 1) if i < len(argv) else ("", i)
-            found.add("--" + names[0].rstrip("="), value)
+            i = _long(spec, word, argv, i + 1, found)
+        elif spec.numbers and word[1:].isdigit():
+            i += 1
         else:
-            i = _cluster(spec, word, argv, i, found)
+            i = _cluster(spec, word, argv, i + 1, found)
+    found.end = i
     return found
+
+
+def _long(spec: Spec, word: str, argv: Sequence[str], i: int, found: Parsed) -> int:
+    """Read one long option (``argv[i]`` is the word after it); returns the next index."""
+    head, eq, value = word[2:].partition("=")
+    names = _lookup(spec, head)
+    if not names and spec.any_long:
+        found.add("--" + head, value if eq else None)
+        return i
+    if len(names) != 1:
+        found.unknown = found.unknown or spec.strict or (not names and not spec.lenient) or any(
+            "--" + name.rstrip("=") in spec.writing for name in names)
+        return i
+    full = "--" + names[0].rstrip("=")
+    if full in spec.pairs:
+        if eq or i + 1 >= len(argv):
+            found.unknown = True
+            return i
+        found.add(full, argv[i + 1])
+        return i + 2
+    if names[0].endswith("="):
+        if not eq:
+            if i < len(argv):
+                value, i = argv[i], i + 1
+            else:
+                found.unknown = found.unknown or spec.strict
+        found.add(full, value)
+        return i
+    if eq and spec.strict and full not in spec.optional and not spec.any_long:
+        found.unknown = True                # a value given to an option that takes none
+    found.add(full, value if eq else None)
+    return i
 
 
 def _cluster(spec: Spec, word: str, argv: Sequence[str], i: int, found: Parsed) -> int:
@@ -137,13 +193,20 @@ def _cluster(spec: Spec, word: str, argv: Sequence[str], i: int, found: Parsed) 
                 found.unknown = True
             j += 1
             continue
-        if spec.short[at + 1:at + 2] != ":":
-            found.add("-" + letter, "")
+        arity = spec.short[at + 1:at + 3]
+        if arity == "::":                   # an optional value: attached, or none
+            found.add("-" + letter, word[j + 1:] or None)
+            break
+        if arity[:1] != ":":
+            found.add("-" + letter, None)
             j += 1
             continue
         value = word[j + 1:] if spec.glued else ""
         if not value:
-            value, i = (argv[i], i + 1) if i < len(argv) else ("", i)
+            if i < len(argv):
+                value, i = argv[i], i + 1
+            else:
+                found.unknown = found.unknown or spec.strict
         found.add("-" + letter, value)
         if spec.glued:
             break

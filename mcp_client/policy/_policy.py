@@ -11,12 +11,14 @@ starts no thread.
 
 How one call is decided, failing closed at every step:
 
-1. A call is read and its arguments parsed with the reader and parser every
+1. A call is read once, by the :class:`~mcp_client.provider.Layer` a policy
+   is, and its arguments parsed once, with the reader and parser every
    provider shares (:mod:`mcp_client.provider`, via :mod:`mcp_client.policy._calls`).
-   A malformed call, or arguments that are not a JSON object, is answered here
-   in those functions' words
-   (``malformed tool call: ...``, ``fs_write: arguments are not valid JSON
-   ...``) and never forwarded: nothing unreadable is judged, let alone run.
+   A call that cannot be read is refused as every provider refuses one
+   (:func:`~mcp_client.provider.refuse_unreadable`: ``malformed tool call:
+   ...``), arguments that are not a JSON object in the parser's words
+   (``fs_write: arguments are not valid JSON ...``); neither is forwarded:
+   nothing unreadable is judged, let alone run.
 2. Every rule whose ``tool`` matches is evaluated (no ``rules=`` means
    :meth:`Policy.default_rules`, which allow only tools the server annotated
    ``readOnlyHint: true`` and the lease tools; ``rules=[]`` means none); the strongest decision that
@@ -113,11 +115,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, cast
 
 from ._asking import ANSWERS, interpret, suggested_rule
-from ._calls import CallView, parse_arguments, read_call
+from ._calls import parse_arguments, shown
 from .._options import unknown_option
 from ..exceptions import MCPClientError
 from ..paths import Tri, common_directory
-from ..provider import CallParts, Layer, declared_name, error_message
+from ..provider import CallParts, Layer, declared_name, error_message, refuse_unreadable
 from .rules import (ANNOTATIONS_UNREAD, CHECK_FUNCTIONS, RULE_KEYS, Facts, Rule, RuleError,
                     check_roots, compile_rule, compile_rules, gather)
 
@@ -354,22 +356,23 @@ class Policy(Layer):
         Returns:
             One result per call, in call order.
         """
-        items = calls
-        results: list[ToolMessage | None] = [None] * len(items)
-        forward: list[tuple[int, CallView, dict[str, Any]]] = []
-        for position, call in enumerate(items):
-            view = read_call(call)
+        results: list[ToolMessage | None] = [None] * len(calls)
+        forward: list[tuple[int, CallParts, dict[str, Any]]] = []
+        for position, (call, part) in enumerate(zip(calls, parts)):
+            results[position] = refuse_unreadable(part)   # the Layer's already were
+            if results[position] is not None or part.name is None:
+                continue
             try:
-                arguments, outcome = self._decide(view)
+                arguments, outcome = self._decide(call, part, part.name)
             except Exception as exc:        # a bug here must still refuse, not raise
                 log.exception("the policy could not decide a call")
                 arguments, outcome = None, _Outcome(
                     False, f"{REFUSED}: the policy could not decide ({type(exc).__name__}: "
                     f"{exc}).")
             if outcome.allow and arguments is not None:
-                forward.append((position, view, arguments))
+                forward.append((position, part, arguments))
             else:
-                results[position] = _refusal(view.id, outcome.content)
+                results[position] = _refusal(part.ident, outcome.content)
         for position, result in zip([p for p, _, _ in forward], self._forward(forward)):
             results[position] = result
         return [result if result is not None else _refusal("", f"{REFUSED}: no result.")
@@ -383,34 +386,35 @@ class Policy(Layer):
 
     # -- deciding -------------------------------------------------------------------------
 
-    def _decide(self, view: CallView) -> tuple[dict[str, Any] | None, _Outcome]:
-        if view.name is None:
-            return None, _Outcome(False, f"malformed tool call: {view.problem}")
-        arguments, why = parse_arguments(view.raw_arguments)
+    def _decide(self, call: Any, part: CallParts,
+                name: str) -> tuple[dict[str, Any] | None, _Outcome]:
+        """Whether to forward ``call`` (read as ``part``, naming ``name``), and with which
+        arguments: the ones judged."""
+        arguments, why = parse_arguments(part.arguments)
         if arguments is None:
-            return None, _Outcome(False, f"{view.name}: {why}")
-        facts = gather(view.name, arguments, self._roots, self._annotations(view.name))
+            return None, _Outcome(False, f"{name}: {why}")
+        facts = gather(name, arguments, self._roots, self._annotations(name))
         static = self._static(facts)
         if static.deny is not None:
-            return arguments, _Outcome(False, _denied_by(view.name, static.deny))
+            return arguments, _Outcome(False, _denied_by(name, static.deny))
         if static.allow:
             return arguments, _Outcome(True)
         granted = self._granted(facts, static.sticky)
         if granted is not None:
             return arguments, granted
         if self._on_ask is None:
-            return arguments, _Outcome(False, f"{REFUSED}: {view.name} needs a human's "
+            return arguments, _Outcome(False, f"{REFUSED}: {name} needs a human's "
                                        f"permission ({_why(static)}), and there was nobody "
                                        "to ask: this policy has no on_ask.")
         if not self._ask_lock.enter():
-            log.warning("refused %s: %s", view.name, _NESTED)
-            return arguments, _Outcome(False, f"{REFUSED}: {view.name} needs a human's "
+            log.warning("refused %s: %s", name, _NESTED)
+            return arguments, _Outcome(False, f"{REFUSED}: {name} needs a human's "
                                        f"permission ({_why(static)}), but {_NESTED}.")
         try:
             granted = self._granted(facts, static.sticky)
             if granted is not None:
                 return arguments, granted
-            return arguments, self._ask(view, facts, static)
+            return arguments, self._ask(call, part, facts, static)
         finally:
             self._ask_lock.leave()
 
@@ -455,10 +459,10 @@ class Policy(Layer):
 
     # -- asking ---------------------------------------------------------------------------
 
-    def _ask(self, view: CallView, facts: Facts, static: _Static) -> _Outcome:
+    def _ask(self, call: Any, part: CallParts, facts: Facts, static: _Static) -> _Outcome:
         """Put the question to ``on_ask`` and act on the answer (the ask lock is held)."""
         assert self._on_ask is not None
-        question = _question(view, facts, static)
+        question = _question(shown(call, part), facts, static)
         try:
             answer = self._on_ask(copy.deepcopy(question))
         except Exception as exc:
@@ -498,26 +502,26 @@ class Policy(Layer):
 
     # -- forwarding -----------------------------------------------------------------------
 
-    def _forward(self, batch: list[tuple[int, CallView, dict[str, Any]]]) -> list[ToolMessage]:
+    def _forward(self, batch: list[tuple[int, CallParts, dict[str, Any]]]) -> list[ToolMessage]:
         if not batch:
             return []
-        calls = [_outgoing(view, arguments) for _, view, arguments in batch]
+        calls = [_outgoing(part, arguments) for _, part, arguments in batch]
         try:
             answered = self.provider.execute_tool_calls(calls)
             results = list(answered) if isinstance(answered, (list, tuple)) else None
         except Exception as exc:
             log.warning("the inner provider raised %s: %s", type(exc).__name__, exc)
-            return [_refusal(view.id, f"{view.name} failed: the provider raised "
-                                      f"{type(exc).__name__}: {exc}")
-                    for _, view, _ in batch]
+            return [_refusal(part.ident, f"{part.name} failed: the provider raised "
+                                         f"{type(exc).__name__}: {exc}")
+                    for _, part, _ in batch]
         if results is None or len(results) != len(calls):
             got = "not a list" if results is None else f"{len(results)} results"
-            return [_refusal(view.id, f"{view.name} failed: the provider answered "
-                                      f"{len(calls)} calls with {got}")
-                    for _, view, _ in batch]
+            return [_refusal(part.ident, f"{part.name} failed: the provider answered "
+                                         f"{len(calls)} calls with {got}")
+                    for _, part, _ in batch]
         return [cast("ToolMessage", result) if isinstance(result, dict) else
-                _refusal(view.id, f"{view.name} failed: the provider's result was not a dict")
-                for result, (_, view, _) in zip(results, batch)]
+                _refusal(part.ident, f"{part.name} failed: the provider's result was not a dict")
+                for result, (_, part, _) in zip(results, batch)]
 
 
 # -- pieces with no state -----------------------------------------------------------------------
@@ -563,14 +567,14 @@ def _writes_outside(facts: Facts) -> Tri:
     return {Tri.YES: Tri.NO, Tri.NO: Tri.YES, Tri.UNKNOWN: Tri.UNKNOWN}[inside]
 
 
-def _question(view: CallView, facts: Facts, static: _Static) -> dict[str, Any]:
+def _question(call: dict[str, Any], facts: Facts, static: _Static) -> dict[str, Any]:
     rule = static.provoking
     locations = facts.locations or []
     return {
         "kind": "permission",
         "tool": facts.tool,
         "arguments": copy.deepcopy(facts.arguments),
-        "call": copy.deepcopy(view.copy),
+        "call": call,   # shown(): already a detached copy
         "rule": copy.deepcopy(rule.source) if rule is not None else None,
         "rule_index": rule.index if rule is not None else None,
         "why": _why(static),
@@ -585,7 +589,7 @@ def _question(view: CallView, facts: Facts, static: _Static) -> dict[str, Any]:
     }
 
 
-def _outgoing(view: CallView, arguments: dict[str, Any]) -> dict[str, Any]:
+def _outgoing(part: CallParts, arguments: dict[str, Any]) -> dict[str, Any]:
     """The call to forward, carrying the arguments exactly as they were judged."""
-    return {"id": view.id, "type": "function",
-            "function": {"name": view.name, "arguments": arguments}}
+    return {"id": part.ident, "type": "function",
+            "function": {"name": part.name, "arguments": arguments}}

@@ -10,8 +10,9 @@ that changes what runs (``sudo -s``, ``env -S``, ``env -C DIR``) must not be ign
 
 Closed-world: a :class:`Runner` lists every option this module knows, and any other
 option -- one the program may read with a value, or one added in a later version -- makes
-the reading fail (:func:`read_runner` returns ``None``: unknown).  Long options are
-matched as GNU getopt matches them, by a unique prefix; an ambiguous prefix is unknown.
+the reading fail (:func:`read_runner` returns ``None``: unknown).  The argv is read by
+the one getopt reader (:mod:`mcp_client.policy._getopt`), strictly and up to the first
+operand: long options by a unique prefix, an ambiguous prefix unknown.
 
 Pure tables and one function; nothing here parses shell text.
 """
@@ -21,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Sequence
+
+from . import _getopt as getopt
 
 __all__ = ["Runner", "RunnerReading", "WRAPPERS", "MULTIPLEXERS", "WATCH", "read_runner"]
 
@@ -275,28 +278,26 @@ class _Unknown(Exception):
     """The argv uses an option this module does not know."""
 
 
-@lru_cache(maxsize=None)
-def _known(spec: Runner) -> frozenset[str]:
-    return (spec.flags | spec.valued | spec.pairs | spec.attached | spec.unknown | spec.none
-            | spec.text | spec.assigns | spec.writes)
-
-
-def _long_name(spec: Runner, head: str) -> str:
-    """The long option ``head`` names, exactly or by a unique prefix (GNU getopt)."""
-    longs = {name for name in _known(spec) if name.startswith("--")}
-    if head in longs:
-        return head
-    matches = {name for name in longs if name.startswith(head)}
-    if len(matches) == 1:
-        return matches.pop()
-    if not matches and spec.any_long:
-        return head
-    raise _Unknown                              # unknown, or ambiguous
-
-
 def _valued(spec: Runner, name: str) -> bool:
     return name in spec.valued or name in spec.writes or name in spec.text or (
         name in spec.assigns and name not in spec.flags)
+
+
+@lru_cache(maxsize=None)
+def _getopt_spec(spec: Runner) -> getopt.Spec:
+    """``spec`` as the getopt reader reads it: every option it lists (the ones it refuses
+    too, which :func:`_take` answers), options up to the first operand, strictly."""
+    known = (spec.flags | spec.valued | spec.pairs | spec.attached | spec.unknown | spec.none
+             | spec.text | spec.assigns | spec.writes)
+    short = "".join(name[1] + (":" if _valued(spec, name) else "::" if name in spec.attached
+                               else "")
+                    for name in sorted(known) if not name.startswith("--"))
+    longs = tuple(name[2:] + ("=" if _valued(spec, name) and name not in spec.pairs else "")
+                  for name in sorted(known) if name.startswith("--"))
+    return getopt.Spec(short, longs, stop=True, strict=True, numbers=spec.digits,
+                       any_long=spec.any_long, dash=spec.dash, pairs=spec.pairs,
+                       optional=frozenset(name for name in spec.attached
+                                          if name.startswith("--")))
 
 
 def _take(spec: Runner, name: str, value: str | None, found: RunnerReading) -> None:
@@ -319,62 +320,12 @@ def _take(spec: Runner, name: str, value: str | None, found: RunnerReading) -> N
 
 def _options(spec: Runner, argv: Sequence[str], i: int, found: RunnerReading) -> int:
     """Read options from ``argv[i]`` on; return the index of the first word after them."""
-    while i < len(argv):
-        word = argv[i]
-        if word == "--":
-            return i + 1
-        if word == "-" and spec.dash:
-            i += 1
-            continue
-        if not word.startswith("-") or word == "-":
-            return i
-        if word.startswith("--"):
-            i = _long_option(spec, argv, i, found)
-        elif spec.digits and word[1:].isdigit():
-            i += 1
-        else:
-            i = _short_options(spec, argv, i, found)
-    return i
-
-
-def _long_option(spec: Runner, argv: Sequence[str], i: int, found: RunnerReading) -> int:
-    head, eq, value = argv[i].partition("=")
-    name = _long_name(spec, head)
-    if name in spec.pairs:
-        if eq or i + 2 >= len(argv):
-            raise _Unknown
-        _take(spec, name, argv[i + 2], found)
-        return i + 3
-    if _valued(spec, name) and not eq:
-        if i + 1 >= len(argv):
-            raise _Unknown
-        _take(spec, name, argv[i + 1], found)
-        return i + 2
-    if eq and not (_valued(spec, name) or name in spec.attached or spec.any_long):
-        raise _Unknown                          # a value given to an option that takes none
-    _take(spec, name, value if eq else None, found)
-    return i + 1
-
-
-def _short_options(spec: Runner, argv: Sequence[str], i: int, found: RunnerReading) -> int:
-    word = argv[i]
-    for j in range(1, len(word)):
-        name, rest = "-" + word[j], word[j + 1:]
-        if _valued(spec, name):
-            if rest:
-                _take(spec, name, rest, found)
-                return i + 1
-            if i + 1 >= len(argv):
-                raise _Unknown
-            _take(spec, name, argv[i + 1], found)
-            return i + 2
-        if name in spec.attached:
-            _take(spec, name, rest or None, found)
-            return i + 1
-        if name not in _known(spec):
-            raise _Unknown
-        _take(spec, name, None, found)
-    return i + 1
+    parsed = getopt.parse(_getopt_spec(spec), argv, i)
+    if parsed.unknown:
+        raise _Unknown
+    for name, value in parsed.options:
+        _take(spec, name, value, found)
+    return parsed.end
 
 
 def read_runner(spec: Runner, argv: Sequence[str]) -> RunnerReading | None:

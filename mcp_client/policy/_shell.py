@@ -49,8 +49,9 @@ table in :mod:`mcp_client.policy._runners` does not list, more than
 :data:`MAX_COMMAND_CHARS` of text, more than :data:`MAX_WORDS` words,
 operators and quoted parts (or words in all the commands read), and nesting
 deeper than :data:`MAX_DEPTH`.  Reading is linear in the text: every regular
-expression here and in :mod:`mcp_client.policy._programs` matches without
-backtracking, so a decision takes milliseconds whatever the text holds.
+expression here, in the lexer (:mod:`mcp_client.policy._shellwords`) and in
+:mod:`mcp_client.policy._programs` matches without backtracking, so a decision
+takes milliseconds whatever the text holds.
 
 What it can follow, it does, and what a command does beyond that is added
 beside it as an unknown command: ``FOO=1 git push`` runs ``git`` *and* an
@@ -78,8 +79,7 @@ a program name that matches a known one only when case is folded (``SUDO``,
 from __future__ import annotations
 
 import re
-import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..argkeys import ARG_KEYS, key_words
@@ -88,6 +88,7 @@ from ._programs import (GIT_SYNONYMS, RESERVED, SHELL_C, SHELLS, WRAPPERS, dashe
                         git_split, program, runs_unfollowed, shell_text, suspect_commands,
                         versionless, writes_of)
 from ._runners import WATCH, read_runner
+from ._shellwords import MAX_WORDS, Unreadable, has_bad_char, lex, split
 
 __all__ = ["Command", "UNKNOWN", "MAX_COMMAND_CHARS", "MAX_WORDS", "MAX_DEPTH", "SHELLS",
            "parse_shell", "parse_argv", "effective_commands", "program"]
@@ -95,34 +96,10 @@ __all__ = ["Command", "UNKNOWN", "MAX_COMMAND_CHARS", "MAX_WORDS", "MAX_DEPTH", 
 #: Longest command text read at all: Linux MAX_ARG_STRLEN (32 pages of 4 KiB),
 #: the longest single argument a program can be given.  Longer is unknown.
 MAX_COMMAND_CHARS = 131072
-#: Most words, operators and quoted parts of words read from one text (or words of one
-#: argv); more is unknown.  A command an agent writes has tens; this bound, with
-#: :data:`MAX_COMMAND_CHARS` and :data:`MAX_DEPTH`, keeps a decision to milliseconds.
-MAX_WORDS = 4096
 #: How many ``sh -c`` / ``sudo`` / ``eval`` layers are followed before giving up.
 MAX_DEPTH = 4
 
-_OPERATORS = (";;&", "&>>", "<<<", "<<-", ";;", ";&", "&&", "||", "|&", "&>", ">>", ">&", "<&",
-              ">|", "<>", "<<", "<(", ">(", ";", "&", "|", "(", ")", "<", ">", "\n")
-_OPERATOR_CHARS = frozenset(";&|()<>\n")
-_OPERATOR = re.compile("|".join(map(re.escape, _OPERATORS)))   # (longest first)
-_SEPARATORS = frozenset({";", "&", "&&", "||", "\n", "(", ")", ";;", ";&", ";;&"})
-_PIPES = frozenset({"|", "|&"})
-_REDIRECTS = frozenset({"<", ">", ">>", ">&", "<&", ">|", "<>", "&>", "&>>"})
-_READS = frozenset({"<", "<&"})
-#: Targets that are no file at all: writing to them changes nothing.
-_NOWHERE = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
-_FD = re.compile(r"^([0-9]+-?|-)$")
-#: One part of a word: a run of unquoted characters (backslash escapes among them), a
-#: single-quoted string, or a double-quoted one without an expansion.  Every alternative
-#: and every repeated item starts with a character no other one can, so a match never
-#: backtracks: reading is linear in the text.
-_WORD_PART = re.compile(r"(?:[^ \t;&|()<>\n$`\\'\"]|\\[\s\S])+|'[^']*'"
-                        r'|"(?:[^"$`\\]|\\[\s\S])*"')
-#: A backslash and what it escapes; text up to a backslash, and the character it escapes.
-_ESCAPED = re.compile(r"\\[\s\S]")
-_ESCAPE_PIECES = re.compile(r"([^\\]*)(?:\\([\s\S]))?")
 #: Every name the reader expands in command position, to spot a case-folded spelling.
 _FOLLOWED = frozenset(WRAPPERS) | SHELL_C | {"eval", "trap", "watch", "find"}
 
@@ -145,113 +122,6 @@ class Command:
 UNKNOWN = Command(None)
 
 
-class _Unreadable(Exception):
-    """The text uses shell syntax this reader does not follow."""
-
-
-@dataclass
-class _Word:
-    parts: list[str] = field(default_factory=list)
-    bare_parts: list[str] = field(default_factory=list)   # unquoted characters, for braces
-    touches_operator: bool = False
-    text: str = ""
-    bare: str = ""
-
-
-def _bad_char(char: str) -> bool:
-    category = unicodedata.category(char)
-    return (category == "Cc" and char not in "\t\n") or category in ("Cf", "Cs")
-
-
-def _has_bad_char(text: str) -> bool:
-    """Control, format or surrogate characters (``\\t`` and ``\\n`` are fine)."""
-    if text.replace("\t", " ").replace("\n", " ").isprintable():
-        return False                            # (every bad character is unprintable)
-    return any(map(_bad_char, set(text)))
-
-
-def _lex(text: str) -> list[_Word | str]:
-    """Split shell text into words and operator strings; raise when unreadable, and past
-    :data:`MAX_WORDS` words, operators and quoted parts.  Linear: each run of characters
-    is taken by one match."""
-    tokens: list[_Word | str] = []
-    word: _Word | None = None
-    i, size, pieces = 0, len(text), 0
-    while i < size:
-        char = text[i]
-        if char in " \t":
-            word, i = None, i + 1
-            continue
-        pieces += 1
-        if pieces > MAX_WORDS:
-            raise _Unreadable
-        if char in _OPERATOR_CHARS:
-            if text.startswith("((", i):
-                raise _Unreadable               # arithmetic: ``(( a[$(cmd)] ))`` runs cmd
-            op = _OPERATOR.match(text, i).group()  # type: ignore[union-attr]
-            if word is not None:
-                word.touches_operator = True
-            tokens.append(op)
-            word, i = None, i + len(op)
-            continue
-        if word is None:
-            word = _Word()
-            tokens.append(word)
-        i = _lex_word_part(text, i, word)
-    for token in tokens:
-        if isinstance(token, _Word):
-            token.text, token.bare = "".join(token.parts), "".join(token.bare_parts)
-    return tokens
-
-
-def _lex_word_part(text: str, i: int, word: _Word) -> int:
-    """Read one part of a word at ``i``: a run of unquoted characters (backslash escapes
-    among them), a single-quoted string or a double-quoted one, each in one match."""
-    part = _WORD_PART.match(text, i)
-    if part is None:                # an expansion, an unterminated quote, a last backslash
-        raise _Unreadable
-    chunk = part.group()
-    if chunk[0] == "'":
-        word.parts.append(chunk[1:-1])
-    elif chunk[0] == '"':
-        inside = chunk[1:-1]
-        word.parts.append(_unescape_double(inside) if "\\" in inside else inside)
-    elif "\\" in chunk:
-        word.parts.append(_unescape(chunk))
-        word.bare_parts.append(_ESCAPED.sub("\0", chunk))
-    else:
-        word.parts.append(chunk)
-        word.bare_parts.append(chunk)
-    return part.end()
-
-
-def _unescape(chunk: str) -> str:
-    """An unquoted run without its backslashes; a backslash-newline goes whole (every
-    newline in such a run is escaped, so dropping the pairs first is exact)."""
-    return "".join(plain + escaped for plain, escaped
-                   in _ESCAPE_PIECES.findall(chunk.replace("\\\n", "")))
-
-
-def _unescape_double(inside: str) -> str:
-    """Double-quoted text without the backslashes that escape ``$ ` " \\`` or a newline."""
-    return "".join(plain + (escaped if escaped in '$`"\\' else "" if escaped == "\n"
-                            else "\\" + escaped)
-                   for plain, escaped in _ESCAPE_PIECES.findall(inside))
-
-
-def _has_braces(bare: str) -> bool:
-    """Brace expansion in a word's unquoted characters: a ``{`` closed by a ``}`` with a
-    ``,`` or ``..`` between them and no other brace.  Linear (a split, then one partition
-    per ``{``), where the regular expression it replaces backtracked quadratically."""
-    if "{" not in bare:
-        return False
-    for segment in bare.split("{")[1:]:
-        inside, close, _ = segment.partition("}")
-        if close and ("," in inside or ".." in inside):
-            return True
-    return False
-
-
 def parse_shell(text: str, depth: int = 0) -> list[Command]:
     """Read shell text into the simple commands it runs (see the module docstring).
 
@@ -263,11 +133,11 @@ def parse_shell(text: str, depth: int = 0) -> list[Command]:
         The commands, wrapped ones included; ``[UNKNOWN]`` for text that
         cannot be read, and for text that runs nothing at all.
     """
-    if len(text) > MAX_COMMAND_CHARS or depth > MAX_DEPTH or _has_bad_char(text):
+    if len(text) > MAX_COMMAND_CHARS or depth > MAX_DEPTH or has_bad_char(text):
         return [UNKNOWN]
     try:
-        simple = _split(_lex(text))
-    except _Unreadable:
+        simple = split(lex(text))
+    except Unreadable:
         return [UNKNOWN]
     found: list[Command] = []
     for argv, piped, writes in simple:
@@ -282,59 +152,6 @@ def _bounded(found: list[Command]) -> list[Command]:
     if not found or sum(len(command.argv or ()) for command in found) > MAX_WORDS:
         return [UNKNOWN]
     return found
-
-
-_Simple = tuple[list[str], bool, tuple[str, ...]]
-
-
-def _split(tokens: Sequence[_Word | str]) -> list[_Simple]:
-    """Group tokens into simple commands ``(argv, piped, writes)``."""
-    simple: list[_Simple] = []
-    argv: list[str] = []
-    writes: list[str] = []
-    piped = False
-    for i, token in enumerate(tokens):
-        if isinstance(token, _Word):
-            if i and isinstance(tokens[i - 1], str) and tokens[i - 1] in _REDIRECTS:
-                _redirect(str(tokens[i - 1]), token, writes)
-                continue                        # a redirection's target
-            if _has_braces(token.bare):
-                raise _Unreadable
-            if not (token.touches_operator and token.text.isdigit() and token.bare == token.text
-                    and i + 1 < len(tokens) and _is_op(tokens[i + 1], _REDIRECTS)):
-                argv.append(token.text)         # (not the io number of 2>&1)
-        elif token in _REDIRECTS:
-            if i + 1 >= len(tokens) or not isinstance(tokens[i + 1], _Word):
-                raise _Unreadable
-        elif token in _SEPARATORS or token in _PIPES:
-            if argv or writes:
-                simple.append((argv, piped, tuple(writes)))
-            elif token in _PIPES or piped:
-                raise _Unreadable
-            argv, writes, piped = [], [], token in _PIPES
-        else:
-            raise _Unreadable       # here-documents, here-strings, process substitution
-    if argv or writes:
-        simple.append((argv, piped, tuple(writes)))
-    elif piped:
-        raise _Unreadable
-    return simple
-
-
-def _redirect(operator: str, target: _Word, writes: list[str]) -> None:
-    """Record the file an output redirection writes (none for a descriptor or /dev/null)."""
-    if _has_braces(target.bare) or not target.text:
-        raise _Unreadable
-    if operator in _READS or (operator == ">&" and _FD.match(target.text)):
-        return
-    if operator == ">&" and target.text.isdigit():
-        return
-    if target.text not in _NOWHERE:
-        writes.append(target.text)
-
-
-def _is_op(token: _Word | str, group: frozenset[str]) -> bool:
-    return isinstance(token, str) and token in group
 
 
 def _expand(argv: list[str], piped: bool, depth: int, writes: tuple[str, ...] = (),
@@ -548,11 +365,11 @@ def _command_words(value: Any, extra: Any, has_extra: bool) -> list[Command]:
     if tail is None:
         return [UNKNOWN]
     if isinstance(value, str):
-        if len(value) > MAX_COMMAND_CHARS or _has_bad_char(value):
+        if len(value) > MAX_COMMAND_CHARS or has_bad_char(value):
             return [UNKNOWN]
         try:
-            simple = _split(_lex(value))
-        except _Unreadable:
+            simple = split(lex(value))
+        except Unreadable:
             return [UNKNOWN]
         if len(simple) != 1 or simple[0][1] or simple[0][2]:
             return [UNKNOWN]            # shell syntax and an args list: no telling
@@ -564,7 +381,7 @@ def _command_words(value: Any, extra: Any, has_extra: bool) -> list[Command]:
 def parse_argv(argv: list[str]) -> list[Command]:
     """The commands an argv list runs: no shell reads it, but wrappers still run others."""
     if len(argv) > MAX_WORDS or sum(len(word) for word in argv) > MAX_COMMAND_CHARS or any(
-            _has_bad_char(word) for word in argv):
+            has_bad_char(word) for word in argv):
         return [UNKNOWN]
     return _bounded(_expand(argv, False, 0))
 

@@ -9,6 +9,7 @@ from typing import Any, Callable
 from unittest import mock
 
 from mcp_client import Client, MCPClientError
+from mcp_client import provider as role
 from mcp_client.policy import ANSWERS, REFUSED, Grants, Policy
 from mcp_client.policy.rules import RuleError
 
@@ -196,6 +197,30 @@ class DecisionTest(PolicyCase):
         # a repeated key: the last one is what is judged, and what is forwarded
         policy.execute_tool_calls([call("fs_write", '{"path": "/srv/work/a", "path": "/etc/x"}')])
         self.assertEqual(len(self.provider.batches), 1)
+
+    def test_a_call_is_read_once_and_its_arguments_parsed_once(self) -> None:
+        reads: list[str] = []
+
+        class Function:
+            name = "fs_read"
+            arguments = '{"path": "a"}'
+
+        class ObjectCall:
+            id = "c1"
+            type = "function"
+
+            @property
+            def function(self) -> Function:
+                reads.append("function")
+                return Function()
+
+        policy = self.policy(rules=[{"tool": "*", "decision": "allow"}])
+        with mock.patch("mcp_client.provider.parse_arguments",
+                        wraps=role.parse_arguments) as parse:
+            results = policy.execute_tool_calls([ObjectCall()])
+        self.assertRan(results[0], "fs_read")
+        self.assertEqual((reads, parse.call_count), (["function"], 1))
+        self.assertEqual(self.provider.batches[0][0]["function"]["arguments"], {"path": "a"})
 
     def test_the_inner_providers_failures_stay_with_its_calls(self) -> None:
         provider = FakeProvider()

@@ -82,6 +82,18 @@ class MalformedCallsTest(LeakCheckingTestCase):
                     forwarded = [c for batch in inner.received for c in batch]
                     self.assertEqual(len(forwarded), 2)   # the bad call never went down
 
+    def test_refuse_unreadable_is_the_one_refusal(self) -> None:
+        from mcp_client.provider import read_call, refuse_unreadable
+
+        self.assertIsNone(refuse_unreadable(read_call({"id": "g", "function": {"name": "e"}})))
+        self.assertEqual(refuse_unreadable(read_call({"id": "b", "function": {"name": ""}})),
+                         {"role": "tool", "tool_call_id": "b", "is_error": True,
+                          "content": "malformed tool call: the call names no function"})
+        self.assertEqual(refuse_unreadable(read_call(None)),
+                         {"role": "tool", "tool_call_id": None, "is_error": True,
+                          "content": "malformed tool call: a tool call must be an object "
+                                     "with an id and a function, not NoneType"})
+
     def test_calls_that_are_not_a_list_raise_mcp_client_error(self) -> None:
         single = {"id": "1", "type": "function", "function": {"name": "fs_write"}}
         for layer_name, build in layers().items():
