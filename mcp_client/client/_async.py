@@ -14,6 +14,8 @@ every call).  It holds no state.
 
 from __future__ import annotations
 
+from ._params import tool_params
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -47,9 +49,6 @@ if TYPE_CHECKING:
                       timeout: float | None = ..., cancelled: Any = ...,
                       progress_token: str | int | None = ...,
                       validate: bool = ...) -> CallToolResult: ...
-
-        def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
-                         progress_token: Any = ...) -> dict[str, Any]: ...
 
         def read_resource(self, uri: str, *, refresh: bool = ..., timeout: float | None = ...,
                           cancelled: Any = ...) -> ReadResourceResult: ...
@@ -114,7 +113,7 @@ class AsyncTwins:
         if connection.pipelines_now() and kwargs.keys() <= {"timeout", "progress_token"} and \
                 not self._tasks.task_tool(name):
             try:
-                params = self._tool_params(name, arguments, kwargs.get("progress_token"))
+                params = tool_params(name, arguments, kwargs.get("progress_token"))
             except Exception as exc:
                 return _failed(exc)
             return connection.start_call(params, **kwargs)

@@ -1,12 +1,17 @@
 """The client: one connection to one MCP server, whichever era it speaks.
 
 :class:`Client` is the face: options, the ``connect_*`` constructors, the
-properties, the typed blocking API (lists, calls, reads, prompts, ping), the
-``x-mcp-header`` rules of Streamable HTTP and the LLM methods; its
-``*_async`` twins come from :mod:`._async`.  Everything that happens on the
-connection -- its state, the era, one request, inbound messages, the pools and
-``close()`` -- is the :class:`~._connection.Connection` it holds in
-``_connection``.  It does not own the wire (a
+properties, the typed blocking API (tools, calls, ping; resources and prompts
+from :mod:`._resources`, the rarer requests from :mod:`._extras`, skills from
+:mod:`._skills`) and the LLM methods; its ``*_async`` twins come from
+:mod:`._async`.  Everything that happens on the connection -- its state, the
+era, one request, inbound messages, the pools and ``close()`` -- is the
+:class:`~._connection.Connection` it holds in ``_connection``.  The features
+with state of their own are objects it holds too: which calls run as tasks,
+and running them (:class:`~._tasks.calls.Tasks`, in ``_tasks``), the
+``x-mcp-header`` rules of Streamable HTTP (:class:`~._toolheaders.ToolHeaders`,
+in ``_headers``) and the LLM bridge (:mod:`._llm`, made on first use).  It
+does not own the wire (a
 :class:`~mcp_client.transport.Transport` does), the message shapes
 (:mod:`mcp_client.protocol`) or the pending-request table
 (:mod:`mcp_client.correlator`).
@@ -42,12 +47,14 @@ from .. import protocol
 from .._log import get_logger, warn_through
 from .._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_options
 from .._version import __version__
-from ..exceptions import MCPClientError, OutputMismatch, ProtocolError
+from ..exceptions import MCPClientError, ProtocolError
 from ..transport import Transport
 from ._async import AsyncTwins
 from ._connection import Connection
 from ._extras import Extras
 from ._outputs import OutputChecks
+from ._params import tool_params
+from ._resources import Resources
 from ._skills import EXTENSION as SKILLS_EXTENSION
 from ._skills import Skills
 from ._tasks.calls import Tasks
@@ -56,11 +63,10 @@ from ._toolheaders import ToolHeaders
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Sequence, cast
+    from typing import Any, Callable, cast
 
-    from ..types import (CallToolResult, GetPromptResult, Implementation, Prompt,
-                         ReadResourceResult, Resource, ResourceTemplate, Tool, ToolAnnotations,
-                         ToolDeclaration, ToolMessage)
+    from ..types import (CallToolResult, Implementation, Tool, ToolAnnotations, ToolDeclaration,
+                         ToolMessage)
     from ._bridge import Bridge
     from ._stream import Stream
     from ._tasks.handle import TaskHandle
@@ -74,7 +80,7 @@ __all__ = ["Client"]
 log = get_logger(__name__)
 
 
-class Client(AsyncTwins, Extras, Skills):
+class Client(AsyncTwins, Extras, Resources, Skills):
     """A connection to one MCP server.
 
     Build one with :meth:`connect_stdio` (a child process), or
@@ -309,25 +315,6 @@ class Client(AsyncTwins, Extras, Skills):
         self._tasks.note_tools(tools)
         return cast("list[Tool]", self._headers.kept(tools))
 
-    def list_resources(self, *, refresh: bool = False, timeout: float | None = None,
-                       cancelled: Any = None) -> list[Resource]:
-        """Every resource the server offers (all pages); see :meth:`list_tools`."""
-        return cast("list[Resource]", self._connection.list_all(
-            "resources/list", "resources", refresh=refresh, timeout=timeout, cancelled=cancelled))
-
-    def list_resource_templates(self, *, refresh: bool = False, timeout: float | None = None,
-                                cancelled: Any = None) -> list[ResourceTemplate]:
-        """Every resource template (all pages); see :meth:`list_tools`."""
-        return cast("list[ResourceTemplate]", self._connection.list_all(
-            "resources/templates/list", "resourceTemplates", refresh=refresh, timeout=timeout,
-            cancelled=cancelled))
-
-    def list_prompts(self, *, refresh: bool = False, timeout: float | None = None,
-                     cancelled: Any = None) -> list[Prompt]:
-        """Every prompt the server offers (all pages); see :meth:`list_tools`."""
-        return cast("list[Prompt]", self._connection.list_all(
-            "prompts/list", "prompts", refresh=refresh, timeout=timeout, cancelled=cancelled))
-
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
                   timeout: float | None = None, cancelled: Any = None,
                   progress_token: str | int | None = None,
@@ -366,7 +353,7 @@ class Client(AsyncTwins, Extras, Skills):
                 None, ``data`` ``{"tool", "path", "reason"}``).
             Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError.
         """
-        params = self._tool_params(name, arguments, progress_token)
+        params = tool_params(name, arguments, progress_token)
         started = time.monotonic()
         result = self._tasks.call(params, timeout=timeout, cancelled=cancelled,
                                   progress_token=progress_token)
@@ -398,24 +385,13 @@ class Client(AsyncTwins, Extras, Skills):
                 bad arguments.
             ProtocolError: the server refused to create the task.
         """
-        return self._tasks.start(self._tool_params(name, arguments), timeout=timeout)
+        return self._tasks.start(tool_params(name, arguments), timeout=timeout)
 
     def _tool_named(self, name: str, timeout: float | None) -> Tool | None:
         for tool in self.list_tools(timeout=timeout):
             if tool.get("name") == name:
                 return tool
         return None
-
-    def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
-                     progress_token: Any = None) -> dict[str, Any]:
-        """A ``tools/call``'s params, checked."""
-        if not isinstance(name, str) or not name:
-            raise MCPClientError(f"a tool name must be a non-empty string, not {name!r}")
-        if progress_token is not None and (isinstance(progress_token, bool) or
-                                           not isinstance(progress_token, (str, int))):
-            raise MCPClientError("progress_token must be a string or an integer")
-        return {"name": name, "arguments": dict(arguments) if type(arguments) is dict
-                else _arguments(arguments)}   # a dict: _arguments() without its frame
 
     # -- the LLM bridge (._bridge) ----------------------------------------------------
 
@@ -452,94 +428,10 @@ class Client(AsyncTwins, Extras, Skills):
 
     @functools.cached_property
     def _bridge(self) -> Bridge:
-        """The LLM bridge over this client's own methods, made on first use."""
-        from ._bridge import Bridge
+        """The LLM bridge over this client's connection, tasks and catalogue, made on first use."""
+        from ._llm import bridge_for
 
-        def call(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
-            # progress is reported under the model's tool_call_id, the join key
-            # back to the model's tool card
-            return self._tasks.call(self._tool_params(name, arguments), timeout=None,
-                                    cancelled=None, tool_call_id=tool_call_id)
-
-        def start(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
-            if self._tasks.task_tool(name):   # polled on a worker: a task is no single answer
-                return self._connection.submit(self._tasks.outcome,
-                                               self._tool_params(name, arguments))
-            return self._connection.start_call(self._tool_params(name, arguments),
-                                               tool_call_id=tool_call_id, outcome=True)
-
-        def volley(calls: Sequence[tuple[str, dict[str, Any], str | None]]) -> list[Any] | None:
-            try:   # a task tool is polled on a worker; a bad call says why on its own path
-                if any(self._tasks.task_tool(name) for name in {name for name, _, _ in calls}):
-                    return None
-                prepared = [(self._tool_params(name, arguments), ident)
-                            for name, arguments, ident in calls]
-            except MCPClientError:
-                return None
-            return self._connection.call_together(prepared)
-
-        check = self._checked_output if self._opts["validate_output"] else None
-        return Bridge(list_tools=self._runnable_tools, call=call, start=start, check=check,
-                      volley=volley,
-                      can_pipeline=self._connection.can_pipeline,
-                      executor=self._connection.batch_executor,
-                      hold=self._connection.hold_requests,
-                      send_held=self._connection.send_held,
-                      wait_all=self._connection.wait_all,
-                      concurrency=self._opts["tool_concurrency"],
-                      parallel_tools=self._opts["parallel_tools"],
-                      serial_tools=self._opts["serial_tools"],
-                      stamp=lambda: self._connection.cache_stamp("tools/list"))
-
-    def _checked_output(self, tool: Mapping[str, Any] | None,
-                        result: Mapping[str, Any]) -> OutputMismatch | None:
-        """The bridge's output check: a schema's patterns get ``request_timeout`` at most."""
-        return self._outputs.problem(tool, result, budget=self._connection.budget(None))
-
-    def _runnable_tools(self, *, refresh: bool = False) -> list[Tool]:
-        """The tools a model may be offered: none this client cannot run.
-
-        A tool whose ``execution.taskSupport`` is ``"required"`` can only be
-        called as a task: it is offered only where this client runs tasks
-        (:mod:`._tasks.calls`: a server that declares them, in either era).
-        """
-        return self._tasks.runnable(self.list_tools(refresh=refresh))
-
-    def read_resource(self, uri: str, *, refresh: bool = False, timeout: float | None = None,
-                      cancelled: Any = None) -> ReadResourceResult:
-        """Read one resource: ``{"contents": [...]}``; see :meth:`call_tool`."""
-        if not isinstance(uri, str) or not uri:
-            raise MCPClientError(f"a resource URI must be a non-empty string, not {uri!r}")
-        return cast("ReadResourceResult", self._connection.request(
-            "resources/read", {"uri": uri}, timeout=timeout, cancelled=cancelled,
-            refresh=refresh))
-
-    def subscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
-        """Be told of changes to one resource (``notifications/resources/updated``).
-
-        Legacy: ``resources/subscribe``.  Modern: the URI joins the
-        ``subscriptions/listen`` request's ``resourceSubscriptions`` (reissued
-        now).  Each update evicts the URI's cached read and reaches
-        :attr:`notifications`.
-
-        Raises:
-            MCPClientError: a bad URI, or the server does not declare
-                ``resources.subscribe``.  ProtocolError, Timeout, ServerGone.
-        """
-        self._connection.watch.subscribe(uri, True, timeout)
-
-    def unsubscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
-        """End :meth:`subscribe_resource` for ``uri`` (legacy ``resources/unsubscribe``)."""
-        self._connection.watch.subscribe(uri, False, timeout)
-
-    def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None, *,
-                   timeout: float | None = None, cancelled: Any = None) -> GetPromptResult:
-        """Render a prompt: ``{"description"?, "messages": [...]}``."""
-        if not isinstance(name, str) or not name:
-            raise MCPClientError(f"a prompt name must be a non-empty string, not {name!r}")
-        params = {"name": name, "arguments": _arguments(arguments)}
-        return cast("GetPromptResult", self._connection.request(
-            "prompts/get", params, timeout=timeout, cancelled=cancelled))
+        return bridge_for(self._connection, self._tasks, self, self._outputs, self._opts)
 
     def ping(self, *, timeout: float | None = None) -> bool:
         """True if the server answered; False if it does not implement ping.
@@ -628,15 +520,3 @@ def _capabilities(opts: Mapping[str, Any]) -> dict[str, Any]:
     if opts["tasks"]:
         caps = with_tasks(caps)
     return caps
-
-
-def _arguments(arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``arguments`` as a JSON object: a copy of the dict (None: ``{}``), else MCPClientError."""
-    if type(arguments) is dict:   # the common case, without the ABC's isinstance
-        return dict(arguments)
-    if arguments is None:
-        return {}
-    if not isinstance(arguments, Mapping):
-        raise MCPClientError("arguments must be a dict (a JSON object), not "
-                             f"{type(arguments).__name__}")
-    return dict(arguments)
