@@ -393,6 +393,24 @@ class Client(AsyncTwins, Extras, Resources, Skills):
                 return tool
         return None
 
+    def ping(self, *, timeout: float | None = None) -> bool:
+        """True if the server answered; False if it does not implement ping.
+
+        2026-07-28 removed ``ping``, so a modern server's "method not found" is
+        a healthy answer.  The probe runs first: a bare ``ping`` would lock
+        a dual-era server into the legacy era.
+
+        Raises:
+            ProtocolError: any other error.  Timeout, ServerGone, TransportClosed.
+        """
+        try:
+            self._connection.request("ping", {}, timeout=timeout, cancelled=None)
+        except ProtocolError as exc:
+            if exc.code == protocol.METHOD_NOT_FOUND:
+                return False
+            raise
+        return True
+
     # -- the LLM bridge (._bridge) ----------------------------------------------------
 
     def tools_for_llm(self) -> list[ToolDeclaration]:
@@ -432,24 +450,6 @@ class Client(AsyncTwins, Extras, Resources, Skills):
         from ._llm import bridge_for
 
         return bridge_for(self._connection, self._tasks, self, self._outputs, self._opts)
-
-    def ping(self, *, timeout: float | None = None) -> bool:
-        """True if the server answered; False if it does not implement ping.
-
-        2026-07-28 removed ``ping``, so a modern server's "method not found" is
-        a healthy answer.  The probe runs first: a bare ``ping`` would lock
-        a dual-era server into the legacy era.
-
-        Raises:
-            ProtocolError: any other error.  Timeout, ServerGone, TransportClosed.
-        """
-        try:
-            self._connection.request("ping", {}, timeout=timeout, cancelled=None)
-        except ProtocolError as exc:
-            if exc.code == protocol.METHOD_NOT_FOUND:
-                return False
-            raise
-        return True
 
     # -- shutting down -------------------------------------------------------------
 
