@@ -7,12 +7,14 @@ by ``close()``) and returns the :class:`~concurrent.futures.Future`;
 (:mod:`mcp_client.client._flights`).
 
 :class:`AsyncTwins` is a mixin in the ``collections.abc`` sense: methods over
-the blocking methods and one hook, ``_connection``, which its class provides
-(:class:`_Blocking` says exactly what, so that mypy checks every call).  It
-holds no state.
+the blocking methods and two hooks, ``_connection`` and ``_tasks``, which
+its class provides (:class:`_Blocking` says exactly what, so that mypy checks
+every call).  It holds no state.
 """
 
 from __future__ import annotations
+
+from ._params import tool_params
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,12 +24,14 @@ if TYPE_CHECKING:
     from ..types import (CallToolResult, Completion, GetPromptResult, Prompt,
                          ReadResourceResult, Resource, ResourceTemplate, Tool)
     from ._connection import Connection
+    from ._tasks.calls import Tasks
 
     # A class body only mypy reads: importing typing at run time is not free.
     class _Blocking(Protocol):
         """What the twins are built over: the blocking methods and the connection."""
 
         _connection: Connection
+        _tasks: Tasks
 
         def list_tools(self, *, refresh: bool = ..., timeout: float | None = ...,
                        cancelled: Any = ...) -> list[Tool]: ...
@@ -46,9 +50,6 @@ if TYPE_CHECKING:
                       progress_token: str | int | None = ...,
                       validate: bool = ...) -> CallToolResult: ...
 
-        def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
-                         progress_token: Any = ...) -> dict[str, Any]: ...
-
         def read_resource(self, uri: str, *, refresh: bool = ..., timeout: float | None = ...,
                           cancelled: Any = ...) -> ReadResourceResult: ...
 
@@ -56,8 +57,6 @@ if TYPE_CHECKING:
                        timeout: float | None = ..., cancelled: Any = ...) -> GetPromptResult: ...
 
         def ping(self, *, timeout: float | None = ...) -> bool: ...
-
-        def _task_tool(self, name: str) -> bool: ...
 
         def request(self, method: str, params: Mapping[str, Any] | None = ..., *,
                     timeout: float | None = ..., cancelled: Any = ...) -> dict[str, Any]: ...
@@ -112,9 +111,9 @@ class AsyncTwins:
         connection = self._connection
         # a closed or dead client raises here, whichever path
         if connection.pipelines_now() and kwargs.keys() <= {"timeout", "progress_token"} and \
-                not self._task_tool(name):
+                not self._tasks.task_tool(name):
             try:
-                params = self._tool_params(name, arguments, kwargs.get("progress_token"))
+                params = tool_params(name, arguments, kwargs.get("progress_token"))
             except Exception as exc:
                 return _failed(exc)
             return connection.start_call(params, **kwargs)

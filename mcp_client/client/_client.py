@@ -1,12 +1,17 @@
 """The client: one connection to one MCP server, whichever era it speaks.
 
 :class:`Client` is the face: options, the ``connect_*`` constructors, the
-properties, the typed blocking API (lists, calls, reads, prompts, ping), the
-``x-mcp-header`` rules of Streamable HTTP and the LLM methods; its
-``*_async`` twins come from :mod:`._async`.  Everything that happens on the
-connection -- its state, the era, one request, inbound messages, the pools and
-``close()`` -- is the :class:`~._connection.Connection` it holds in
-``_connection``.  It does not own the wire (a
+properties, the typed blocking API (tools, calls, ping; resources and prompts
+from :mod:`._resources`, the rarer requests from :mod:`._extras`, skills from
+:mod:`._skills`) and the LLM methods; its ``*_async`` twins come from
+:mod:`._async`.  Everything that happens on the connection -- its state, the
+era, one request, inbound messages, the pools and ``close()`` -- is the
+:class:`~._connection.Connection` it holds in ``_connection``.  The features
+with state of their own are objects it holds too: which calls run as tasks,
+and running them (:class:`~._tasks.calls.Tasks`, in ``_tasks``), the
+``x-mcp-header`` rules of Streamable HTTP (:class:`~._toolheaders.ToolHeaders`,
+in ``_headers``) and the LLM bridge (:mod:`._llm`, made on first use).  It
+does not own the wire (a
 :class:`~mcp_client.transport.Transport` does), the message shapes
 (:mod:`mcp_client.protocol`) or the pending-request table
 (:mod:`mcp_client.correlator`).
@@ -35,38 +40,36 @@ Decisions:
 from __future__ import annotations
 
 import functools
-import threading
 import time
-import weakref
 from collections.abc import Iterable, Mapping
 
 from .. import protocol
 from .._log import get_logger, warn_through
 from .._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_options
 from .._version import __version__
-from ..exceptions import MCPClientError, OutputMismatch, ProtocolError
+from ..exceptions import MCPClientError, ProtocolError
 from ..transport import Transport
 from ._async import AsyncTwins
 from ._connection import Connection
 from ._extras import Extras
 from ._outputs import OutputChecks
+from ._params import tool_params
+from ._resources import Resources
 from ._skills import EXTENSION as SKILLS_EXTENSION
 from ._skills import Skills
-from ._taskcalls import TaskCalls
-from ._tasks import needs_task
-from ._taskext import declares_tasks, with_tasks
+from ._tasks.calls import Tasks
+from ._tasks.extension_2026_07_28 import declares_tasks, with_tasks
+from ._toolheaders import ToolHeaders
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ._taskhandle import TaskHandle
-    from concurrent.futures import Future, ThreadPoolExecutor
-    from typing import Any, Callable, Sequence, cast
+    from typing import Any, Callable, cast
 
-    from ..types import (CallToolResult, GetPromptResult, Implementation, Prompt,
-                         ReadResourceResult, Resource, ResourceTemplate, Tool, ToolAnnotations,
-                         ToolDeclaration, ToolMessage)
+    from ..types import (CallToolResult, Implementation, Tool, ToolAnnotations, ToolDeclaration,
+                         ToolMessage)
     from ._bridge import Bridge
     from ._stream import Stream
+    from ._tasks.handle import TaskHandle
 else:
     def cast(_type: object, value: object) -> object:
         """:func:`typing.cast` without importing :mod:`typing` at run time."""
@@ -77,7 +80,7 @@ __all__ = ["Client"]
 log = get_logger(__name__)
 
 
-class Client(AsyncTwins, Extras, Skills, TaskCalls):
+class Client(AsyncTwins, Extras, Resources, Skills):
     """A connection to one MCP server.
 
     Build one with :meth:`connect_stdio` (a child process), or
@@ -112,21 +115,17 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
             raise MCPClientError("Client needs transport=: a mcp_client.transport.Transport "
                                  "(or use Client.connect_stdio)")
         self._on_warn_hook: Callable[[str], None] | None = self._opts["on_warn"]
-        self._declared = self._derive_capabilities()
-        self._header_tools: dict[str, dict[str, Any]] | None = None   # x-mcp-header
-        self._header_warned: set[Any] = set()
+        self._declared = _capabilities(self._opts)
         self._outputs = OutputChecks()
-        self._task_tools: frozenset[str] | None = None   # ._taskcalls
-        self._asked_tasks: set[str] = set()
-        self._taskless = None   # ._taskcalls
-        self._handles: weakref.WeakSet[TaskHandle] = weakref.WeakSet()   # ._taskcalls
-        self._tasks_closing = False
-        self._tasks_stopped = threading.Event()   # ._taskcalls: set by close()
-        self._tasks_declared = declares_tasks(self._declared)
         client_info = {"name": self._opts["client_name"],
                        "version": self._opts["client_version"] or __version__}
         self._connection = Connection(transport, self._opts, client_info=client_info,
                                       capabilities=self._declared, warn=self._warn)
+        self._headers = ToolHeaders(self._connection, self, self._warn)   # x-mcp-header
+        self._tasks = Tasks(self._connection, catalogue=self, caller=self._headers,
+                            declared=declares_tasks(self._declared),
+                            max_rounds=self._opts["max_input_rounds"],
+                            on_status=self._opts["on_task_status"])
 
     # -- construction ------------------------------------------------------------
 
@@ -211,26 +210,6 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         except BaseException:
             transport.close()
             raise
-
-    def _derive_capabilities(self) -> dict[str, Any]:
-        override = self._opts["client_capabilities"]
-        if override is not None:
-            return {key: value for key, value in dict(override).items()}
-        caps: dict[str, Any] = {}
-        hooks = (("form", "on_elicit"), ("url", "on_elicit_url"))
-        modes: dict[str, Any] = {mode: {} for mode, hook in hooks if self._opts[hook] is not None}
-        if modes:
-            caps["elicitation"] = modes
-        if self._opts["on_sample"] is not None:
-            caps["sampling"] = {}
-        if self._opts["on_list_roots"] is not None:
-            caps["roots"] = {}
-        # This client loads skills (._skills); the declaration tells a server so
-        # (SEP-2133 negotiation; SEP-2640 defines no client-side settings).
-        caps["extensions"] = {SKILLS_EXTENSION: {}}
-        if self._opts["tasks"]:
-            caps = with_tasks(caps)
-        return caps
 
     # -- state ---------------------------------------------------------------------
 
@@ -333,29 +312,8 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         connection = self._connection
         tools = connection.list_all("tools/list", "tools", refresh=refresh, timeout=timeout,
                                     cancelled=cancelled)
-        self._note_tools(tools)
-        if connection.transport.wants_tool_headers:
-            tools = self._valid_for_headers(tools)
-        return cast("list[Tool]", tools)
-
-    def list_resources(self, *, refresh: bool = False, timeout: float | None = None,
-                       cancelled: Any = None) -> list[Resource]:
-        """Every resource the server offers (all pages); see :meth:`list_tools`."""
-        return cast("list[Resource]", self._connection.list_all(
-            "resources/list", "resources", refresh=refresh, timeout=timeout, cancelled=cancelled))
-
-    def list_resource_templates(self, *, refresh: bool = False, timeout: float | None = None,
-                                cancelled: Any = None) -> list[ResourceTemplate]:
-        """Every resource template (all pages); see :meth:`list_tools`."""
-        return cast("list[ResourceTemplate]", self._connection.list_all(
-            "resources/templates/list", "resourceTemplates", refresh=refresh, timeout=timeout,
-            cancelled=cancelled))
-
-    def list_prompts(self, *, refresh: bool = False, timeout: float | None = None,
-                     cancelled: Any = None) -> list[Prompt]:
-        """Every prompt the server offers (all pages); see :meth:`list_tools`."""
-        return cast("list[Prompt]", self._connection.list_all(
-            "prompts/list", "prompts", refresh=refresh, timeout=timeout, cancelled=cancelled))
+        self._tasks.note_tools(tools)
+        return cast("list[Tool]", self._headers.kept(tools))
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
                   timeout: float | None = None, cancelled: Any = None,
@@ -370,7 +328,7 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         the ``validate_output`` option is False.
 
         A tool whose ``execution.taskSupport`` is ``"required"``, on a server
-        that runs tasks, is run as one (:mod:`._taskcalls`, both eras; such a
+        that runs tasks, is run as one (:mod:`._tasks.calls`, both eras; such a
         server's catalogue is fetched once first): ``timeout`` then bounds the
         whole task.  With the ``tasks`` option a 2026-07-28 server may make a
         task of any call.
@@ -395,10 +353,10 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
                 None, ``data`` ``{"tool", "path", "reason"}``).
             Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError.
         """
-        params = self._tool_params(name, arguments, progress_token)
+        params = tool_params(name, arguments, progress_token)
         started = time.monotonic()
-        result = self._tool_call(params, timeout=timeout, cancelled=cancelled,
-                                 progress_token=progress_token)
+        result = self._tasks.call(params, timeout=timeout, cancelled=cancelled,
+                                  progress_token=progress_token)
         if validate:   # the schema's patterns get what is left of the call's own budget
             tool = self._tool_named(name, timeout)
             total = self._connection.budget(timeout)
@@ -408,22 +366,50 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
                 raise problem
         return cast("CallToolResult", result)
 
+    def call_tool_task(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+                       timeout: float | None = None) -> TaskHandle:
+        """Start a tool as a task and return its handle at once.
+
+        The task is created before this returns (its ``task_id`` is known);
+        it is then polled on the client's thread pool, and the handle's result
+        is the tool's final result.  ``timeout`` bounds the whole task (None:
+        ``request_timeout``; 0: none); when it runs out, or the handle is
+        cancelled, ``tasks/cancel`` is sent.  A server that answers at once
+        instead of making a task (a 2026-07-28 server may) gives a handle that
+        is already done, with an empty ``task_id``.
+
+        Raises:
+            MCPClientError: the server does not run tasks (a 2025-11-25 server
+                declaring ``tasks.requests.tools.call``, or a 2026-07-28 one
+                declaring the ``io.modelcontextprotocol/tasks`` extension), or
+                bad arguments.
+            ProtocolError: the server refused to create the task.
+        """
+        return self._tasks.start(tool_params(name, arguments), timeout=timeout)
+
     def _tool_named(self, name: str, timeout: float | None) -> Tool | None:
         for tool in self.list_tools(timeout=timeout):
             if tool.get("name") == name:
                 return tool
         return None
 
-    def _tool_params(self, name: str, arguments: Mapping[str, Any] | None,
-                     progress_token: Any = None) -> dict[str, Any]:
-        """A ``tools/call``'s params, checked."""
-        if not isinstance(name, str) or not name:
-            raise MCPClientError(f"a tool name must be a non-empty string, not {name!r}")
-        if progress_token is not None and (isinstance(progress_token, bool) or
-                                           not isinstance(progress_token, (str, int))):
-            raise MCPClientError("progress_token must be a string or an integer")
-        return {"name": name, "arguments": dict(arguments) if type(arguments) is dict
-                else self._arguments(arguments)}   # a dict: _arguments() without its frame
+    def ping(self, *, timeout: float | None = None) -> bool:
+        """True if the server answered; False if it does not implement ping.
+
+        2026-07-28 removed ``ping``, so a modern server's "method not found" is
+        a healthy answer.  The probe runs first: a bare ``ping`` would lock
+        a dual-era server into the legacy era.
+
+        Raises:
+            ProtocolError: any other error.  Timeout, ServerGone, TransportClosed.
+        """
+        try:
+            self._connection.request("ping", {}, timeout=timeout, cancelled=None)
+        except ProtocolError as exc:
+            if exc.code == protocol.METHOD_NOT_FOUND:
+                return False
+            raise
+        return True
 
     # -- the LLM bridge (._bridge) ----------------------------------------------------
 
@@ -460,197 +446,10 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
 
     @functools.cached_property
     def _bridge(self) -> Bridge:
-        """The LLM bridge over this client's own methods, made on first use."""
-        from ._bridge import Bridge
+        """The LLM bridge over this client's connection, tasks and catalogue, made on first use."""
+        from ._llm import bridge_for
 
-        def call(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
-            # progress is reported under the model's tool_call_id, the join key
-            # back to the model's tool card
-            return self._tool_call(self._tool_params(name, arguments), timeout=None,
-                                   cancelled=None, tool_call_id=tool_call_id)
-
-        def start(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
-            if self._task_tool(name):   # polled on a worker: a task is no single answer
-                return self._connection.submit(self._task_outcome,
-                                               self._tool_params(name, arguments))
-            return self._start_call(self._tool_params(name, arguments),
-                                    tool_call_id=tool_call_id, outcome=True)
-
-        def volley(calls: Sequence[tuple[str, dict[str, Any], str | None]]) -> list[Any] | None:
-            try:   # a task tool is polled on a worker; a bad call says why on its own path
-                if any(self._task_tool(name) for name in {name for name, _, _ in calls}):
-                    return None
-                prepared = [(self._tool_params(name, arguments), ident)
-                            for name, arguments, ident in calls]
-            except MCPClientError:
-                return None
-            return self._connection.call_together(prepared)
-
-        check = self._checked_output if self._opts["validate_output"] else None
-        return Bridge(list_tools=self._runnable_tools, call=call, start=start, check=check,
-                      volley=volley,
-                      can_pipeline=self._pipelining, executor=self._batch_executor,
-                      hold=self._connection.hold_requests,
-                      send_held=self._connection.send_held,
-                      wait_all=self._connection.wait_all,
-                      concurrency=self._opts["tool_concurrency"],
-                      parallel_tools=self._opts["parallel_tools"],
-                      serial_tools=self._opts["serial_tools"],
-                      stamp=lambda: self._connection.cache_stamp("tools/list"))
-
-    def _checked_output(self, tool: Mapping[str, Any] | None,
-                        result: Mapping[str, Any]) -> OutputMismatch | None:
-        """The bridge's output check: a schema's patterns get ``request_timeout`` at most."""
-        return self._outputs.problem(tool, result, budget=self._connection.budget(None))
-
-    def _runnable_tools(self, *, refresh: bool = False) -> list[Tool]:
-        """The tools a model may be offered: none this client cannot run.
-
-        A tool whose ``execution.taskSupport`` is ``"required"`` can only be
-        called as a task: it is offered only where this client runs tasks
-        (:mod:`._taskcalls`: a server that declares them, in either era).
-        """
-        tools = self.list_tools(refresh=refresh)
-        if self._tasks_possible():
-            return tools
-        return [tool for tool in tools if not needs_task(tool)]
-
-    # -- x-mcp-header (2026-07-28 Streamable HTTP) ----------------------------
-
-    def _call(self, params: dict[str, Any], *, timeout: float | None, cancelled: Any,
-              progress_token: str | int | None = None,
-              tool_call_id: str | None = None, tasks: bool = False) -> dict[str, Any]:
-        """``tools/call``, with ``Mcp-Param-*`` headers on wires that want them.
-
-        The catalogue is fetched (or taken from the cache) before the first
-        call; a ``-32020`` answer re-fetches it, bypassing the cache, and the
-        call is retried once with the rebuilt headers.  ``tasks``: the request
-        declares the tasks extension and may come back as a task.
-        """
-        connection = self._connection
-        if not connection.transport.wants_tool_headers:
-            return connection.request("tools/call", params, timeout=timeout, cancelled=cancelled,
-                                      progress_token=progress_token, tool_call_id=tool_call_id,
-                                      tasks=tasks)
-        for refresh in (False, True):
-            headers = self._param_headers(params, refresh=refresh, timeout=timeout)
-            try:
-                return connection.request("tools/call", params, timeout=timeout,
-                                          cancelled=cancelled, progress_token=progress_token,
-                                          tool_call_id=tool_call_id, headers=headers,
-                                          tasks=tasks)
-            except ProtocolError as exc:
-                if exc.code != protocol.HEADER_MISMATCH or refresh:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _param_headers(self, params: dict[str, Any], *, refresh: bool,
-                       timeout: float | None) -> dict[str, str]:
-        from .. import xheaders
-
-        if refresh or self._header_tools is None:
-            self.list_tools(refresh=refresh, timeout=timeout)
-        tool = (self._header_tools or {}).get(params["name"])
-        return xheaders.headers_for_call(tool, params["arguments"]) if tool else {}
-
-    def _valid_for_headers(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Drop tools whose ``x-mcp-header`` annotations are invalid (with a warning)."""
-        from .. import xheaders
-
-        kept = []
-        for tool in tools:
-            reason = xheaders.invalid_reason(tool)
-            if reason is None:
-                kept.append(tool)
-                continue
-            name = tool.get("name")
-            if name not in self._header_warned:
-                self._header_warned.add(name)
-                self._warn(f"dropped tool {name!r} from the catalogue: {reason}")
-        # Only the tools with annotations: a call to any other needs no schema walk.
-        self._header_tools = {t["name"]: t for t in kept
-                              if isinstance(t.get("name"), str) and xheaders.header_paths(t)}
-        return kept
-
-    @staticmethod
-    def _arguments(arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-        if type(arguments) is dict:   # the common case, without the ABC's isinstance
-            return dict(arguments)
-        if arguments is None:
-            return {}
-        if not isinstance(arguments, Mapping):
-            raise MCPClientError("arguments must be a dict (a JSON object), not "
-                                 f"{type(arguments).__name__}")
-        return dict(arguments)
-
-    def read_resource(self, uri: str, *, refresh: bool = False, timeout: float | None = None,
-                      cancelled: Any = None) -> ReadResourceResult:
-        """Read one resource: ``{"contents": [...]}``; see :meth:`call_tool`."""
-        if not isinstance(uri, str) or not uri:
-            raise MCPClientError(f"a resource URI must be a non-empty string, not {uri!r}")
-        return cast("ReadResourceResult", self._connection.request(
-            "resources/read", {"uri": uri}, timeout=timeout, cancelled=cancelled,
-            refresh=refresh))
-
-    def subscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
-        """Be told of changes to one resource (``notifications/resources/updated``).
-
-        Legacy: ``resources/subscribe``.  Modern: the URI joins the
-        ``subscriptions/listen`` request's ``resourceSubscriptions`` (reissued
-        now).  Each update evicts the URI's cached read and reaches
-        :attr:`notifications`.
-
-        Raises:
-            MCPClientError: a bad URI, or the server does not declare
-                ``resources.subscribe``.  ProtocolError, Timeout, ServerGone.
-        """
-        self._connection.watch.subscribe(uri, True, timeout)
-
-    def unsubscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
-        """End :meth:`subscribe_resource` for ``uri`` (legacy ``resources/unsubscribe``)."""
-        self._connection.watch.subscribe(uri, False, timeout)
-
-    def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None, *,
-                   timeout: float | None = None, cancelled: Any = None) -> GetPromptResult:
-        """Render a prompt: ``{"description"?, "messages": [...]}``."""
-        if not isinstance(name, str) or not name:
-            raise MCPClientError(f"a prompt name must be a non-empty string, not {name!r}")
-        params = {"name": name, "arguments": self._arguments(arguments)}
-        return cast("GetPromptResult", self._connection.request(
-            "prompts/get", params, timeout=timeout, cancelled=cancelled))
-
-    def ping(self, *, timeout: float | None = None) -> bool:
-        """True if the server answered; False if it does not implement ping.
-
-        2026-07-28 removed ``ping``, so a modern server's "method not found" is
-        a healthy answer.  The probe runs first: a bare ``ping`` would lock
-        a dual-era server into the legacy era.
-
-        Raises:
-            ProtocolError: any other error.  Timeout, ServerGone, TransportClosed.
-        """
-        try:
-            self._connection.request("ping", {}, timeout=timeout, cancelled=None)
-        except ProtocolError as exc:
-            if exc.code == protocol.METHOD_NOT_FOUND:
-                return False
-            raise
-        return True
-
-    # -- what the LLM bridge reads (._bridge) ------------------------------------------
-
-    def _pipelining(self) -> bool:
-        return self._connection.can_pipeline()
-
-    def _start_call(self, params: dict[str, Any], *, timeout: float | None = None,
-                    progress_token: str | int | None = None, tool_call_id: str | None = None,
-                    outcome: bool = False) -> Future[Any]:
-        return self._connection.start_call(params, timeout=timeout,
-                                           progress_token=progress_token,
-                                           tool_call_id=tool_call_id, outcome=outcome)
-
-    def _batch_executor(self) -> ThreadPoolExecutor | None:
-        return self._connection.batch_executor()
+        return bridge_for(self._connection, self._tasks, self, self._outputs, self._opts)
 
     # -- shutting down -------------------------------------------------------------
 
@@ -667,7 +466,7 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
         handle still polling fails with :class:`TransportClosed` at once (its
         task is left to the server: no ``tasks/cancel`` is sent).
         """
-        self._stop_handles()
+        self._tasks.stop()
         self._connection.close()
 
     def _warn(self, text: str) -> None:
@@ -699,3 +498,25 @@ def _split(options: dict[str, Any], verb: str, own: Any, other: Any, wire: str,
         rest.setdefault(key, value)
     check_client_options(rest)
     return transport_options, rest
+
+
+def _capabilities(opts: Mapping[str, Any]) -> dict[str, Any]:
+    """The capabilities a client with these options declares (derived from its hooks)."""
+    override = opts["client_capabilities"]
+    if override is not None:
+        return {key: value for key, value in dict(override).items()}
+    caps: dict[str, Any] = {}
+    hooks = (("form", "on_elicit"), ("url", "on_elicit_url"))
+    modes: dict[str, Any] = {mode: {} for mode, hook in hooks if opts[hook] is not None}
+    if modes:
+        caps["elicitation"] = modes
+    if opts["on_sample"] is not None:
+        caps["sampling"] = {}
+    if opts["on_list_roots"] is not None:
+        caps["roots"] = {}
+    # This client loads skills (._skills); the declaration tells a server so
+    # (SEP-2133 negotiation; SEP-2640 defines no client-side settings).
+    caps["extensions"] = {SKILLS_EXTENSION: {}}
+    if opts["tasks"]:
+        caps = with_tasks(caps)
+    return caps

@@ -18,7 +18,7 @@ from .. import protocol
 from .._log import get_logger
 from ..exceptions import MCPClientError, TransportClosed
 from ._era import Attempt, Negotiator, fill_from_discover
-from ._taskext import declares_tasks, with_tasks
+from ._tasks.extension_2026_07_28 import declares_tasks, with_tasks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -380,7 +380,7 @@ class ShapeTest(ClientCase):
 
 class PollIntervalTest(ClientCase):
     def test_the_servers_interval_within_bounds(self) -> None:
-        from mcp_client.client._taskext import _interval
+        from mcp_client.client._tasks.extension_2026_07_28 import _interval
 
         for given, seconds in ((200, 0.2), (10, 0.05), (10 ** 9, 10.0), (None, 1.0),
                                (True, 1.0), (-5, 1.0), ("100", 1.0)):

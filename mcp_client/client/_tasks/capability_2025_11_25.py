@@ -1,57 +1,46 @@
-"""Tools run as tasks (2025-11-25 basic/utilities/tasks, experimental).
+"""Tools run as tasks on a 2025-11-25 server: the experimental ``tasks`` capability.
 
-A tool whose ``execution.taskSupport`` is ``"required"`` can only be called
-with a ``task`` field on ``tools/call``; the server answers at once with a
-``CreateTaskResult`` (``{"task": {"taskId", "status", "pollInterval"?, ...}}``)
-and runs the tool on its own.  :func:`run_task` drives one such task to its
-end: it polls ``tasks/get`` at the server's ``pollInterval``, fetches the
-outcome with ``tasks/result`` once the task is terminal or asks for input
-(the server then sends its ``elicitation/create`` or ``sampling`` requests,
-answered by the client's hooks as any other), and sends ``tasks/cancel`` when
-the caller's budget runs out or ``cancelled`` fires.
+2025-11-25 (basic/utilities/tasks, experimental, in core): a server that
+declares ``tasks.requests.tools.call`` runs a tool whose
+``execution.taskSupport`` is ``"required"`` only when the ``tools/call`` carries
+a ``task`` field; it answers at once with a ``CreateTaskResult``
+(``{"task": {"taskId", "status", "pollInterval"?, ...}}``) and runs the tool on
+its own.  :func:`run_task` drives one such task to its end: it polls
+``tasks/get`` at the server's ``pollInterval``, fetches the outcome with
+``tasks/result`` once the task is terminal or asks for input (the server then
+sends its ``elicitation/create`` or ``sampling`` requests, answered by the
+client's hooks as any other), and sends ``tasks/cancel`` when the caller's
+budget runs out or ``cancelled`` fires.
 
 It owns no thread and no state: everything goes through the ``send``
 callable it is given (the connection's request), so the state machine's
-edges are tested with a scripted transport.  The 2026-07-28
-``io.modelcontextprotocol/tasks`` extension is :mod:`._taskext`; which calls
-run as tasks, and :class:`TaskHandle`'s polling, are :mod:`._taskcalls`.
+edges are tested with a scripted transport.  The 2026-07-28 extension is
+:mod:`.extension_2026_07_28`; which calls run as tasks, and
+:class:`~.handle.TaskHandle`'s polling, are :mod:`.calls`.
 """
 
 from __future__ import annotations
 
 import time
 
-from .._log import get_logger
-from ..exceptions import Cancelled, MCPClientError, ProtocolError, Timeout
-from ._cancel import pause
+from ...exceptions import ProtocolError
+from .shared import POLL_BOUNDS, guarded, said, tell, wait_or_stop
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
 
-    #: ``send(method, params, timeout, cancelled)`` -> the result (it may raise).
-    Send = Callable[[str, dict[str, Any], "float | None", Any], dict[str, Any]]
+    from .shared import Send
 
-__all__ = ["run_task", "create_task", "wait_task", "needs_task",
-           "server_runs_tasks", "wait_or_stop", "guarded", "give_up", "said", "tell",
-           "DEFAULT_POLL", "POLL_BOUNDS", "TASK_TTL_MS"]
-
-log = get_logger(__name__)
+__all__ = ["run_task", "create_task", "wait_task", "server_runs_tasks", "DEFAULT_POLL",
+           "TASK_TTL_MS"]
 
 #: Seconds between polls when the server suggests no ``pollInterval``.
 DEFAULT_POLL = 1.0
-#: The poll interval is kept within these seconds, whatever the server says.
-POLL_BOUNDS = (0.05, 10.0)
 #: The ``ttl`` asked for (milliseconds): how long the server keeps the task's result.
 TASK_TTL_MS = 300_000
 _TERMINAL = ("completed", "failed", "cancelled")
 _STATUSES = ("working", "input_required") + _TERMINAL
-
-
-def needs_task(tool: Mapping[str, Any] | None) -> bool:
-    """Whether a tool can only be run as a task (``execution.taskSupport: "required"``)."""
-    execution = tool.get("execution") if tool is not None else None
-    return isinstance(execution, dict) and execution.get("taskSupport") == "required"
 
 
 def server_runs_tasks(capabilities: Mapping[str, Any]) -> bool:
@@ -121,56 +110,6 @@ def _result(send: Send, task_id: str, deadline: float | None, cancelled: Any) ->
     return dict(guarded(send, "tasks/result", task_id, deadline, cancelled))
 
 
-def wait_or_stop(send: Send, task_id: str, wait: float, deadline: float | None,
-                 timeout: float | None, cancelled: Any) -> None:
-    """Wait ``wait`` seconds before the next poll, or stop the task if its budget ends first.
-
-    Raises:
-        Timeout: the deadline comes before the poll would (``tasks/cancel`` was sent).
-        Cancelled: ``cancelled`` fired meanwhile (``tasks/cancel`` was sent).
-    """
-    left = _left(deadline)
-    if left is not None and left <= wait:
-        if left > 0:
-            _pause(send, task_id, left, cancelled)
-        give_up(send, task_id)
-        raise Timeout("tools/call", timeout or 0.0)
-    if wait > 0:
-        _pause(send, task_id, wait, cancelled)
-
-
-def guarded(send: Send, method: str, task_id: str, deadline: float | None,
-            cancelled: Any, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """One request about the task (``{"taskId", **extra}``); the task is cancelled if
-    the request times out or is cancelled."""
-    left = _left(deadline)
-    if left is None:   # no budget: tasks/result waits for the end, tasks/get is short
-        budget = 0.0 if method == "tasks/result" else None
-    else:
-        budget = max(left, 0.001)
-    try:
-        return send(method, {"taskId": task_id, **(extra or {})}, budget, cancelled)
-    except (Timeout, Cancelled):
-        give_up(send, task_id)
-        raise
-
-
-def _pause(send: Send, task_id: str, seconds: float, cancelled: Any) -> None:
-    try:
-        pause(seconds, cancelled, "tools/call")
-    except Cancelled:
-        give_up(send, task_id)
-        raise
-
-
-def give_up(send: Send, task_id: str) -> None:
-    """Best effort ``tasks/cancel``: the caller is told why it stopped whatever the answer."""
-    try:
-        send("tasks/cancel", {"taskId": task_id}, 5.0, None)
-    except MCPClientError as exc:
-        log.debug("tasks/cancel for %s failed: %s", task_id, exc)
-
-
 def _checked(task: Any, method: str) -> dict[str, Any]:
     if not isinstance(task, dict) or not isinstance(task.get("taskId"), str) or \
             not task["taskId"]:
@@ -186,23 +125,3 @@ def _poll_interval(task: Mapping[str, Any]) -> float:
     if isinstance(interval, bool) or not isinstance(interval, (int, float)) or interval <= 0:
         return DEFAULT_POLL
     return min(max(interval / 1000, POLL_BOUNDS[0]), POLL_BOUNDS[1])
-
-
-def _left(deadline: float | None) -> float | None:
-    return None if deadline is None else deadline - time.monotonic()
-
-
-def said(task: Mapping[str, Any]) -> str:
-    """``": <statusMessage>"``, or nothing."""
-    message = task.get("statusMessage")
-    return f": {message}" if isinstance(message, str) and message else ""
-
-
-def tell(on_status: Callable[[dict[str, Any]], None] | None, task: dict[str, Any]) -> None:
-    """Give ``on_status`` a copy of ``task``; a callback that raises is logged."""
-    if on_status is None:
-        return
-    try:
-        on_status(dict(task))
-    except Exception as exc:   # a display callback must not end the task
-        log.warning("a task status callback raised %r", exc)

@@ -1,12 +1,12 @@
 """Which tool calls run as tasks, in either era, and running them for the client.
 
-:class:`TaskCalls` is a mixin of :class:`~mcp_client.Client`.  A call goes
+A :class:`~mcp_client.client.Client` holds one :class:`Tasks`.  A call goes
 through the task runner when:
 
-* **2025-11-25** (:mod:`._tasks`): the server declares
+* **2025-11-25** (:mod:`.capability_2025_11_25`): the server declares
   ``tasks.requests.tools.call`` and the tool's ``execution.taskSupport`` is
   ``"required"`` (the catalogue is fetched once to know);
-* **2026-07-28** (:mod:`._taskext`): the client declares the
+* **2026-07-28** (:mod:`.extension_2026_07_28`): the client declares the
   ``io.modelcontextprotocol/tasks`` extension anyway (the ``tasks`` option: the
   server may then answer any call with a task); or the server declares the
   extension and the tool's ``taskSupport`` is ``"required"``; or the server
@@ -17,6 +17,12 @@ The runner declares the extension on that one request only (SEP-2663,
 per-request capabilities), and returns a plain result as it came: the server
 decides whether a task is made.  A tool whose ``taskSupport`` is
 ``"optional"`` is called plainly unless the client declares the extension.
+
+What it needs of the client is typed, not reached for: the connection, the
+client's catalogue (:class:`~mcp_client.client._toolheaders.Catalogue`, whose
+``list_tools`` hands each list to :meth:`Tasks.note_tools`) and a
+:class:`Caller` that sends a ``tools/call`` (the client's
+:class:`~mcp_client.client._toolheaders.ToolHeaders`).
 """
 
 from __future__ import annotations
@@ -24,58 +30,77 @@ from __future__ import annotations
 import threading
 import weakref
 
-from .._log import get_logger
-from ..exceptions import Cancelled, MCPClientError, ProtocolError, TransportClosed
-from ._tasks import create_task, needs_task, run_task, said, server_runs_tasks, \
-    wait_task
-from ._taskext import asks_for_tasks, checked_task, deadline_for, declares_tasks, wait_modern
+from ..._log import get_logger
+from ...exceptions import Cancelled, MCPClientError, ProtocolError, TransportClosed
+from .capability_2025_11_25 import create_task, run_task, server_runs_tasks, wait_task
+from .extension_2026_07_28 import asks_for_tasks, checked_task, declares_tasks, wait_modern
+from .shared import deadline_for, needs_task, said
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Mapping
+    from typing import Any, Callable, Mapping, Protocol
 
-    from ..types import Tool
-    from ._connection import Connection
-    from ._era import EraInfo
-    from ._taskhandle import TaskHandle
-    from ._tasks import Send
+    from .._connection import Connection
+    from .._era import EraInfo
+    from .._toolheaders import Catalogue
+    from .handle import TaskHandle
+    from .shared import Send
 
-__all__ = ["TaskCalls"]
+    class Caller(Protocol):
+        """What sends one ``tools/call`` (``tasks``: declaring the tasks extension)."""
+
+        def call(self, params: dict[str, Any], *, timeout: float | None, cancelled: Any,
+                 progress_token: str | int | None = ..., tool_call_id: str | None = ...,
+                 tasks: bool = ...) -> dict[str, Any]: ...
+
+__all__ = ["Tasks"]
 
 log = get_logger(__name__)
 
 
-class TaskCalls:
-    """Mixin of :class:`~mcp_client.Client`: which calls run as tasks, and running them.
+class Tasks:
+    """Which of a client's calls run as tasks, running them, and the handles still polling.
 
-    ``_task_tools`` is the set of task-only tool names of the latest
-    ``list_tools()`` (None before one); the client's ``list_tools`` keeps it.
-    ``_asked_tasks`` holds the tools a modern server asked the extension for.
+    Args:
+        connection: the client's connection.
+        catalogue: the client (its ``list_tools``, fetched to know the task-only tools).
+        caller: sends a ``tools/call``.
+        declared: the client declares the tasks extension on every request.
+        max_rounds: the ``max_input_rounds`` option.
+        on_status: the ``on_task_status`` option.
     """
 
-    _connection: Connection
-    _opts: dict[str, Any]
-    _tasks_declared: bool   # the client declares the extension on every request
-    _task_tools: frozenset[str] | None
-    _asked_tasks: set[str]
-    #: ``(era info, its capabilities)`` once they were found to run no task: while the
-    #: era is that one, only a name in ``_asked_tasks`` needs a second look
-    _taskless: tuple[EraInfo, dict[str, Any]] | None
-    _handles: weakref.WeakSet[TaskHandle]   # the call_tool_task handles still polling
-    _tasks_closing: bool                    # close() began: task requests are not sent
-    _tasks_stopped: threading.Event         # set with _tasks_closing: wakes a paused runner
+    def __init__(self, connection: Connection, *, catalogue: Catalogue, caller: Caller,
+                 declared: bool, max_rounds: int,
+                 on_status: Callable[[dict[str, Any]], None] | None) -> None:
+        self._connection = connection
+        self._catalogue = catalogue
+        self._caller = caller
+        self._declared = declared
+        self._max_rounds = max_rounds
+        self._hook = on_status
+        #: the task-only tool names of the latest ``list_tools()`` (None before one)
+        self._task_tools: frozenset[str] | None = None
+        #: the tools a modern server asked the extension for
+        self._asked: set[str] = set()
+        #: ``(era info, its capabilities)`` once they were found to run no task: while the
+        #: era is that one, only a name in ``_asked`` needs a second look
+        self._taskless: tuple[EraInfo, dict[str, Any]] | None = None
+        self._handles: weakref.WeakSet[TaskHandle] = weakref.WeakSet()   # still polling
+        self._closing = False                  # close() began: task requests are not sent
+        self._stopped = threading.Event()      # set with _closing: wakes a paused runner
 
-    list_tools: Callable[..., list[Tool]]   # the client's own
-    _tool_params: Callable[..., dict[str, Any]]
-    _call: Callable[..., dict[str, Any]]
+    def __repr__(self) -> str:
+        state = "closing" if self._closing else "open"
+        return f"<Tasks {state} polling={len(self._handles)}>"
 
     def _era_info(self, timeout: float | None = None, cancelled: Any = None) -> EraInfo:
         connection = self._connection
         return connection.era_info or connection.ensure_era(connection.budget(timeout),
                                                             cancelled, "tools/call")
 
-    def _tasks_possible(self, timeout: float | None = None, cancelled: Any = None, *,
-                        discover: bool = False) -> bool:
+    def possible(self, timeout: float | None = None, cancelled: Any = None, *,
+                 discover: bool = False) -> bool:
         """Whether this client can run a task here: the server declares tasks, in its era.
 
         The era is negotiated first if it is not known, within the call's budget.
@@ -91,109 +116,106 @@ class TaskCalls:
         return declares_tasks(connection.discovered().capabilities if discover
                               else info.capabilities)
 
-    def _task_tool(self, name: str, timeout: float | None = None,
-                   cancelled: Any = None) -> bool:
+    def runnable(self, tools: list[Any]) -> list[Any]:
+        """``tools`` without those this client cannot run: a tool that can only be
+        called as a task, where this client runs none."""
+        if self.possible():
+            return tools
+        return [tool for tool in tools if not needs_task(tool)]
+
+    def task_tool(self, name: str, timeout: float | None = None,
+                  cancelled: Any = None) -> bool:
         """Whether a call to ``name`` goes through the task runner (see the module)."""
         taskless = self._taskless
-        if taskless is not None and name not in self._asked_tasks:
+        if taskless is not None and name not in self._asked:
             info = self._connection.era_info
             if info is taskless[0] and info.capabilities is taskless[1]:
                 return False   # every call_tool_async asks: the answer found last time
-        if (self._tasks_declared or name in self._asked_tasks) and \
+        if (self._declared or name in self._asked) and \
                 self._era_info(timeout, cancelled).era == "modern":
             return True
-        if not self._tasks_possible(timeout, cancelled):
+        if not self.possible(timeout, cancelled):
             # the era alone decided it: in this era only an asked name goes the first way
             info = self._connection.era_info
             if info is not None:
                 self._taskless = (info, info.capabilities)
             return False
         if self._task_tools is None:
-            self.list_tools(timeout=timeout, cancelled=cancelled)
+            self._catalogue.list_tools(timeout=timeout, cancelled=cancelled)
         return name in (self._task_tools or ())
 
-    def _note_tools(self, tools: list[dict[str, Any]]) -> None:
+    def note_tools(self, tools: list[dict[str, Any]]) -> None:
+        """The client's latest catalogue: which of its tools can only run as tasks."""
         self._task_tools = frozenset(t["name"] for t in tools
                                      if needs_task(t) and isinstance(t.get("name"), str))
 
-    def _tool_call(self, params: dict[str, Any], *, timeout: float | None, cancelled: Any,
-                   progress_token: str | int | None = None,
-                   tool_call_id: str | None = None) -> dict[str, Any]:
+    def call(self, params: dict[str, Any], *, timeout: float | None, cancelled: Any,
+             progress_token: str | int | None = None,
+             tool_call_id: str | None = None) -> dict[str, Any]:
         """One ``tools/call`` as the client makes it: plainly, or through the task runner."""
         name = params["name"]
-        if self._task_tool(name, timeout, cancelled):
-            return self._run_task(params, timeout=timeout, cancelled=cancelled,
-                                  progress_token=progress_token, tool_call_id=tool_call_id)
+        if self.task_tool(name, timeout, cancelled):
+            return self.run(params, timeout=timeout, cancelled=cancelled,
+                            progress_token=progress_token, tool_call_id=tool_call_id)
         try:
-            return self._call(params, timeout=timeout, cancelled=cancelled,
-                              progress_token=progress_token, tool_call_id=tool_call_id)
+            return self._caller.call(params, timeout=timeout, cancelled=cancelled,
+                                     progress_token=progress_token, tool_call_id=tool_call_id)
         except ProtocolError as exc:
             if not asks_for_tasks(exc) or self._era_info().era != "modern":
                 raise
         log.debug("the server needs the tasks extension for %s; calling again with it", name)
-        self._asked_tasks.add(name)
-        return self._run_task(params, timeout=timeout, cancelled=cancelled,
-                              progress_token=progress_token, tool_call_id=tool_call_id)
+        self._asked.add(name)
+        return self.run(params, timeout=timeout, cancelled=cancelled,
+                        progress_token=progress_token, tool_call_id=tool_call_id)
 
-    def _run_task(self, params: dict[str, Any], *, timeout: float | None, cancelled: Any,
-                  progress_token: str | int | None = None,
-                  tool_call_id: str | None = None) -> dict[str, Any]:
+    def run(self, params: dict[str, Any], *, timeout: float | None, cancelled: Any,
+            progress_token: str | int | None = None,
+            tool_call_id: str | None = None) -> dict[str, Any]:
         """Run one call as a task to its end; ``timeout`` bounds the whole task.
 
-        A call given no ``cancelled`` pauses between polls on the client's
+        A call given no ``cancelled`` pauses between polls on this object's
         own stop event, so ``close()`` ends it at once, with
         :class:`TransportClosed` as any call cut by close; the task is the
         server's to keep (no ``tasks/cancel``: task requests are refused by then).
         """
         budget = self._connection.budget(timeout)
-        signal = self._tasks_stopped if cancelled is None else cancelled
+        signal = self._stopped if cancelled is None else cancelled
         try:
             if self._era_info(timeout, cancelled).era == "legacy":
-                return run_task(self._task_send(False), params, timeout=budget,
-                                cancelled=signal, on_status=self._on_task_status)
+                return run_task(self._send(False), params, timeout=budget,
+                                cancelled=signal, on_status=self._on_status)
             deadline = deadline_for(budget)
-            created = self._call(params, timeout=timeout, cancelled=cancelled,
-                                 progress_token=progress_token, tool_call_id=tool_call_id,
-                                 tasks=True)
+            created = self._caller.call(params, timeout=timeout, cancelled=cancelled,
+                                        progress_token=progress_token,
+                                        tool_call_id=tool_call_id, tasks=True)
             if created.get("resultType") != "task":
                 return created   # the server ran it at once (or after input rounds)
-            return wait_modern(self._task_send(True), self._answer_inputs, created,
+            return wait_modern(self._send(True), self._answer_inputs, created,
                                timeout=budget, deadline=deadline, cancelled=signal,
-                               on_status=self._on_task_status,
-                               max_rounds=self._opts["max_input_rounds"])
+                               on_status=self._on_status, max_rounds=self._max_rounds)
         except Cancelled:
-            if signal is self._tasks_stopped and self._tasks_closing:
+            if signal is self._stopped and self._closing:
                 raise TransportClosed() from None
             raise
 
-    def call_tool_task(self, name: str, arguments: Mapping[str, Any] | None = None, *,
-                       timeout: float | None = None) -> TaskHandle:
-        """Start a tool as a task and return its handle at once.
+    def outcome(self, params: dict[str, Any]) -> Any:
+        """:meth:`run` for the bridge's batches: an exception is returned."""
+        try:
+            return self.run(params, timeout=None, cancelled=None)
+        except Exception as exc:
+            return exc
 
-        The task is created before this returns (its ``task_id`` is known);
-        it is then polled on the client's thread pool, and the handle's result
-        is the tool's final result.  ``timeout`` bounds the whole task (None:
-        ``request_timeout``; 0: none); when it runs out, or the handle is
-        cancelled, ``tasks/cancel`` is sent.  A server that answers at once
-        instead of making a task (a 2026-07-28 server may) gives a handle that
-        is already done, with an empty ``task_id``.
-
-        Raises:
-            MCPClientError: the server does not run tasks (a 2025-11-25 server
-                declaring ``tasks.requests.tools.call``, or a 2026-07-28 one
-                declaring the ``io.modelcontextprotocol/tasks`` extension), or
-                bad arguments.
-            ProtocolError: the server refused to create the task.
-        """
-        params = self._tool_params(name, arguments)
-        if not self._tasks_possible(timeout, discover=True):
+    def start(self, params: dict[str, Any], *, timeout: float | None) -> TaskHandle:
+        """:meth:`Client.call_tool_task <mcp_client.client.Client.call_tool_task>`
+        for checked ``params``: the task is created before this returns."""
+        if not self.possible(timeout, discover=True):
             raise MCPClientError("this server does not run tools as tasks (it declares neither "
                                  "the 2025-11-25 tasks.requests.tools.call capability nor the "
                                  "io.modelcontextprotocol/tasks extension)")
         budget = self._connection.budget(timeout)
         deadline = deadline_for(budget)
         if self._era_info().era == "legacy":
-            send = self._task_send(False)
+            send = self._send(False)
             created = create_task(send, params, timeout=budget, cancelled=None)
             if "result" in created:
                 return _done(created["result"])
@@ -202,27 +224,26 @@ class TaskCalls:
                 return wait_task(send, created, timeout=budget, deadline=deadline,
                                  cancelled=handle.stop, on_status=handle.seen)
         else:
-            created = self._call(params, timeout=timeout, cancelled=None, tasks=True)
+            created = self._caller.call(params, timeout=timeout, cancelled=None, tasks=True)
             if created.get("resultType") != "task":
                 return _done(created)
             created = checked_task({k: v for k, v in created.items() if k != "resultType"},
                                    "tools/call")   # what the handle shows
-            send = self._task_send(True)
+            send = self._send(True)
 
             def wait(handle: TaskHandle) -> dict[str, Any]:
                 return wait_modern(send, self._answer_inputs, created, timeout=budget,
                                    deadline=deadline, cancelled=handle.stop,
-                                   on_status=handle.seen,
-                                   max_rounds=self._opts["max_input_rounds"])
+                                   on_status=handle.seen, max_rounds=self._max_rounds)
 
-        from ._taskhandle import TaskHandle   # concurrent.futures: on first use
+        from .handle import TaskHandle   # concurrent.futures: on first use
 
         handle = TaskHandle(created)
         self._handles.add(handle)
-        self._connection.submit(_poll, handle, wait, lambda: self._tasks_closing)
+        self._connection.submit(_poll, handle, wait, lambda: self._closing)
         return handle
 
-    def _stop_handles(self) -> None:
+    def stop(self) -> None:
         """For close(): wake every polling handle, before the connection closes.
 
         A poller waits up to ``POLL_BOUNDS[1]`` seconds between polls; woken,
@@ -230,18 +251,18 @@ class TaskCalls:
         task is the server's to keep: closing this client does not end it),
         and the handle fails with :class:`TransportClosed`, as a call would.
         """
-        self._tasks_closing = True
-        self._tasks_stopped.set()
+        self._closing = True
+        self._stopped.set()
         for handle in list(self._handles):
             handle.stop.set()
 
-    def _task_send(self, tasks: bool) -> Send:
+    def _send(self, tasks: bool) -> Send:
         """The runner's ``send``: the connection's request (``tasks``: declaring the extension)."""
         connection = self._connection
 
         def send(method: str, body: dict[str, Any], budget: float | None,
                  signal: Any) -> dict[str, Any]:
-            if self._tasks_closing:
+            if self._closing:
                 raise TransportClosed()
             return connection.request(method, body, timeout=budget, cancelled=signal,
                                       tasks=tasks)
@@ -251,23 +272,15 @@ class TaskCalls:
     def _answer_inputs(self, requests: dict[str, Any]) -> dict[str, Any]:
         return self._connection.answer_inputs("tools/call", requests)
 
-    def _on_task_status(self, task: dict[str, Any]) -> None:
+    def _on_status(self, task: dict[str, Any]) -> None:
         log.debug("task %s: %s%s", task.get("taskId"), task.get("status"), said(task))
-        hook = self._opts["on_task_status"]
-        if hook is not None:
-            hook(task)   # the runner's tell() reports a hook that raises
-
-    def _task_outcome(self, params: dict[str, Any]) -> Any:
-        """:meth:`_run_task` for the bridge's batches: an exception is returned."""
-        try:
-            return self._run_task(params, timeout=None, cancelled=None)
-        except Exception as exc:
-            return exc
+        if self._hook is not None:
+            self._hook(task)   # the runner's tell() reports a hook that raises
 
 
 def _done(result: Mapping[str, Any]) -> TaskHandle:
     """The handle of a call the server answered at once: already done."""
-    from ._taskhandle import TaskHandle   # concurrent.futures: on first use
+    from .handle import TaskHandle   # concurrent.futures: on first use
 
     handle = TaskHandle({"taskId": "", "status": "completed"})
     handle.settle(dict(result), None)

@@ -1,7 +1,7 @@
 """Tools run as tasks on a 2026-07-28 server: the ``io.modelcontextprotocol/tasks`` extension.
 
 SEP-2663 moves 2025-11-25's experimental tasks into an extension, and changes
-the wire (:mod:`._tasks` speaks the old one):
+the wire (:mod:`.capability_2025_11_25` speaks the old one):
 
 * the client declares the extension in a request's capabilities
   (``_meta["io.modelcontextprotocol/clientCapabilities"].extensions``); the
@@ -20,30 +20,28 @@ the wire (:mod:`._tasks` speaks the old one):
   answers ``-32021`` naming it in ``data.requiredCapabilities``.
 
 Every ``tasks/*`` request declares the extension too (servers refuse them
-otherwise).  Like :mod:`._tasks`, this owns no thread and no state: it drives
+otherwise).  Like :mod:`.capability_2025_11_25`, this owns no thread and no state: it drives
 the ``send`` and ``answer`` callables it is given, so the state machine's
 edges are tested with a scripted transport.
 """
 
 from __future__ import annotations
 
-import time
-
-from .. import protocol
-from ..exceptions import InputLoopExceeded, MCPClientError, ProtocolError
-from ._tasks import POLL_BOUNDS, give_up, guarded, said, tell, wait_or_stop
+from ... import protocol
+from ...exceptions import InputLoopExceeded, MCPClientError, ProtocolError
+from .shared import POLL_BOUNDS, give_up, guarded, said, tell, wait_or_stop
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
 
-    from ._tasks import Send
+    from .shared import Send
 
     #: ``answer(inputRequests) -> inputResponses`` (the hooks; may raise ProtocolError).
     Answer = Callable[[dict[str, Any]], dict[str, Any]]
 
 __all__ = ["EXTENSION", "declares_tasks", "with_tasks", "asks_for_tasks", "wait_modern",
-           "checked_task", "deadline_for", "DEFAULT_POLL_MS"]
+           "checked_task", "DEFAULT_POLL_MS"]
 
 EXTENSION = protocol.TASKS_EXTENSION
 #: Milliseconds between polls when the server suggests no ``pollIntervalMs``.
@@ -196,8 +194,3 @@ def _interval(task: Mapping[str, Any]) -> float:
     interval = float(found) if isinstance(found, (int, float)) and \
         not isinstance(found, bool) and found > 0 else float(DEFAULT_POLL_MS)
     return min(max(interval / 1000, POLL_BOUNDS[0]), POLL_BOUNDS[1])
-
-
-def deadline_for(budget: float | None) -> float | None:
-    """The ``time.monotonic()`` instant a budget of ``budget`` seconds ends (None: none)."""
-    return None if budget is None else time.monotonic() + budget

@@ -11,7 +11,7 @@ import threading
 from concurrent.futures import CancelledError, Future
 from typing import Any
 
-from ..exceptions import Cancelled
+from ...exceptions import Cancelled
 
 __all__ = ["TaskHandle", "TaskCancelled"]
 
