@@ -21,7 +21,7 @@ from unittest import mock
 
 from mcp_client import (Client, MCPClientError, ProtocolError, ServerGone, Timeout,
                         TransportClosed)
-from mcp_client.client._flights import Deadlines
+from mcp_client.client._deadlines import Deadlines
 from mcp_client.testing import FakeTransport
 
 from ..base import ClientCase, LeakCheckingTestCase, server, wait_until
