@@ -3,14 +3,15 @@
 :class:`Connection` is the engine under :class:`~mcp_client.Client`: the
 state machine (below), the era wiring (:mod:`._negotiation` keeps the era,
 :mod:`._era` decides it, this file sends),
-one request (budget, ``_meta`` envelope, send, wait, timeout, cancel, the
-``input_required`` rounds of 2026-07-28 multi round-trip requests, the result cache, pagination),
-the thread pools, and ``close()``.  How a request is written to the wire is
-:class:`~._writer.Writer`'s; inbound messages are dispatched on the
-transport's reader thread by :class:`~._dispatch.Dispatcher`; the deadline
-arithmetic is :mod:`._budget`'s.  Pipelined calls (:mod:`._flights`) are
-driven through the methods of :class:`~._hosts.FlightsHost`, which this class
-is.  It holds no public API of its own: the client is the face.
+the pipelined calls' entry points, the thread pools, and ``close()``.  The
+parts it holds have one responsibility each: one request (budget, ``_meta``
+envelope, send, wait, timeout, cancel, ``input_required`` rounds, the result
+cache, pagination) is :class:`~._requests.Requests`'s, which pipelined calls
+(:mod:`._flights`) work through as their :class:`~._hosts.FlightsHost`; how
+a request is written to the wire is :class:`~._writer.Writer`'s; inbound
+messages are dispatched on the transport's reader thread by
+:class:`~._dispatch.Dispatcher`; the deadline arithmetic is :mod:`._budget`'s.
+It holds no public API of its own: the client is the face.
 
 Rule: everything that changes the connection's state lives here, in this
 file (as h11's ``_state.py`` does).  The states and their moves:
@@ -31,24 +32,22 @@ block (see :mod:`._dispatch`).
 from __future__ import annotations
 
 import threading
-import time
 
 from .. import protocol
 from .._log import get_logger
 from ..cache import Cache
 from ..correlator import Correlator
-from ..exceptions import (Cancelled, InputLoopExceeded, MCPClientError, ProtocolError, Timeout,
-                          TransportClosed)
+from ..exceptions import MCPClientError, TransportClosed
 from . import _flights
-from ._budget import checked_budget, hard_deadline, stretched
-from ._cancel import CANCEL_POLL, check_cancel_signal, fired, pause
+from ._budget import checked_budget
 from ._dispatch import MAX_SERVER_REQUESTS, Dispatcher
 from ._flights import Flight, all_done, answer_class, volley
 from ._inputs import ELICIT, ROOTS, SAMPLE, Inputs, url_elicitation_hook
 from ._negotiation import Negotiation
-from ._paging import MAX_LIST_BYTES, MAX_LIST_ITEMS, MAX_PAGES, pages
+from ._paging import MAX_LIST_BYTES, MAX_LIST_ITEMS, MAX_PAGES
 from ._pools import Pools
 from ._progress import ProgressBook
+from ._requests import Requests
 from ._restart import Revival
 from ._watch import LISTS, Watch
 from ._stream import Stream
@@ -62,7 +61,6 @@ if TYPE_CHECKING:
     from ..correlator import Pending
     from ..transport import Transport
     from ._era import EraInfo
-    from ._progress import Ticket
     P = ParamSpec("P")
     R = TypeVar("R")
 
@@ -72,8 +70,6 @@ log = get_logger(__name__)
 
 #: The longest a caller waiting for a batch of pipelined calls reads the wire itself.
 LEAD_SLICE = 0.05
-#: The wait before retrying a state-only ``input_required`` round: first, cap.
-_STATE_BACKOFF = (0.05, 0.25)
 
 
 class Connection:
@@ -100,10 +96,10 @@ class Connection:
         self._state_lock = threading.Lock()
         self._correlator = Correlator(on_warn=warn)
         self._notifications: Stream = Stream(on_warn=warn)
-        self._default_budget = checked_budget(opts["request_timeout"])
+        default_budget = checked_budget(opts["request_timeout"])
         self._negotiation = Negotiation(
             exchange=self._exchange_for_era, notify=self.notify, restart=self._restart,
-            opts=opts, budget=self._default_budget, client_info=client_info,
+            opts=opts, budget=default_budget, client_info=client_info,
             capabilities=capabilities, wire=lambda: self._transport, warn=warn,
             fallback=self._fall_back_to_sse)
         self._pools = Pools()
@@ -118,6 +114,12 @@ class Connection:
         self._cache = Cache()
         self._revival = Revival(opts, warn)
         self._watch = Watch(self, opts, lambda: [self._cache.evict(m) for m in LISTS], warn)
+        self._requests = Requests(
+            self, self._correlator, self.writer, negotiation=self._negotiation,
+            watch=self._watch, cache=self._cache, progress=self._progress, inputs=self._inputs,
+            opts=opts, default_budget=default_budget)
+        #: One request (:meth:`Requests.request`): the client's calls go straight there.
+        self.request = self._requests.request
         self._dispatch = Dispatcher(
             self, self._correlator, self.writer, notifications=self._notifications,
             progress=self._progress, cache=self._cache, watch=self._watch, inputs=self._inputs,
@@ -203,7 +205,33 @@ class Connection:
     def _exchange_for_era(self, method: str, params: Mapping[str, Any],
                           meta: dict[str, Any] | None, timeout: float | None,
                           notify_cancel: bool) -> dict[str, Any]:
-        return self.exchange(method, params, meta, timeout, notify_cancel=notify_cancel)
+        return self._requests.exchange(method, params, meta, timeout,
+                                       notify_cancel=notify_cancel)
+
+    # -- requests (:class:`Requests`) ------------------------------------------------------
+
+    def budget(self, timeout: float | None) -> float | None:
+        """A request's budget in seconds (None: ``request_timeout``); None for no budget."""
+        return self._requests.budget(timeout)
+
+    def list_all(self, method: str, key: str, *, refresh: bool, timeout: float | None,
+                 cancelled: Any) -> list[dict[str, Any]]:
+        """Every entry of a paginated list (:meth:`Requests.list_all`)."""
+        return self._requests.list_all(method, key, refresh=refresh, timeout=timeout,
+                                       cancelled=cancelled)
+
+    def register(self, method: str, then: Callable[[Pending], None] | None = None,
+                 *, standing: bool = False) -> Pending:
+        """A fresh request id for ``method`` (:meth:`Requests.register`)."""
+        return self._requests.register(method, then, standing=standing)
+
+    def abandon(self, pending: Pending) -> bool:
+        """Stop waiting for ``pending``; False if its answer won the race."""
+        return self._requests.abandon(pending)
+
+    def cancel(self, ident: int | str, reason: str) -> None:
+        """Tell the server a request was given up (``notifications/cancelled``, or a hang-up)."""
+        self._requests.cancel(ident, reason)
 
     def _restart(self) -> bool:
         """dead -> open: the stdio child exited during the probe and is started again."""
@@ -259,235 +287,14 @@ class Connection:
 
     # -- one request -------------------------------------------------------------------
 
-    def budget(self, timeout: float | None) -> float | None:
-        """A request's budget in seconds (None: ``request_timeout``); None for no budget."""
-        return self._default_budget if timeout is None else checked_budget(timeout)
-
-    def request(self, method: str, params: Mapping[str, Any], *, timeout: float | None,
-                cancelled: Any, progress_token: str | int | None = None,
-                tool_call_id: str | None = None, refresh: bool = False,
-                headers: Mapping[str, str] | None = None, tasks: bool = False) -> dict[str, Any]:
-        """Send a request in the negotiated era and return the caller's view of its result.
-
-        Completes a multi round-trip request (``input_required``) through the
-        hooks, serves and fills the result cache, and tracks progress.
-        ``timeout`` bounds each round trip, not the time hooks spend.  With
-        ``tasks`` the request declares the tasks extension, and a
-        ``tools/call`` may come back as a task (``{"resultType": "task", ...}``).
-        """
-        if cancelled is not None:
-            check_cancel_signal(cancelled)
-        budget = self._default_budget if timeout is None else checked_budget(timeout)
-        if self.state == "dead":
-            self.revive()
-        negotiation = self._negotiation
-        info = negotiation.info or negotiation.ensure(budget, cancelled, method)
-        self._watch.ensure(info)
-        key = None
-        if info.era == "modern" and method in protocol.CACHEABLE_METHODS:
-            key = Cache.key(method, dict(params))
-            if refresh:
-                self._cache.drop(key)
-            else:
-                hit = self._cache.get(key)
-                if hit is not None:
-                    return dict(hit)
-        ticket = self._progress.open(progress_token, tool_call_id) \
-            if method == "tools/call" else None
-        try:
-            meta = negotiation.meta(info, ticket.token if ticket is not None else None, tasks)
-            shaped = self._round_trip(info, method, params, meta, budget, cancelled, ticket,
-                                      headers, tasks)
-            more = shaped.result_type == "input_required"
-            if more:
-                shaped = self.more_rounds(info, method, params, meta, budget, cancelled, ticket,
-                                          headers, shaped, tasks)
-        finally:
-            self._progress.close(ticket)
-        if key is not None and not more:
-            self._cache.put(key, shaped.body, shaped.ttl_ms)
-        return shaped.body
-
-    def _round_trip(self, info: EraInfo, method: str, params: Mapping[str, Any],
-                    meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
-                    ticket: Ticket | None, headers: Mapping[str, str] | None = None,
-                    tasks: bool = False) -> protocol.Shaped:
-        if self.state != "open":   # exchange(), unrolled: this is every request's path
-            raise self.failure()
-        pending = self._correlator.register(method)
-        leads = self._leads(budget, cancelled, ticket)
-        self.writer.post(pending, params, meta, headers=headers, led=leads)
-        return self.shaped(info, method,
-                           self._await(pending, budget, cancelled, True, ticket, leads), tasks)
-
-    def shaped(self, info: EraInfo, method: str, answer: dict[str, Any],
-               tasks: bool = False) -> protocol.Shaped:
-        """An answer message as a shaped result (a task only with ``tasks``); an error
-        answer is raised."""
-        if "error" in answer:
-            error = protocol.error_from(answer, method)
-            if method == "tools/call" and error.code == protocol.INVALID_PARAMS:
-                self._cache.evict("tools/list")   # an early refetch is allowed
-            raise error
-        shaped = protocol.shape_result(method, answer.get("result"), tasks=tasks)
-        if info.era == "modern" and not info.server_info and shaped.server_info:
-            info.server_info = dict(shaped.server_info)
-        return shaped
-
-    def more_rounds(self, info: EraInfo, method: str, params: Mapping[str, Any],
-                    meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
-                    ticket: Ticket | None, headers: Mapping[str, str] | None,
-                    shaped: protocol.Shaped, tasks: bool = False) -> protocol.Shaped:
-        """Complete a multi round-trip request through the hooks.
-
-        Each ``input_required`` answer is retried under a fresh id with the
-        hooks' ``inputResponses`` and the server's ``requestState``, until it
-        completes or ``max_input_rounds`` is reached
-        (:class:`~mcp_client.exceptions.InputLoopExceeded`); a round with only
-        state is retried after a backoff.
-        """
-        rounds = 0
-        backoff = _STATE_BACKOFF[0]
-        while shaped.result_type == "input_required":
-            if rounds >= self._opts["max_input_rounds"]:
-                raise InputLoopExceeded(method, rounds)
-            rounds += 1
-            retry = {k: v for k, v in params.items()
-                     if k not in ("inputResponses", "requestState")}
-            if shaped.input_requests:
-                retry["inputResponses"] = self._inputs.answer_round(method, shaped.input_requests)
-                backoff = _STATE_BACKOFF[0]
-            else:  # load shedding: only state came back
-                pause(backoff, cancelled, method)
-                backoff = min(backoff * 2, _STATE_BACKOFF[1])
-            if shaped.request_state is not None:
-                retry["requestState"] = shaped.request_state
-            shaped = self._round_trip(info, method, retry, meta, budget, cancelled, ticket,
-                                      headers, tasks)
-        return shaped
-
-    def list_all(self, method: str, key: str, *, refresh: bool, timeout: float | None,
-                 cancelled: Any) -> list[dict[str, Any]]:
-        """Every entry of a paginated list, following ``nextCursor`` to the end."""
-        try:
-            return pages(self.request, method, key, refresh, timeout, cancelled)
-        except ProtocolError as exc:
-            if refresh or exc.code != protocol.INVALID_PARAMS or not self._cache.evict(method):
-                raise
-            # A cursor that was valid when cached went stale: drop every page and
-            # start again from the top (2026-07-28 caching).
-            return pages(self.request, method, key, True, timeout, cancelled)
-
-    def exchange(self, method: str, params: Mapping[str, Any], meta: dict[str, Any] | None,
-                 timeout: float | None, *, cancelled: Any = None,
-                 notify_cancel: bool = True, ticket: Ticket | None = None,
-                 headers: Mapping[str, str] | None = None) -> dict[str, Any]:
-        """Send one request and wait for its answer message (result or error)."""
-        pending = self.register(method)
-        leads = self._leads(timeout, cancelled, ticket)
-        self.writer.post(pending, params, meta, headers=headers, led=leads)
-        return self._await(pending, timeout, cancelled, notify_cancel, ticket, leads)
-
-    def _leads(self, timeout: float | None, cancelled: Any, ticket: Ticket | None) -> bool:
-        """Whether :meth:`_await` lets this thread lead (:meth:`Transport.lead`)."""
-        return cancelled is None and not (
-            ticket is not None and timeout is not None and self._opts["reset_timeout_on_progress"])
-
-    def _await(self, pending: Pending, timeout: float | None, cancelled: Any,
-               notify_cancel: bool, ticket: Ticket | None, leads: bool) -> dict[str, Any]:
-        """Wait for ``pending``'s answer; ``leads`` (:meth:`_leads`, as told to
-        :meth:`post`): this thread may read the wire itself meanwhile."""
-        if leads:
-            # the wire may let this thread read the answer itself (stdio: leader/follower)
-            left = self._transport.lead(pending.done, timeout, self._correlator.waiting)
-            if pending.wait(left):
-                return pending.result()
-            return self._timed_out(pending, timeout, notify_cancel)
-        start = time.monotonic()
-        deadline = None if timeout is None else start + timeout
-        hard = self.hard_deadline(start)
-        while True:
-            if cancelled is not None and fired(cancelled) and not pending.done():
-                self._give_up(pending, "cancelled by the caller", notify_cancel)
-                raise Cancelled(pending.method)
-            now = time.monotonic()
-            if deadline is not None and now >= deadline:
-                deadline = self.stretched(ticket, timeout, hard, now)
-                if deadline is None:
-                    return self._timed_out(pending, timeout, notify_cancel)
-            wait = None if deadline is None else deadline - now
-            if cancelled is not None:
-                wait = CANCEL_POLL if wait is None else min(CANCEL_POLL, wait)
-            if pending.wait(wait):
-                return pending.result()
-
-    def _timed_out(self, pending: Pending, timeout: float | None,
-                   notify_cancel: bool) -> dict[str, Any]:
-        seconds = timeout or 0.0
-        self._give_up(pending, f"timed out after {seconds:g}s", notify_cancel)
-        if pending.done():
-            return pending.result()   # the answer won the race
-        raise Timeout(pending.method, seconds)
-
-    def _give_up(self, pending: Pending, reason: str, notify: bool) -> None:
-        if self.abandon(pending) and notify:
-            self.cancel(pending.ident, reason)
-
-    def hard_deadline(self, start: float) -> float | None:
-        """The ``max_total_timeout`` instant for a request started at ``start``."""
-        return hard_deadline(start, self._opts["max_total_timeout"])
-
-    def stretched(self, ticket: Ticket | None, timeout: float | None, hard: float | None,
-                  now: float) -> float | None:
-        """A new deadline if progress arrived within the budget and that may stretch it.
-
-        None -- the request has timed out -- without ``reset_timeout_on_progress``.
-        """
-        if ticket is None or not self._opts["reset_timeout_on_progress"]:
-            return None
-        return stretched(ticket.last_report, timeout, hard, now)
-
     def notify(self, method: str, params: dict[str, Any] | None) -> None:
         """Send one notification."""
         self.check_usable()
         self._transport.send(protocol.notification(method, params))
 
-    # -- what a flight needs ---------------------------------------------------------
-
-    def register(self, method: str, then: Callable[[Pending], None] | None = None,
-                 *, standing: bool = False) -> Pending:
-        """A fresh request id for ``method``; ``then`` is called once it completes.
-
-        ``standing``: a request kept open for the connection's life (a listen),
-        which no caller waits on (:meth:`Correlator.register`).
-        """
-        if self.state != "open":   # check_usable(), inline: every pipelined call passes here
-            raise self.failure()
-        return self._correlator.register(method, then, standing=standing)
-
-    def abandon(self, pending: Pending) -> bool:
-        """Stop waiting for ``pending``; False if its answer won the race."""
-        return self._correlator.abandon(pending.ident) is not None
-
-    def cancel(self, ident: int | str, reason: str) -> None:
-        """Tell the server a request was given up (``notifications/cancelled``, or a hang-up)."""
-        self._transport.cancel(ident, reason)
-
     def answer_inputs(self, method: str, requests: Mapping[str, Any]) -> dict[str, Any]:
         """The hooks' answers to one round of ``inputRequests`` (see :mod:`._inputs`)."""
         return self._inputs.answer_round(method, requests)
-
-    @property
-    def mints_progress(self) -> bool:
-        """Whether every call gets a progress token of the client's (``on_progress``)."""
-        return self._opts["on_progress"] is not None
-
-    def open_ticket(self, token: str | int | None, tool_call_id: str | None) -> Ticket | None:
-        """Start tracking a call's progress (see :class:`._progress.ProgressBook`)."""
-        return self._progress.open(token, tool_call_id)
-
-    def close_ticket(self, ticket: Ticket | None) -> None:
-        self._progress.close(ticket)
 
     # -- pipelining and pools -------------------------------------------------------------
 
@@ -515,26 +322,13 @@ class Connection:
             self.revive()
         future: Future[Any] = (_flights.CALL_FUTURE or answer_class())(  # already running
             self._pools.run_callback)
-        flight = Flight(self, self._pools, future, params, progress_token, tool_call_id, outcome)
+        flight = Flight(self._requests, self._pools, future, params, progress_token, tool_call_id,
+                        outcome)
         try:
             flight.send(timeout)
         except Exception as exc:   # the Future is the only way back to the caller
             flight.finish(None, exc)
         return future
-
-    def flight_terms(self, timeout: float | None, progress_token: str | int | None,
-                     tool_call_id: str | None
-                     ) -> tuple[EraInfo, float | None, Ticket | None, dict[str, Any] | None]:
-        """What a pipelined call is sent under: the era, its budget, its progress
-        ticket (opened here) and its ``_meta``."""
-        info = self._negotiation.info
-        if info is None:
-            raise MCPClientError("a pipelined call needs the era to be known")
-        budget = self._default_budget if timeout is None else checked_budget(timeout)
-        ticket = None if progress_token is None and self._opts["on_progress"] is None else \
-            self._progress.open(progress_token, tool_call_id)
-        return info, budget, ticket, self._negotiation.meta(
-            info, None if ticket is None else ticket.token)
 
     def submit(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> Future[R]:
         """Run ``fn`` on the pool of ``*_async`` calls."""
@@ -555,17 +349,7 @@ class Connection:
 
         See :func:`._flights.volley`: it never raises for a call.
         """
-        return volley(self, self._pools, calls)
-
-    def register_many(self, method: str, count: int) -> list[Pending]:
-        """``count`` fresh request ids for ``method`` (one take of the table's lock)."""
-        self.check_usable()
-        return self._correlator.register_many(method, count)
-
-    def lead(self, done: Callable[[], bool], timeout: float | None,
-             first: Callable[[], None] | None = None) -> float | None:
-        """Read the wire on this thread until ``done()`` (:meth:`Transport.lead`)."""
-        return self._transport.lead(done, timeout, self._correlator.waiting, first)
+        return volley(self._requests, self._pools, calls)
 
     def wait_all(self, futures: Sequence[Future[Any]],
                  first: Callable[[], None] | None = None) -> None:

@@ -2,10 +2,11 @@
 
 Each :class:`~typing.Protocol` here is what one module needs of a connection,
 and all it may use: :mod:`._writer` and :mod:`._dispatch` read its state,
-:mod:`._flights` sends and finishes pipelined calls, and :mod:`._watch` keeps
-its listen request.  :class:`~._connection.Connection` is each of them; the
-modules are typed against these, never against the connection itself, so
-none of them imports it (and the connection may import them all).
+:mod:`._requests` also revives it, :mod:`._flights` sends and finishes
+pipelined calls through :class:`~._requests.Requests`, and :mod:`._watch`
+keeps its listen request.  The modules are typed against these, never
+against the classes that implement them, so none of them imports
+:mod:`._connection` (and the connection may import them all).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
     from ._era import EraInfo
     from ._progress import Ticket
 
-__all__ = ["FlightsHost", "RequestHost", "RequestWriter", "WatchHost", "WireState"]
+__all__ = ["FlightsHost", "RequestHost", "RequestWriter", "RequestsHost", "WatchHost",
+           "WireState"]
 
 
 class WireState(Protocol):
@@ -33,6 +35,13 @@ class WireState(Protocol):
 
     def failure(self) -> MCPClientError:
         """What a request made now raises (the state is not ``"open"``)."""
+
+
+class RequestsHost(WireState, Protocol):
+    """What :class:`~._requests.Requests` needs of its connection: its state, and its revival."""
+
+    def revive(self) -> None:
+        """dead -> open, if the connection restarts a dead wire (``restart="on-failure"``)."""
 
 
 class RequestWriter(Protocol):
@@ -48,7 +57,7 @@ class RequestWriter(Protocol):
         """Send requests together; never raises (each failure fails its own cell)."""
 
 
-class RequestHost(WireState, Protocol):
+class RequestHost(Protocol):
     """What sending a request of one's own and giving it up needs."""
 
     @property
@@ -122,7 +131,7 @@ class FlightsHost(RequestHost, Protocol):
         """A new deadline if progress may stretch the request's; None: it timed out."""
 
 
-class WatchHost(RequestHost, Protocol):
+class WatchHost(RequestHost, WireState, Protocol):
     """What the listen request (:mod:`._watch`) needs of its connection."""
 
     def ensure_era(self, budget: float | None = None, cancelled: Any = None,
