@@ -240,7 +240,7 @@ class Requests:
     def _await(self, pending: Pending, timeout: float | None, cancelled: Any,
                notify_cancel: bool, ticket: Ticket | None, leads: bool) -> dict[str, Any]:
         """Wait for ``pending``'s answer; ``leads`` (:meth:`_leads`, as told to
-        :meth:`post`): this thread may read the wire itself meanwhile."""
+        :meth:`Writer.post`): this thread may read the wire itself meanwhile."""
         if leads:
             # the wire may let this thread read the answer itself (stdio: leader/follower)
             left = self._writer.transport.lead(pending.done, timeout, self._correlator.waiting)
