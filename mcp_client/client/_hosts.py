@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ._era import EraInfo
     from ._progress import Ticket
 
-__all__ = ["FlightsHost", "RequestHost", "RequestWriter", "RequestsHost", "WatchHost",
+__all__ = ["FlightsHost", "RequestWriter", "RequestsHost", "SenderHost", "WatchHost",
            "WireState"]
 
 
@@ -57,7 +57,7 @@ class RequestWriter(Protocol):
         """Send requests together; never raises (each failure fails its own cell)."""
 
 
-class RequestHost(Protocol):
+class SenderHost(Protocol):
     """What sending a request of one's own and giving it up needs."""
 
     @property
@@ -85,7 +85,7 @@ class RequestHost(Protocol):
         """Tell the server a request was given up."""
 
 
-class FlightsHost(RequestHost, Protocol):
+class FlightsHost(SenderHost, Protocol):
     """What pipelined calls (:mod:`._flights`) need of their connection."""
 
     @property
@@ -131,7 +131,7 @@ class FlightsHost(RequestHost, Protocol):
         """A new deadline if progress may stretch the request's; None: it timed out."""
 
 
-class WatchHost(RequestHost, WireState, Protocol):
+class WatchHost(SenderHost, WireState, Protocol):
     """What the listen request (:mod:`._watch`) needs of its connection."""
 
     def ensure_era(self, budget: float | None = None, cancelled: Any = None,
