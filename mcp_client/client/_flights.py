@@ -39,9 +39,8 @@ from __future__ import annotations
 import threading
 import time
 
-from .. import protocol
 from .._log import get_logger
-from ..exceptions import MCPClientError, Timeout, TransportClosed
+from ..exceptions import MCPClientError, Timeout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,103 +49,27 @@ if TYPE_CHECKING:
 
     from ..correlator import Pending
     from ..protocol import Shaped
-    from ._connection import Connection
+    from ._hosts import FlightsHost
     from ._pools import Pools
     from ._era import EraInfo
     from ._progress import Ticket
 
-__all__ = ["Deadlines", "Flight", "all_done", "answer_class", "volley"]
+__all__ = ["Flight", "all_done", "answer_class", "volley"]
 
 log = get_logger(__name__)
-
-
-class Deadlines:
-    """One thread that calls ``on_due`` for each entry whose deadline has passed.
-
-    ``on_due(now)`` may return a later deadline to be kept (a stretched
-    timeout); it runs without the table's lock held.
-    """
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-        self._lock = threading.Lock()   # taken bare by add(): once per call
-        self._cond = threading.Condition(self._lock)
-        self._live: dict[Any, tuple[float, Callable[[float], float | None]]] = {}
-        #: ``forget(key, None)``: :meth:`discard` without a Python frame (a dict's own pop).
-        self.forget: Callable[[Any, None], Any] = self._live.pop
-        self._target: float | None = None   # when the thread next looks; None: never
-        self._thread: threading.Thread | None = None
-        self._stopped = False
-
-    def add(self, key: Any, deadline: float, on_due: Callable[[float], float | None]) -> None:
-        """Watch ``key`` until ``deadline`` (a ``time.monotonic()`` instant)."""
-        with self._lock:   # the condition's own lock, taken bare: notify() needs only that
-            if self._stopped:
-                raise TransportClosed()
-            if self._thread is None:
-                thread = threading.Thread(target=self._run, name=self._name, daemon=True)
-                thread.start()   # may raise (no threads left): then nothing is watched
-                self._thread = thread
-            self._live[key] = (deadline, on_due)
-            if self._target is None or deadline < self._target:
-                self._target = deadline
-                self._cond.notify()
-
-    def discard(self, key: Any) -> None:
-        """Stop watching ``key`` (it finished in time).
-
-        No lock: the thread reads the table only through copies made in one
-        step (``list(...)``), which a pop between two of its steps cannot upset.
-        """
-        self._live.pop(key, None)
-
-    def stop(self) -> None:
-        """End the thread; entries still watched are dropped."""
-        with self._cond:
-            self._stopped = True
-            self._live.clear()
-            self._cond.notify()
-            thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join()
-
-    def _run(self) -> None:
-        with self._cond:
-            while not self._stopped:
-                now = time.monotonic()
-                live = list(self._live.items())   # one step: discard() may pop meanwhile
-                due = sorted((deadline, n, key) for n, (key, (deadline, _))
-                             in enumerate(live) if deadline <= now)
-                if due:
-                    taken = [(key, self._live.pop(key, None)) for _, _, key in due]
-                    calls = [(key, entry[1]) for key, entry in taken if entry is not None]
-                    self._cond.release()
-                    try:
-                        later = [(key, _guarded(on_due, now), on_due) for key, on_due in calls]
-                    finally:
-                        self._cond.acquire()
-                    for key, deadline, on_due in later:
-                        if deadline is not None and not self._stopped:
-                            self._live[key] = (deadline, on_due)
-                    continue
-                # The target is only ever lowered by add(): a finished call leaves it
-                # stale, and the look at a stale target finds nothing due and moves on.
-                self._target = min((d for d, _ in list(self._live.values())), default=None)
-                self._cond.wait(None if self._target is None else
-                                min(self._target - now, threading.TIMEOUT_MAX))
 
 
 class Flight:
     """One pipelined ``tools/call``: sent by the caller, finished by whoever completes it.
 
-    It works through the methods of its :class:`~._connection.Connection` and
-    :class:`~._pools.Pools` only.
+    It works through the methods of its host (:class:`~._hosts.FlightsHost`: the
+    connection) and of :class:`~._pools.Pools` only.
     """
 
     __slots__ = ("connection", "pools", "future", "params", "progress_token", "tool_call_id",
                  "outcome", "ticket", "budget", "start", "pending", "forget", "info")
 
-    def __init__(self, connection: Connection, pools: Pools, future: Future[Any],
+    def __init__(self, connection: FlightsHost, pools: Pools, future: Future[Any],
                  params: dict[str, Any], progress_token: str | int | None,
                  tool_call_id: str | None, outcome: bool) -> None:
         self.connection = connection
@@ -174,7 +97,7 @@ class Flight:
                 deadlines = self.pools.deadlines()
                 self.forget = deadlines.forget
                 deadlines.add(pending.ident, self.start + budget, self.due)
-            connection.post(pending, self.params, meta, pipelined=True)
+            connection.writer.post(pending, self.params, meta, pipelined=True)
         except BaseException:
             if self.forget is not None:
                 self.forget(pending.ident, None)
@@ -253,7 +176,7 @@ class Flight:
             self.future.set_exception(error)
 
 
-def volley(connection: Connection, pools: Pools,
+def volley(connection: FlightsHost, pools: Pools,
            calls: Sequence[tuple[dict[str, Any], str | None]]) -> list[Any]:
     """Pipelined ``tools/call`` requests ``(params, tool_call_id)``, sent together and
     awaited by the calling thread: one outcome each, the result or the exception.
@@ -288,7 +211,8 @@ def volley(connection: Connection, pools: Pools,
             return [_outcome(exc, body) for body in params]
         done = all_done(pendings)
         # sent once this thread holds the wire, so that the answers wake nobody else
-        connection.lead(done, budget, lambda: _post_all(connection, pendings, params, metas))
+        writer = connection.writer
+        connection.lead(done, budget, lambda: writer.post_all(pendings, params, metas))
         timed_out = _await_all(connection, pendings, tickets, budget, start)
         return _shaped_all(connection, pools, info, pendings, params, metas, tickets,
                            timed_out, budget)
@@ -298,42 +222,7 @@ def volley(connection: Connection, pools: Pools,
                 connection.close_ticket(ticket)
 
 
-def _post_all(connection: Connection, pendings: Sequence[Pending],
-              params: Sequence[dict[str, Any]], metas: Sequence[dict[str, Any] | None]) -> None:
-    """Send a volley's requests (registered already) together: one write over a line wire.
-
-    Never raises: a request that cannot be encoded fails its own cell, and a
-    write that fails fails every cell it carried, as their own sends would have.
-    """
-    transport = connection.transport
-    line_wire = transport.line_wire
-    sent: list[Pending] = []
-    lines: list[bytes] = []
-    last: Any = None
-    text: str | None = None
-    for pending, body, meta in zip(pendings, params, metas):
-        try:
-            if line_wire:
-                if meta is not last:   # the shared envelope: encoded once
-                    last, text = meta, connection.meta_text(meta)
-                lines.append(protocol.request_line(pending.ident, pending.method, body, meta,
-                                                   text))
-            else:
-                transport.send(protocol.request(pending.ident, pending.method, body, meta=meta))
-        except Exception as exc:   # not JSON, or the wire refused it
-            connection.fail([pending], exc)
-            continue
-        sent.append(pending)
-    if lines:
-        try:
-            transport.send_line(b"".join(lines))
-        except Exception as exc:
-            connection.fail(sent, exc)
-            return
-    connection.fail(sent)   # the wire died between the check and the send, if it did
-
-
-def _await_all(connection: Connection, pendings: Sequence[Pending],
+def _await_all(connection: FlightsHost, pendings: Sequence[Pending],
                tickets: Sequence[Ticket | None], budget: float | None,
                start: float) -> set[int]:
     """Wait until every cell is done or has timed out; returns the slots that timed out."""
@@ -369,7 +258,7 @@ def _await_all(connection: Connection, pendings: Sequence[Pending],
                     pass
 
 
-def _shaped_all(connection: Connection, pools: Pools, info: EraInfo,
+def _shaped_all(connection: FlightsHost, pools: Pools, info: EraInfo,
                 pendings: Sequence[Pending], params: Sequence[dict[str, Any]],
                 metas: Sequence[dict[str, Any] | None], tickets: Sequence[Ticket | None],
                 timed_out: set[int], budget: float | None) -> list[Any]:
@@ -418,7 +307,7 @@ def all_done(items: Sequence[Pending] | Sequence[Future[Any]]) -> Callable[[], b
     return done
 
 
-def _more_rounds(connection: Connection, pools: Pools, info: EraInfo, params: dict[str, Any],
+def _more_rounds(connection: FlightsHost, pools: Pools, info: EraInfo, params: dict[str, Any],
                  meta: dict[str, Any] | None, ticket: Ticket | None, shaped: Shaped,
                  budget: float | None, outcomes: list[Any], slot: int) -> None:
     """A volley's ``input_required`` answer, completed through the hooks (its own thread)."""
@@ -436,14 +325,6 @@ def _outcome(exc: BaseException, params: dict[str, Any]) -> BaseException:
     if not isinstance(exc, MCPClientError):
         log.error("tools/call %s failed inside the client", params.get("name"), exc_info=exc)
     return exc
-
-
-def _guarded(on_due: Callable[[float], float | None], now: float) -> float | None:
-    try:
-        return on_due(now)
-    except Exception:   # one broken entry must not stop the deadlines of the others
-        log.exception("a deadline's handler raised")
-        return None
 
 
 #: The class :func:`answer_class` makes, once it has (a look without a frame).

@@ -7,7 +7,7 @@
 * the hook workers that answer a legacy server's requests, because a
   hook may wait on a human while the reader must keep reading;
 * the one thread keeping pipelined calls' deadlines
-  (:class:`~._flights.Deadlines`);
+  (:class:`~._deadlines.Deadlines`);
 * the threads of pipelined calls' ``input_required`` rounds, which it only
   tracks, so that shutting down waits for them as for a pool's threads.
 
@@ -27,7 +27,7 @@ import time
 
 from .._log import get_logger
 from ..exceptions import TransportClosed
-from ._flights import Deadlines
+from ._deadlines import Deadlines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
 
     from ..correlator import Pending
-    from ._connection import Connection
+    from ._hosts import WatchHost
     from ._era import EraInfo
 
 __all__ = ["Watch", "LISTEN", "LISTEN_BACKOFF", "LISTS"]
@@ -59,7 +59,7 @@ class Watch:
         warn: where warnings go.
     """
 
-    def __init__(self, connection: Connection, opts: Mapping[str, Any],
+    def __init__(self, connection: WatchHost, opts: Mapping[str, Any],
                  evict: Callable[[], object], warn: Callable[[str], None]) -> None:
         self._connection = connection
         self._enabled = bool(opts["watch"])
@@ -238,7 +238,7 @@ class Watch:
         if self._stop.is_set():   # stop() ran before this listen was known to it
             self.stop()
         try:
-            connection.post(pending, {"notifications": wanted}, connection.meta(info, None))
+            connection.writer.post(pending, {"notifications": wanted}, connection.meta(info, None))
         except MCPClientError as exc:
             return str(exc)
         ended.wait()

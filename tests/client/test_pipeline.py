@@ -21,7 +21,7 @@ from unittest import mock
 
 from mcp_client import (Client, MCPClientError, ProtocolError, ServerGone, Timeout,
                         TransportClosed)
-from mcp_client.client._flights import Deadlines
+from mcp_client.client._deadlines import Deadlines
 from mcp_client.testing import FakeTransport
 
 from ..base import ClientCase, LeakCheckingTestCase, server, wait_until
@@ -52,7 +52,7 @@ def echo_calls(count: int) -> list[dict[str, Any]]:
 
 def short_budget(client: Client, seconds: float) -> None:
     """``request_timeout`` from now on (the SDK server's first answers take longer)."""
-    client._connection._default_budget = seconds
+    client._connection._requests.default_budget = seconds
 
 
 def sending(client: Client, tool: str) -> threading.Event:
@@ -252,14 +252,14 @@ class ChaosEchoTest(ChaosCase):
     def test_a_bug_in_the_client_is_logged_and_becomes_an_entry(self) -> None:
         client = self.ready(tool_concurrency=8, parallel_tools=("echo",))
 
-        shaped = client._connection.shaped
+        shaped = client._connection._requests.shaped
 
         def broken(info: Any, method: str, answer: Any, *rest: Any) -> Any:
             if method == "tools/call":
                 raise RuntimeError("a bug")
             return shaped(info, method, answer, *rest)
 
-        client._connection.shaped = broken  # type: ignore[method-assign]
+        client._connection._requests.shaped = broken  # type: ignore[method-assign]
         calls = [{"id": f"c{n}", "type": "function",
                   "function": {"name": "echo", "arguments": json.dumps({"text": str(n)})}}
                  for n in range(2)]
