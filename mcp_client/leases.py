@@ -105,7 +105,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from . import paths
-from .policy._places import command_locations
+from .policy import command_locations
 from .provider import CallParts, Layer, declared_name, error_message, parse_arguments, tool_message
 
 if TYPE_CHECKING:

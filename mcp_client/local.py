@@ -24,8 +24,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, Iterable
 
-from .client import Client
-from .client._inprocess import InProcessTransport
+from .client import Client, InProcessTransport
 
 if TYPE_CHECKING:
     from .types import ToolAnnotations, ToolDeclaration, ToolMessage

@@ -167,8 +167,7 @@ class ServerConfig:
 
     def _login(self) -> Any:
         """The entry's OAuth, logged in (before the probe: a person is not a server)."""
-        from ..auth import FileTokenStorage, OAuth
-        from ..auth._storage import user_token_path
+        from ..auth import FileTokenStorage, OAuth, user_token_path
 
         settings = dict(self.oauth or {})
         auth = OAuth(client_name="mcp-client", storage=FileTokenStorage(user_token_path()),
