@@ -23,8 +23,8 @@ import logging
 from ._errors import AuthError
 from ._machine import ClientCredentials, IdentityAssertion, WorkloadIdentity
 from ._oauth import OAuth
-from ._storage import (FileTokenStorage, MemoryTokenStorage, TokenStorage, UnsafeTokenFile,
-                       user_token_path)
+from ._storage import FileTokenStorage, MemoryTokenStorage, TokenStorage, UnsafeTokenFile
+from ._storage import user_token_path as user_token_path  # noqa: F401 -- for cli, _config
 
 # The package logger's NullHandler (mcp_client._log installs it lazily elsewhere).
 _root = logging.getLogger(__name__.rpartition(".")[0])

@@ -12,7 +12,7 @@ lease layer: what a call's commands may change.
 """
 from __future__ import annotations
 
-from ._places import command_locations
+from ._places import command_locations as command_locations  # noqa: F401 -- for leases
 from ._policy import ANSWERS, FLOOR_CHECKS, LEASE_TOOLS, REFUSED, Grants, Policy
 
 __all__ = ["Policy", "Grants", "ANSWERS", "LEASE_TOOLS", "FLOOR_CHECKS", "REFUSED"]
