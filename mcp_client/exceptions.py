@@ -85,7 +85,7 @@ def exit_status(code: int | None) -> str:
     """How a child's exit status reads: ``exit code 1``, ``killed by SIGKILL``.
 
     A negative status is the signal that ended the child (as
-    :attr:`subprocess.Popen.returncode` has it); it is named, because
+    the ``returncode`` of a :class:`subprocess.Popen` has it); it is named, because
     ``exit code -11`` reads as the server's own choice and a segfault is not.
     """
     if code is None:

@@ -178,7 +178,8 @@ class Leases(Layer):
 
     @property
     def inner(self) -> Any:
-        """The provider underneath: :attr:`provider` under its older name (read-only)."""
+        """The provider underneath: :attr:`~mcp_client.provider.Layer.provider` under its
+        older name (read-only)."""
         return self.provider
 
     # -- the provider pair -----------------------------------------------------------
