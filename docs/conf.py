@@ -57,6 +57,7 @@ nitpick_ignore = [
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 napoleon_use_rtype = False
+# An ``Attributes:`` entry becomes an attribute of its own, so :attr: can link to it.
 napoleon_use_ivar = False
 
 autodoc_member_order = "bysource"
@@ -100,7 +101,9 @@ def demo_transport():
 
 # -- references the py domain cannot resolve on its own ----------------------------
 
-#: How annotations spell a standard type -> where the Python documentation has it.
+#: How annotations spell a standard type -> where the Python documentation has it
+#: (``Executor`` links once trim.py keeps it in the inventory: until then it is
+#: ``concurrent.futures._base``'s, a private name, and plain text).
 SPELLED = {"Future": "concurrent.futures.Future",
            "concurrent.futures._base.Future": "concurrent.futures.Future",
            "concurrent.futures._base.Executor": "concurrent.futures.Executor"}
