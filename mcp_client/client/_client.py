@@ -393,8 +393,7 @@ class Client(AsyncTwins, Extras, Skills, TaskCalls):
             ProtocolError: the server answered with a JSON-RPC error; or, with
                 ``validate``, the structured content does not match (``code``
                 None, ``data`` ``{"tool", "path", "reason"}``).
-            Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError: as every
-                request.
+            Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError: as any call.
         """
         params = self._tool_params(name, arguments, progress_token)
         started = time.monotonic()
