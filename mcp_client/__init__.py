@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from ._version import __version__
 from .client import Client
-from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, ProtocolError,
-                         ServerGone, SkillError, SpawnFailed, Timeout, TransportClosed,
-                         TransportError, UnsupportedVersion)
+from .exceptions import (Cancelled, InputLoopExceeded, InvalidArgument, MCPClientError,
+                         ProtocolError, ServerGone, SkillError, SpawnFailed, Timeout,
+                         TransportClosed, TransportError, UnsupportedVersion)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "__version__", "Client", "Registry", "MCPClientError", "Timeout", "Cancelled", "ServerGone",
     "TransportClosed", "TransportError", "ProtocolError", "UnsupportedVersion", "InputLoopExceeded",
-    "SpawnFailed", "SkillError", "chat_messages",
+    "SpawnFailed", "SkillError", "InvalidArgument", "chat_messages",
 ]
 
 

@@ -80,8 +80,9 @@ COMMAND_TAILS = {"command": "command", "cmd": "command", "cmdline": "command",
                  "commandline": "command", "commands": "commands", "cmds": "commands",
                  "script": "script", "scripts": "commands", "argv": "argv",
                  "program": "command", "executable": "command"}
-#: Keys whose list is the rest of a single command's argv (``{"command": "git",
-#: "arguments": ["push"]}``): read with the command, never on their own.
+#: Keys whose list is the rest of a single command's argv
+#: (``{"command": "git", "arguments": ["push"]}``): read with the command, never on
+#: their own.
 ARG_KEYS = ("args", "arguments", "params", "parameters")
 #: Last words of keys that carry prose or data, never a place.
 TEXT_TAILS = frozenset({"content", "contents", "text", "texts", "body", "message", "messages",

@@ -11,6 +11,8 @@ imports nothing but the standard library.
 
 from __future__ import annotations
 
+import reprlib
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Mapping, Sequence
@@ -31,6 +33,7 @@ __all__ = [
     "InputLoopExceeded",
     "SpawnFailed",
     "SkillError",
+    "InvalidArgument",
 ]
 
 
@@ -82,7 +85,7 @@ def exit_status(code: int | None) -> str:
     """How a child's exit status reads: ``exit code 1``, ``killed by SIGKILL``.
 
     A negative status is the signal that ended the child (as
-    :attr:`subprocess.Popen.returncode` has it); it is named, because
+    the ``returncode`` of a :class:`subprocess.Popen` has it); it is named, because
     ``exit code -11`` reads as the server's own choice and a segfault is not.
     """
     if code is None:
@@ -351,3 +354,30 @@ class SkillError(MCPClientError):
 def _rebuild_skill_error(name: str | None, reason: str, detail: str,
                          uri: str | None) -> SkillError:
     return SkillError(name, reason, detail, uri=uri)
+
+
+class InvalidArgument(MCPClientError, ValueError, TypeError):
+    """A constructor or method was given an argument it cannot use.
+
+    Raised where the call is made, before anything starts (a layer's
+    ``agent_id``, a table's ``default_ttl``, a hook that is not callable).
+    It is also a :class:`ValueError` and a :class:`TypeError` -- the builtins
+    these checks raised before, a wrong value or a wrong type -- so an
+    ``except ValueError`` or ``except TypeError`` written for them still
+    catches it (as numpy's ``AxisError`` is both a ``ValueError`` and an
+    ``IndexError``).
+
+    Attributes:
+        argument: the parameter's name (``"agent_id"``).
+        value: what was passed.
+        reason: what it must be (``"must be a non-empty string"``).
+    """
+
+    def __init__(self, argument: str, value: Any, reason: str) -> None:
+        self.argument = argument
+        self.value = value
+        self.reason = reason
+        super().__init__(f"{argument} {reason}, not {reprlib.repr(value)}")
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.argument, self.value, self.reason))

@@ -9,7 +9,7 @@ other side of a pipe are interchangeable to the caller.
 ``LocalServer`` automatically.
 
 It owns one :class:`~mcp_client.Client` over an
-:class:`~mcp_client.testing.InProcessTransport`, kept in :attr:`client`, and
+:class:`~mcp_client.testing.InProcessTransport`, kept in :attr:`LocalServer.client`, and
 delegates the provider methods to it.  That is the whole design:
 the messages cross the same JSON encoding a stdio pipe would, and the same
 bridge reads them, so the output is byte-identical to the same server reached
@@ -24,8 +24,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, Iterable
 
-from .client import Client
-from .client._inprocess import InProcessTransport
+from .client import Client, InProcessTransport
 
 if TYPE_CHECKING:
     from .types import ToolAnnotations, ToolDeclaration, ToolMessage

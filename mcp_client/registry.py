@@ -34,7 +34,7 @@ Decisions:
   is an unknown tool, and it is never given to another tool; the tool gets it
   back when it returns under the same prefix.  Names differing only in case
   are different names (model APIs and rules compare them exactly).
-* A call is routed by the names published at the last :meth:`tools_for_llm`
+* A call is routed by the names published at the last :meth:`Registry.tools_for_llm`
   (listed once more when the name is not among them), and by nothing else:
   a name the registry never published -- ``fs_files.delete`` where it
   published ``fs_files_delete`` -- is an unknown tool, even though its prefix

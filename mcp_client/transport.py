@@ -21,19 +21,19 @@ the client and one server.  It knows nothing about eras, ids or results: the
 * When the wire dies on its own (the child exited, the stream broke), the
   transport calls ``on_close(exc)`` exactly once, with a
   :class:`~mcp_client.exceptions.ServerGone` that says why, after the last
-  ``on_message``.  It is never called for a :meth:`close` the client asked for.
-* :meth:`send` may be called from any thread, concurrently; messages are never
+  ``on_message``.  It is never called for a :meth:`Transport.close` the client asked for.
+* :meth:`Transport.send` may be called from any thread, concurrently; messages are never
   interleaved on the wire.  It raises :class:`ServerGone` or
   :class:`TransportClosed` when the message cannot be written.  ``headers`` is
   per-message wire metadata that a transport may use (HTTP does; stdio ignores
   it).
-* :meth:`cancel` tells the server a request was abandoned, in whatever way the
+* :meth:`Transport.cancel` tells the server a request was abandoned, in whatever way the
   wire defines (stdio: a ``notifications/cancelled``; HTTP: closing that
   request's response stream).  It never raises.
-* :meth:`close` is idempotent, may be called from any thread (never from the
+* :meth:`Transport.close` is idempotent, may be called from any thread (never from the
   reader thread's callbacks), releases every resource and joins every thread
   the transport started.
-* :meth:`restart` (optional, see :attr:`can_restart`) brings a dead wire back:
+* :meth:`Transport.restart` (optional, see :attr:`Transport.can_restart`) brings a dead wire back:
   the client uses it when a stdio server exits during the era probe.
 
 Capabilities and the fast path.  A wire says what it can do in five class

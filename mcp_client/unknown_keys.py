@@ -30,6 +30,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
+from .exceptions import InvalidArgument
 from .provider import CallParts, Layer, declared_name, parse_arguments
 from .reasons import REASON_PARAM
 
@@ -49,13 +50,13 @@ class UnknownKeys(Layer):
         on_warn: called with ``{"tool", "id", "unknown_keys", "declared_keys"}``.
 
     Raises:
-        TypeError: ``on_warn`` is not callable.
+        InvalidArgument: ``on_warn`` is not callable.
         MCPClientError: ``provider`` is not a provider.
     """
 
     def __init__(self, provider: Any, on_warn: Callable[[dict[str, Any]], Any]) -> None:
         if not callable(on_warn):
-            raise TypeError("on_warn must be callable")
+            raise InvalidArgument("on_warn", on_warn, "must be callable")
         super().__init__(provider)
         self._on_warn = on_warn
         self._lock = threading.Lock()

@@ -55,11 +55,16 @@ def _is_type_checking(node: ast.If) -> bool:
 
 
 class _Imports(ast.NodeVisitor):
-    """Collects (target, at_module_level) for every import of the package in one file."""
+    """Collects (target, at_module_level) for every import of the package in one file.
 
-    def __init__(self, module: str, is_package: bool, known: set[str]) -> None:
+    With ``typing``, the imports under ``if TYPE_CHECKING:`` count too.
+    """
+
+    def __init__(self, module: str, is_package: bool, known: set[str], *,
+                 typing: bool = False) -> None:
         self.package = module if is_package else module.rpartition(".")[0]
         self.known = known
+        self.typing = typing
         self.found: set[tuple[str, bool]] = set()
         self.depth = 0
 
@@ -68,7 +73,7 @@ class _Imports(ast.NodeVisitor):
             self.found.add((target, self.depth == 0))
 
     def visit_If(self, node: ast.If) -> None:
-        if not _is_type_checking(node):
+        if self.typing or not _is_type_checking(node):
             self.generic_visit(node)
 
     def _nested(self, node: ast.AST) -> None:
@@ -93,17 +98,19 @@ class _Imports(ast.NodeVisitor):
             self._add(submodule if submodule in self.known else source)
 
 
-def _graph() -> dict[str, set[tuple[str, bool]]]:
+def _graph(*, typing: bool = False) -> dict[str, set[tuple[str, bool]]]:
     files = {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
     graph = {}
     for name, path in files.items():
-        visitor = _Imports(name, path.name == "__init__.py", set(files))
+        visitor = _Imports(name, path.name == "__init__.py", set(files), typing=typing)
         visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
         graph[name] = {(target, top) for target, top in visitor.found if target != name}
     return graph
 
 
 GRAPH = _graph()
+#: every import, lazy and ``TYPE_CHECKING`` ones included
+EVERY_IMPORT = _graph(typing=True)
 
 
 def _short(module: str) -> str:
@@ -113,6 +120,17 @@ def _short(module: str) -> str:
 def _unit(module: str) -> str:
     """The first name below the package: ``policy`` for ``mcp_client.policy._shell``."""
     return _short(module).split(".")[0] if module != "mcp_client" else ""
+
+
+def _private_owner(module: str) -> str | None:
+    """The package a private module belongs to: ``mcp_client.client`` for
+    ``mcp_client.client._schema``; None for a public module, or a private one
+    directly in the package (``mcp_client._log``: shared by every wing)."""
+    parts = module.split(".")
+    for at, part in enumerate(parts[1:], 1):
+        if part.startswith("_") and part != "__main__":
+            return ".".join(parts[:at]) if at > 1 else None
+    return None
 
 
 def _uses(module: str) -> set[str]:
@@ -156,6 +174,17 @@ class DependencyRulesTest(unittest.TestCase):
 
     def test_nothing_outside_testing_imports_testing(self) -> None:
         self.assert_units(set(map(_unit, GRAPH)) - {"testing"}, set(), {"testing"})
+
+    def test_no_module_imports_another_wings_private_module(self) -> None:
+        # ``mcp_client.client._schema`` is the client's own: another wing goes
+        # through the client's face or a shared module.  Lazy and
+        # ``TYPE_CHECKING`` imports count: they are the same dependency.
+        found = sorted(f"{_short(module)} -> {_short(target)}"
+                       for module, targets in EVERY_IMPORT.items()
+                       for target, _ in targets
+                       if (owner := _private_owner(target)) is not None
+                       and module != owner and not module.startswith(owner + "."))
+        self.assertEqual(found, [])
 
     def test_no_import_cycle_at_module_level(self) -> None:
         edges = {module: {target for target, top in targets if top and target in GRAPH}
@@ -203,10 +232,12 @@ class PublicSurfaceTest(unittest.TestCase):
                 self.assertTrue(face.is_file())
                 tree = ast.parse(face.read_text(encoding="utf-8"))
                 # A face re-exports: its body is a docstring, imports and __all__
-                # (and at most a module __dir__ or __getattr__).
+                # (and at most a module __dir__ or __getattr__, and the imports
+                # a type checker reads for what __getattr__ loads).
                 kinds = {type(node).__name__ for node in tree.body
                          if not (isinstance(node, ast.FunctionDef)
-                                 and node.name in ("__dir__", "__getattr__"))}
+                                 and node.name in ("__dir__", "__getattr__"))
+                         and not (isinstance(node, ast.If) and _is_type_checking(node))}
                 self.assertLessEqual(kinds, {"Expr", "ImportFrom", "Import", "Assign"})
 
     def test_the_registry_does_not_load_the_test_doubles(self) -> None:

@@ -38,7 +38,8 @@ class ConfigError(MCPClientError):
         key: the key inside the entry, as a path (``args[2]``, ``env.API_KEY``),
             or the top-level key; None when no single key is at fault.
         path: the file, when the configuration came from one.
-        line, column: where a JSON syntax error is (1-based), else None.
+        line: where a JSON syntax error is (1-based), else None.
+        column: the column of that error (1-based), else None.
     """
 
     __module__ = "mcp_client.config"   # where users import it from, and where pickles look
@@ -74,15 +75,20 @@ class ServerConfig:
         name: the entry's name in the file.
         kind: ``"stdio"``, ``"http"`` or ``"sse"`` (2024-11-05 HTTP+SSE).
         prefix: the name made acceptable as a registry prefix (see :mod:`mcp_client.config`).
-        command, args, env, cwd: how to start a stdio server (``command`` is absolute
-            when the file gave a relative path, see :mod:`mcp_client.config`).
+        command: the program that starts a stdio server (absolute when the file
+            gave a relative path, see :mod:`mcp_client.config`).
+        args: its arguments.
+        env: the environment variables it is given.
+        cwd: the directory it starts in.
         inherit_env: what it inherits besides ``env`` (``"safe"``, True or False).
-        url, headers: where an HTTP server is.
+        url: where an HTTP server is.
+        headers: the headers sent to it.
         oauth: the OAuth settings of an HTTP server (``{}`` for ``true``), or None.
         era: ``"auto"``, ``"legacy"``, a modern version, or None (the client's default).
         disabled: True if the entry says ``"disabled": true``.
-        include, exclude: the entry's ``"tools": {"include": [...], "exclude": [...]}``
-            globs (see :mod:`mcp_client._toolfilter`); None and ``()`` when absent.
+        include: the entry's ``"tools": {"include": [...]}`` globs, None when absent
+            (see :mod:`mcp_client._toolfilter`).
+        exclude: its ``"tools": {"exclude": [...]}`` globs, ``()`` when absent.
         extra: every key the reader does not know, verbatim.
     """
 
@@ -167,8 +173,7 @@ class ServerConfig:
 
     def _login(self) -> Any:
         """The entry's OAuth, logged in (before the probe: a person is not a server)."""
-        from ..auth import FileTokenStorage, OAuth
-        from ..auth._storage import user_token_path
+        from ..auth import FileTokenStorage, OAuth, user_token_path
 
         settings = dict(self.oauth or {})
         auth = OAuth(client_name="mcp-client", storage=FileTokenStorage(user_token_path()),

@@ -9,7 +9,9 @@ registration, the user's consent, tokens and their refresh -- and then send
 the request again.  Tokens are kept in a
 :class:`TokenStorage` (:class:`MemoryTokenStorage` by default,
 :class:`FileTokenStorage` to share them across processes).  Every failure is
-an :class:`AuthError`.
+an :class:`AuthError`.  The user's own token file, ``user_token_path()``
+(outside ``__all__``), is where the command line and ``mcpServers`` entries
+keep theirs.
 
 This package imports ``requests``; ``import mcp_client`` does not import it.
 """
@@ -22,6 +24,7 @@ from ._errors import AuthError
 from ._machine import ClientCredentials, IdentityAssertion, WorkloadIdentity
 from ._oauth import OAuth
 from ._storage import FileTokenStorage, MemoryTokenStorage, TokenStorage, UnsafeTokenFile
+from ._storage import user_token_path as user_token_path  # noqa: F401 -- for cli, _config
 
 # The package logger's NullHandler (mcp_client._log installs it lazily elsewhere).
 _root = logging.getLogger(__name__.rpartition(".")[0])

@@ -160,8 +160,7 @@ class Run:
 
     def oauth(self) -> Any:
         """The OAuth object of ``--auth oauth`` and ``login``: the user's token file."""
-        from ..auth import FileTokenStorage, OAuth
-        from ..auth._storage import user_token_path
+        from ..auth import FileTokenStorage, OAuth, user_token_path
 
         pasting = self.args.verb == "login" or self.interactive
         return OAuth(client_name=PROG, storage=FileTokenStorage(user_token_path()),

@@ -23,7 +23,7 @@ Decisions about the form (the 2025-11-25 / 2026-07-28 elicitation
 * An empty answer takes the default when there is one, skips an optional
   field, and is refused for a required field.  An answer that does not parse
   or does not satisfy the property's schema (checked with ``jsonschema``,
-  formats included, patterns in bounded time by :mod:`mcp_client._schema`) is
+  formats included, patterns in bounded time by the client's schema checks) is
   explained and asked again.
 * End of input (Ctrl-D) at any prompt **declines** the request
   (``{"action": "decline"}``).  Ctrl-C is not an answer: it interrupts the
@@ -61,7 +61,7 @@ import threading
 import urllib.parse
 from typing import IO, Any, Callable, Mapping, Sequence
 
-from ..client import _schema
+from ..client import first_error, validator_for
 
 #: ``suggest(argument, typed, context) -> {"values", "total"?, "hasMore"?}`` or None.
 Suggest = Callable[[str, str, Mapping[str, str]], "Mapping[str, Any] | None"]
@@ -499,8 +499,7 @@ def _check(prop: Mapping[str, Any], value: Any) -> str | None:
 
     schema = {"type": "object", "properties": {"value": dict(prop)}}
     try:   # its patterns in bounded time, as the client's own check of the answer
-        error = _schema.first_error(_schema.validator_for(schema, formats=True),
-                                    {"value": value})
+        error = first_error(validator_for(schema, formats=True), {"value": value})
     except jsonschema.exceptions.SchemaError:
         return None   # the client validates the whole answer before it is sent
     return None if error is None else error.message

@@ -307,7 +307,7 @@ class Client(AsyncTwins, Extras, Resources, Skills):
         Raises:
             ProtocolError: the server refused, or broke the protocol, or its
                 list went past one of those bounds (named in the message).
-            Timeout, Cancelled, ServerGone, TransportClosed.
+            Timeout, Cancelled, ServerGone, TransportClosed: as every request.
         """
         connection = self._connection
         tools = connection.list_all("tools/list", "tools", refresh=refresh, timeout=timeout,
@@ -351,7 +351,7 @@ class Client(AsyncTwins, Extras, Resources, Skills):
             ProtocolError: the server answered with a JSON-RPC error; or, with
                 ``validate``, the structured content does not match (``code``
                 None, ``data`` ``{"tool", "path", "reason"}``).
-            Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError.
+            Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError: as any call.
         """
         params = tool_params(name, arguments, progress_token)
         started = time.monotonic()

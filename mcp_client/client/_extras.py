@@ -55,7 +55,7 @@ class Extras:
             MCPClientError: a bad method or params, or the connection's own
                 ``initialize``/``server/discover``.
             ProtocolError: the server answered with a JSON-RPC error.
-            Timeout, Cancelled, ServerGone, TransportClosed.
+            Timeout, Cancelled, ServerGone, TransportClosed: as every request.
         """
         _check_method(method)
         if method in _OWN_METHODS:
@@ -132,7 +132,7 @@ class Extras:
         Raises:
             MCPClientError: a bad ``ref``, ``argument`` or ``context``.
             ProtocolError: the server refused, or its answer is malformed.
-            Timeout, Cancelled, ServerGone, TransportClosed.
+            Timeout, Cancelled, ServerGone, TransportClosed: as every request.
         """
         params = completion_params(ref, argument, context)
         result = self._connection.request("completion/complete", params, timeout=timeout,

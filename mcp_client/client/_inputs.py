@@ -32,7 +32,7 @@ either way reported through ``on_warn``.  A URL-mode answer carries its
 An accepted elicitation is checked before it is sent: fields the hook left out
 get the schema's defaults (SEP-1034), and content that does not satisfy
 ``requestedSchema`` (validated with ``jsonschema``, imported on first use, its
-patterns in bounded time by :mod:`mcp_client._schema`: one that does not finish
+patterns in bounded time by :mod:`mcp_client.client._schema`: one that does not finish
 is a failure) is reported and declined rather than sent.
 
 Hooks run on whichever thread asks: the calling thread for a modern round (a

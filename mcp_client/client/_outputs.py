@@ -6,7 +6,7 @@ SHOULD validate it.  :class:`OutputChecks` does that with ``jsonschema``
 (imported on first use), in the draft the schema's ``$schema`` names, else
 2020-12.  A ``$ref`` is resolved only inside the schema: nothing is fetched
 over the network (no retrieval is configured on the validator's registry).
-The schema's regular expressions run in bounded time (:mod:`mcp_client._schema`):
+The schema's regular expressions run in bounded time (:mod:`mcp_client.client._schema`):
 one that does not finish is a mismatch, never a hang.
 
 It holds one compiled validator per distinct schema, so a catalogue's schemas
@@ -49,7 +49,7 @@ class OutputChecks:
         not checked.  A declared schema with no ``structuredContent`` is a
         mismatch at ``$``; so is a schema that is not valid JSON Schema, and
         one whose patterns do not finish within ``budget`` seconds (None:
-        :data:`~mcp_client._schema.PATTERN_BUDGET`, which also caps it).
+        :data:`~mcp_client.client._schema.PATTERN_BUDGET`, which also caps it).
         """
         if tool is None or result.get("isError") is True:
             return None

@@ -60,7 +60,8 @@ class Skills:
         Raises:
             SkillError: ``reason`` ``"not_declared"``: the server does not
                 declare the extension, so it is not asked.
-            ProtocolError, Timeout, Cancelled, ServerGone, TransportClosed.
+            ProtocolError, Timeout, Cancelled, ServerGone, TransportClosed: as every
+                request.
         """
         self._check_declared(None)
         kept = []
@@ -106,7 +107,8 @@ class Skills:
                 too large, dynamic, or failed verification (``reason`` says
                 which; ``uri`` names the file).
             MCPClientError: ``skill`` or ``files`` is no such thing.
-            ProtocolError, Timeout, Cancelled, ServerGone, TransportClosed.
+            ProtocolError, Timeout, Cancelled, ServerGone, TransportClosed: as every
+                request.
         """
         asked = _asked(skill)
         self._check_declared(asked)

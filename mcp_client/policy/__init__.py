@@ -6,10 +6,13 @@ grants live in :mod:`._policy`, the rule language in
 the shell reader in :mod:`._shell` (what it knows of particular programs in
 :mod:`._programs`, the command checks in :mod:`._checks`), and the call as a
 question shows it, with the answer read back, in :mod:`._calls` and
-:mod:`._asking`.  Import the public names from here.
+:mod:`._asking`.  Import the public names from here.  Outside ``__all__``,
+``command_locations`` (:mod:`._places`) is the shell reader's answer to the
+lease layer: what a call's commands may change.
 """
 from __future__ import annotations
 
+from ._places import command_locations as command_locations  # noqa: F401 -- for leases
 from ._policy import ANSWERS, FLOOR_CHECKS, LEASE_TOOLS, REFUSED, Grants, Policy
 
 __all__ = ["Policy", "Grants", "ANSWERS", "LEASE_TOOLS", "FLOOR_CHECKS", "REFUSED"]

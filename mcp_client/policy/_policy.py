@@ -349,7 +349,7 @@ class Policy(Layer):
     def handle_calls(self, calls: list[Any], parts: list[CallParts]) -> list[ToolMessage]:
         """Decide each call, forward the allowed ones as one batch, refuse the rest in place.
 
-        :meth:`execute_tool_calls` (the :class:`~mcp_client.provider.Layer`'s)
+        :meth:`~mcp_client.provider.Layer.execute_tool_calls` (the layer's)
         has refused the calls it could not read and raised for ``calls`` that
         is not a list; nothing about a single call raises.
 

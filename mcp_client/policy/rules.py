@@ -253,11 +253,13 @@ def _check_value(key: str, value: Any) -> Any:
 class Rule:
     """A validated rule.
 
+    Each rule key (``tool``, ``decision``, ``under``, ``command``, ``args``,
+    ``args_any``, ``exact``, ``check``, ``host``, ``note``) is an attribute
+    holding its validated value (``host`` lowercased, ``under`` normalised).
+
     Attributes:
         index: its position in the list it came from.
         source: a copy of the rule as given (plain data).
-        tool, decision, under, command, args, args_any, exact, check, host, note:
-            the validated values (``host`` lowercased, ``under`` normalised).
         danger: ``severity`` is ``danger``.
     """
 

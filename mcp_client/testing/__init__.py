@@ -5,7 +5,7 @@
   record of everything the client sent.  No subprocess, no network.
 * :class:`InProcessTransport` -- a live official-SDK server object in this
   process, no wire (what :class:`~mcp_client.local.LocalServer` rests on;
-  it lives in ``mcp_client.client._inprocess`` and is re-exported here).
+  it lives in the client package and is re-exported here).
 * :func:`check_provider` and :func:`check_transport` -- the contract of each
   role, asserted against an implementation of your own (or of ours).
 * :class:`TestKit` and :class:`ProgressKit` -- official-SDK servers with one
@@ -18,7 +18,7 @@ SDK server object over, or builds a kit.
 
 from __future__ import annotations
 
-from ..client._inprocess import InProcessTransport
+from ..client import InProcessTransport
 from ._checks import check_provider, check_transport
 from .fake import NO_ANSWER, Die, Error, FakeTransport, Raw
 from .kits import ProgressKit, TestKit
