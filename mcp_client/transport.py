@@ -43,33 +43,33 @@ flag makes is part of this contract (and of
 
 * :attr:`~Transport.supports_handshake` -- the 2025-11-25 handshake era can
   be spoken over this wire.
-* :attr:`~Transport.cancel_is_hangup` -- :meth:`cancel` is a hang-up that
+* :attr:`~Transport.cancel_is_hangup` -- :meth:`~Transport.cancel` is a hang-up that
   costs the server nothing (HTTP), so even an abandoned probe may use it.
 * :attr:`~Transport.wants_tool_headers` -- ``tools/call`` wants its
-  ``x-mcp-header`` values as :meth:`send`'s ``headers``; the value may change
+  ``x-mcp-header`` values as :meth:`~Transport.send`'s ``headers``; the value may change
   once the era is known (HTTP: False after an ``initialize``).
-* :attr:`~Transport.pipelines` -- :meth:`send` never waits on the peer: it
+* :attr:`~Transport.pipelines` -- :meth:`~Transport.send` never waits on the peer: it
   returns while nothing reads the answers (stdio: an outbox takes what the
   pipe does not), so the client may send a call from the caller's thread and
   finish it on the thread that delivers its answer.
-* :attr:`~Transport.line_wire` -- :meth:`send_line` takes messages already
+* :attr:`~Transport.line_wire` -- :meth:`~Transport.send_line` takes messages already
   encoded: ``data`` is one or more lines of JSON, each one JSON-RPC message
   ending in ``\\n``, and each reaches the server as the very message
-  :meth:`send` would have sent (same order, nothing dropped or merged).
-  Without the flag :meth:`send_line` raises ``NotImplementedError``.
+  :meth:`~Transport.send` would have sent (same order, nothing dropped or merged).
+  Without the flag :meth:`~Transport.send_line` raises ``NotImplementedError``.
 
 The methods of the fast path, which every wire has (the base gives defaults):
 
-* :meth:`send_line` -- see :attr:`line_wire`.
-* :meth:`send_led` and :meth:`lead` -- a caller about to wait for an answer
-  sends its request with :meth:`send_led` and then, **on the same thread and
-  before it sends anything else**, calls :meth:`lead`; a wire may leave the
-  request for :meth:`lead` to write and read on that thread (HTTP) or read
-  the wire there while no reader thread does (stdio).  :meth:`lead` calls
+* :meth:`~Transport.send_line` -- see :attr:`~Transport.line_wire`.
+* :meth:`~Transport.send_led` and :meth:`~Transport.lead` -- a caller about to wait for an answer
+  sends its request with :meth:`~Transport.send_led` and then, **on the same thread and
+  before it sends anything else**, calls :meth:`~Transport.lead`; a wire may leave the
+  request for :meth:`~Transport.lead` to write and read on that thread (HTTP) or read
+  the wire there while no reader thread does (stdio).  :meth:`~Transport.lead` calls
   ``first`` exactly once, returns what is left of its ``timeout`` (None for
   None; 0.0 when it ran out) and never loses an answer: one it does not
   deliver itself is delivered by the transport's own threads.  The defaults
-  are :meth:`send` and a :meth:`lead` that reads nothing.
+  are :meth:`~Transport.send` and a :meth:`~Transport.lead` that reads nothing.
 
 And two optional members a wire may define (the client looks them up):
 
