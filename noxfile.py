@@ -7,7 +7,8 @@ package with the extra it needs, then runs the command ``.ci/run`` runs:
 * ``tests``: ``python -m pytest`` (two pytest-xdist workers, as setup.cfg
   says; arguments after ``--`` are passed on: ``nox -s tests -- tests/client -n 0``);
 * ``lint``: flake8 over ``mcp_client tests examples bench``;
-* ``typing``: mypy, configured in setup.cfg (strict, over ``mcp_client``);
+* ``typing``: mypy, configured in setup.cfg (strict over ``mcp_client``; the
+  bodies of the tests checked too);
 * ``docs``: the HTML build and the guide's examples run as doctests, both
   under ``-W`` (a warning fails the build), with no network.
 
@@ -48,7 +49,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHONS)
 def typing(session: nox.Session) -> None:
-    """mypy --strict over the package, as setup.cfg configures it."""
+    """mypy over the package and the tests, as setup.cfg configures it."""
     session.install("-e", ".[test]")
     session.run("mypy", *session.posargs)
 

@@ -22,6 +22,16 @@ revision's, an extension's): they are kept in the dict, and ``.get()``
 reads them (typed ``object``).  Protocol bookkeeping (``_meta`` of a result,
 ``resultType``, ``ttlMs``, ...) never reaches a caller and is not listed.
 
+Three small functions read the text out of a result, so that a caller
+need not narrow each block itself: :func:`text_of` (a tool result's text
+blocks), :func:`block_text` (one block that must be text, such as a prompt
+message's ``content``) and :func:`resource_text` (a read resource's text
+entries)::
+
+    from mcp_client.types import text_of
+
+    print(text_of(client.call_tool("add", {"a": 1, "b": 2})))
+
 This module is data only: it imports nothing of the package, and nothing at
 run time but :mod:`typing`.  The classes are for type checkers: at run time
 nothing is checked or converted, and ``__required_keys__`` is not to be
@@ -49,6 +59,7 @@ __all__ = [
     "FunctionDeclaration", "ToolDeclaration", "ToolMessage", "ChatToolMessage",
     "ToolCallFunction", "ToolCall",
     "ProviderEntry",
+    "text_of", "block_text", "resource_text",
 ]
 
 #: Who a message or an annotated block is for.
@@ -384,3 +395,36 @@ class ProviderEntry(TypedDict):
 
     prefix: str
     provider: Any
+
+
+# -- reading the text out of a result -----------------------------------------------------
+
+def text_of(result: CallToolResult) -> str:
+    """The text of a tool result: its text blocks' ``text``, joined with nothing between.
+
+    Blocks of any other type (images, audio, links, embedded resources) are
+    skipped; a result without text blocks gives ``""``.  Whether the tool
+    failed is ``result.get("isError")``, not read here.
+    """
+    return "".join(block["text"] for block in result["content"] if block["type"] == "text")
+
+
+def block_text(block: ContentBlock) -> str:
+    """The ``text`` of one content block that must be a text block.
+
+    For a block known to be text, such as a prompt message's ``content``
+    (``block_text(prompt["messages"][0]["content"])``); raises
+    :class:`ValueError`, naming the block's type, if it is not.
+    """
+    if block["type"] != "text":
+        raise ValueError(f"a {block['type']!r} block has no text")
+    return block["text"]
+
+
+def resource_text(result: ReadResourceResult) -> str:
+    """The text of a read resource: its text entries' ``text``, joined with nothing between.
+
+    Blob entries (``{"blob": <base64>}``) are skipped; a resource of blobs
+    only gives ``""``.
+    """
+    return "".join(entry["text"] for entry in result["contents"] if "text" in entry)

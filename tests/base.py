@@ -9,19 +9,67 @@ import threading
 import time
 import unittest
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence, TypeVar
 
 from mcp_client import Client
+from mcp_client.testing import FakeTransport
 from mcp_client.transport import Transport
 
 HERE = Path(__file__).resolve().parent
 SERVERS = HERE / "servers"
 PYTHON = sys.executable
 
+T = TypeVar("T")
+
+
+def of_type(value: object, kind: type[T]) -> T:
+    """``value``, which must be a ``kind``: a test's ``assertIsInstance`` that a type checker sees.
+
+    Fails the test (:class:`AssertionError`) naming what ``value`` was instead.
+    """
+    if not isinstance(value, kind):
+        raise AssertionError(f"{value!r} is a {type(value).__name__}, not a {kind.__name__}")
+    return value
+
 
 def server(name: str) -> list[str]:
     """The argv (after the interpreter) that runs ``tests/servers/<name>``."""
     return [str(SERVERS / name)]
+
+
+#: The protocol revision the tests' fake servers speak unless a test says otherwise.
+MODERN = "2026-07-28"
+
+
+def discover(capabilities: Mapping[str, Any] | None = None, *, name: str | None = None,
+             uncached: bool = False, **extra: Any) -> dict[str, Any]:
+    """A 2026-07-28 server's ``server/discover`` result, for a fake server to answer with.
+
+    ``capabilities`` (default: none); ``name``: a ``serverInfo`` (version "1") in the
+    result's ``_meta``; ``uncached``: ``ttlMs`` 0 and ``cacheScope`` "private", so the
+    client never keeps it; ``extra``: further keys of the result, as they are.
+    """
+    result: dict[str, Any] = {"resultType": "complete", "supportedVersions": [MODERN],
+                              "capabilities": dict(capabilities or {})}
+    if name is not None:
+        result["_meta"] = {"io.modelcontextprotocol/serverInfo": {"name": name, "version": "1"}}
+    if uncached:
+        result.update(ttlMs=0, cacheScope="private")
+    result.update(extra)
+    return result
+
+
+#: The plainest modern server: no capabilities.
+DISCOVER = discover()
+
+
+def fake_server(capabilities: Mapping[str, Any] | None = None,
+                **discovered: Any) -> FakeTransport:
+    """A :class:`FakeTransport` whose ``server/discover`` answer is ``discover(capabilities,
+    **discovered)``; a test adds the other methods' answers with ``on``."""
+    fake = FakeTransport()
+    fake.on("server/discover", discover(capabilities, **discovered))
+    return fake
 
 
 def _processes() -> list[tuple[int, list[str]]]:
@@ -94,22 +142,45 @@ class LeakCheckingTestCase(unittest.TestCase):
 class ClientCase(LeakCheckingTestCase):
     """Opens clients, each closed at cleanup; the latest one's warnings are ``self.warnings``."""
 
+    #: The ``tests/servers`` script :meth:`connect` runs when it is given no transport.
+    script: ClassVar[str | None] = None
+
+    #: The fake server the latest client talks to, when it talks to one.
+    fake: FakeTransport
+
     def setUp(self) -> None:
         super().setUp()
         self.warnings: list[str] = []
 
-    def connect(self, transport: Transport | None = None, *, args: Sequence[str] | None = None,
-                **options: Any) -> Client:
-        """A client over ``transport``, or with ``args`` over stdio to ``python *args``.
+    def connect(self, transport: Transport | None = None, *, url: str | None = None,
+                script: str | None = None, args: Sequence[str] = (),
+                capabilities: Mapping[str, Any] | None = None, **options: Any) -> Client:
+        """A client, closed at cleanup, over the first of these that is given:
+
+        * ``transport`` (a :class:`FakeTransport` becomes ``self.fake``);
+        * Streamable HTTP to ``url``;
+        * stdio to ``python tests/servers/<script> *args`` (``script`` defaults
+          to the class's :attr:`script`);
+        * stdio to ``python *args``;
+        * a new ``self.fake``, ``fake_server(capabilities)``, to which the test
+          adds answers.
 
         ``on_warn`` defaults to appending to a fresh ``self.warnings``; every
         other option is the client's (or, over stdio, the transport's).
         """
         self.warnings = []
         options.setdefault("on_warn", self.warnings.append)
-        if args is not None:
-            client = Client.connect_stdio(PYTHON, args=list(args), **options)
+        script = script or self.script
+        if transport is None and url is not None:
+            client = Client.connect_http(url, **options)
+        elif transport is None and (script is not None or args):
+            argv = (server(script) if script is not None else []) + list(args)
+            client = Client.connect_stdio(PYTHON, args=argv, **options)
         else:
+            if transport is None:
+                transport = fake_server(capabilities)
+            if isinstance(transport, FakeTransport):
+                self.fake = transport
             client = Client(transport=transport, **options)
         self.addCleanup(client.close)
         return client

@@ -115,7 +115,7 @@ class BoundedCase(ClientCase):
 class ChaosCase(BoundedCase):
     """A test case that runs hostile stdio servers (``tests/servers/chaos/``)."""
 
-    def connect(self, name: str, *args: object,  # type: ignore[override]
-                **options: Any) -> Client:
+    def chaos_client(self, name: str, *args: object, **options: Any) -> Client:
+        """A client of ``python tests/servers/chaos/<name> *args`` (``kill_grace`` 0.5 s)."""
         options.setdefault("kill_grace", 0.5)
-        return super().connect(args=chaos(name, *args), **options)
+        return self.connect(args=chaos(name, *args), **options)

@@ -32,7 +32,7 @@ from typing import Any, Callable
 from mcp_client import Client, MCPClientError, protocol
 from mcp_client.http import HTTPTransport
 
-from .base import PYTHON, LeakCheckingTestCase, server
+from .base import PYTHON, LeakCheckingTestCase, discover, server
 
 #: seconds a live server gets to print its port
 START_TIMEOUT = 30.0
@@ -175,7 +175,8 @@ class Reply:
         before = sock.gettimeout()
         sock.settimeout(timeout)
         try:
-            return sock.recv(1) == b""
+            closed: bool = sock.recv(1) == b""
+            return closed
         except OSError:
             return False
         finally:
@@ -214,9 +215,9 @@ def event(message: Any, *, crlf: bool = True) -> bytes:
     return b"event: message" + end + b"data: " + json.dumps(message).encode() + end + end
 
 
-DISCOVER = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {
-    "tools": {}, "resources": {}, "prompts": {}}, "ttlMs": 0, "cacheScope": "private",
-    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "scripted", "version": "1"}}}
+#: What a scripted server answers to server/discover.
+DISCOVERED = discover({"tools": {}, "resources": {}, "prompts": {}}, name="scripted",
+                      uncached=True)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -290,7 +291,7 @@ class ScriptedServer:
     @staticmethod
     def default(reply: Reply, seen: Seen) -> None:
         if seen.rpc_method == "server/discover":
-            reply.result(seen, DISCOVER)
+            reply.result(seen, DISCOVERED)
         elif seen.rpc_id is None:
             reply.send(202)
         else:
@@ -315,7 +316,7 @@ class RawServer:
     thread of its own.  :meth:`stop` sets ``stopped`` and shuts every connection down, so a
     handler that waits on either ends; it then joins them all."""
 
-    def __init__(self, handle: Callable[[socket.socket, threading.Event], None]) -> None:
+    def __init__(self, handle: Callable[[socket.socket, threading.Event], object]) -> None:
         self._handle = handle
         self.stopped = threading.Event()
         self.connections: list[socket.socket] = []
@@ -448,7 +449,7 @@ class ScriptedCase(LeakCheckingTestCase):
         self.addCleanup(srv.stop)
         return srv
 
-    def raw(self, handle: Callable[[socket.socket, threading.Event], None]) -> RawServer:
+    def raw(self, handle: Callable[[socket.socket, threading.Event], object]) -> RawServer:
         srv = RawServer(handle)
         self.addCleanup(srv.stop)
         return srv

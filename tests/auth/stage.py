@@ -26,9 +26,10 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import urllib3.util.connection
 
-DISCOVER = {"resultType": "complete", "supportedVersions": ["2026-07-28"],
-            "capabilities": {"tools": {}},
-            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "stage", "version": "1"}}}
+from ..base import discover
+
+#: What the stage's server answers to server/discover.
+DISCOVERED = discover({"tools": {}}, name="stage")
 
 
 class Recorded:
@@ -152,7 +153,7 @@ class Stage:
         message = json.loads(body or b"{}")
         if "id" not in message:
             return handler.send(202)
-        result = DISCOVER if message.get("method") == "server/discover" else {
+        result = DISCOVERED if message.get("method") == "server/discover" else {
             "resultType": "complete", "content": [], "isError": False}
         handler.send(200, {"jsonrpc": "2.0", "id": message["id"], "result": result})
 

@@ -91,6 +91,7 @@ class RecordingBrowser:
     def _visit(self, url: str) -> None:
         location = requests.get(url, allow_redirects=False, timeout=WAIT).headers["Location"]
         target = urlsplit(location)
+        assert target.port is not None, location
         with socket.create_connection((target.hostname, target.port), timeout=WAIT) as conn:
             conn.sendall(f"GET {target.path}?{target.query} HTTP/1.1\r\nHost: {target.netloc}"
                          f"\r\nConnection: close\r\n\r\n".encode())

@@ -72,7 +72,7 @@ class URLElicitationPipedTest(CLITestCase):
             with self.subTest(url=url):
                 notes: list[str] = []
                 holder = type("Holder", (), {"note": lambda _self, text: notes.append(text)})()
-                Run._url_to_open(holder, {"url": url, "message": "Sign in"})  # type: ignore
+                Run._url_to_open(holder, {"url": url, "message": "Sign in"})
                 self.assertEqual(len(notes), 1, notes)
                 self.assertIn("not shown", notes[0])
                 self.assertIn(why, notes[0])

@@ -244,7 +244,8 @@ class StandInRegistry:
         self.added: dict[str, Any] = {}
         self.owned: list[Any] = []
 
-    def add(self, provider: Any, *, prefix: str, owned: bool = False) -> Any:
+    def add(self, provider: Any, *, prefix: str, owned: bool = False,
+            include: Any = None, exclude: Any = None) -> Any:
         if prefix in self.added:
             raise MCPClientError(f"prefix {prefix!r} is already registered")
         self.added[prefix] = provider
@@ -367,7 +368,8 @@ class ConnectTest(LeakCheckingTestCase):
 
     def test_a_registry_that_refuses_an_entry(self) -> None:
         class Full(StandInRegistry):
-            def add(self, provider: Any, *, prefix: str, owned: bool = False) -> Any:
+            def add(self, provider: Any, *, prefix: str, owned: bool = False,
+                    include: Any = None, exclude: Any = None) -> Any:
                 self.refused = provider
                 raise MCPClientError("no room")
 

@@ -15,19 +15,14 @@ from mcp_client.client._outputs import OutputChecks
 from mcp_client.client._paging import MAX_LIST_BYTES
 from mcp_client.testing import FakeTransport
 
-from ..base import ClientCase, server
+from ..base import ClientCase, fake_server, server
 from ..tables import add_rows
 
-V = "2026-07-28"
-DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": {},
-            "ttlMs": 0, "cacheScope": "private"}
 MIB = 1 << 20
 
 
 def modern_fake() -> FakeTransport:
-    fake = FakeTransport()
-    fake.on("server/discover", DISCOVER)
-    return fake
+    return fake_server(uncached=True)
 
 
 def endless_pages(key: str, entry: dict[str, Any], count: int) -> Any:
@@ -42,14 +37,11 @@ def endless_pages(key: str, entry: dict[str, Any], count: int) -> Any:
 
 
 class ListBytesTest(ClientCase):
-    def connect_to(self, fake: FakeTransport, **options: Any) -> Client:
-        return self.connect(fake, **options)
-
     def test_pages_of_one_big_tool_each_stop_at_the_byte_bound(self) -> None:
         fake = modern_fake()
         tool = {"name": "big", "description": "x" * (4 * MIB), "inputSchema": {}}
         fake.on("tools/list", endless_pages("tools", tool, 60))
-        client = self.connect_to(fake)
+        client = self.connect(fake)
         with self.assertRaises(ProtocolError) as caught:
             client.list_tools()
         self.assertEqual(caught.exception.message,
@@ -68,7 +60,7 @@ class ListBytesTest(ClientCase):
             with self.subTest(method=method):
                 fake = modern_fake()
                 fake.on(method, endless_pages(key, entry, 1000))
-                client = self.connect_to(fake)
+                client = self.connect(fake)
                 call = {"resources/list": client.list_resources,
                         "prompts/list": client.list_prompts,
                         "resources/templates/list": client.list_resource_templates}[method]
@@ -81,7 +73,7 @@ class ListBytesTest(ClientCase):
         fake = modern_fake()
         tool = {"name": "big", "description": "x" * MIB, "inputSchema": {}}
         fake.on("tools/list", endless_pages("tools", tool, 20))
-        self.assertEqual(len(self.connect_to(fake).list_tools()), 20)
+        self.assertEqual(len(self.connect(fake).list_tools()), 20)
 
 
 #: Exponential for a backtracking engine: ``re`` needs about 2**27 steps (~10 s) to fail.
@@ -99,10 +91,6 @@ def short_pattern_cap() -> Any:
     return mock.patch.object(_schema, "PATTERN_BUDGET", SHORT_CAP)
 
 
-TOOLS_DISCOVER = {"resultType": "complete", "supportedVersions": [V],
-                  "capabilities": {"tools": {}}}
-
-
 def tool_with(schema: dict[str, Any]) -> dict[str, Any]:
     return {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
 
@@ -115,8 +103,7 @@ class OutputPatternTimeTest(ClientCase):
     """A hostile ``outputSchema`` costs a call at most its budget, and reports a mismatch."""
 
     def client_for(self, schema: dict[str, Any], structured: Any, **options: Any) -> Client:
-        fake = FakeTransport()
-        fake.on("server/discover", TOOLS_DISCOVER)
+        fake = fake_server({"tools": {}})
         fake.on("tools/list", {"resultType": "complete", "tools": [tool_with(schema)]})
         fake.on("tools/call", answer(structured))
         return self.connect(fake, **options)
@@ -139,7 +126,7 @@ class OutputPatternTimeTest(ClientCase):
 
     def test_every_keyword_that_runs_a_pattern_is_bounded(self) -> None:
         evil_key = {LONG: 1}
-        for name, schema, structured in [
+        cases: list[tuple[str, dict[str, Any], Any]] = [
                 ("patternProperties", {"patternProperties": {EVIL: {}}}, evil_key),
                 ("additionalProperties", {"patternProperties": {EVIL: {}},
                                           "additionalProperties": False}, evil_key),
@@ -155,15 +142,18 @@ class OutputPatternTimeTest(ClientCase):
                 ("pattern in items", {"properties": {"s": {"items": {"pattern": EVIL}}}},
                  {"s": [LONG]}),
                 ("draft-07 pattern", {"$schema": "http://json-schema.org/draft-07/schema#",
-                                      "properties": {"s": {"pattern": EVIL}}}, {"s": LONG})]:
+                                      "properties": {"s": {"pattern": EVIL}}}, {"s": LONG})]
+        for name, schema, structured in cases:
             with self.subTest(name):
                 mismatch = self.timed_mismatch(schema, structured)
                 self.assertIn("did not finish", mismatch.data["reason"])
 
     def test_a_pattern_that_cannot_be_decided_never_passes_under_not(self) -> None:
         """Neither "matches" nor "does not" is assumed: either could pass under ``not``."""
-        for schema in [{"properties": {"s": {"not": {"pattern": EVIL}}}},
-                       {"properties": {"s": {"anyOf": [{"pattern": EVIL}, {"type": "number"}]}}}]:
+        schemas: list[dict[str, Any]] = [
+            {"properties": {"s": {"not": {"pattern": EVIL}}}},
+            {"properties": {"s": {"anyOf": [{"pattern": EVIL}, {"type": "number"}]}}}]
+        for schema in schemas:
             with self.subTest(schema=schema):
                 mismatch = self.timed_mismatch(schema, {"s": LONG})
                 self.assertIn("did not finish", mismatch.data["reason"])
@@ -229,7 +219,8 @@ add_rows(PatternMeaningTest, "pattern", [
 class PatternPropertiesMeaningTest(unittest.TestCase):
     def test_pattern_properties_and_the_keywords_that_use_them(self) -> None:
         checks = OutputChecks()
-        rows = [({"patternProperties": {"^x-": {"type": "number"}}}, {"x-a": 1}, True),
+        rows: list[tuple[dict[str, Any], Any, bool]] = [
+                ({"patternProperties": {"^x-": {"type": "number"}}}, {"x-a": 1}, True),
                 ({"patternProperties": {"^x-": {"type": "number"}}}, {"x-a": "s"}, False),
                 ({"patternProperties": {"^x-": {}}, "additionalProperties": False},
                  {"x-a": 1, "b": 2}, False),
@@ -259,9 +250,7 @@ class ElicitationPatternTimeTest(ClientCase):
     def test_the_default_is_checked_within_the_budget_and_declined(self) -> None:
         schema = {"type": "object",
                   "properties": {"name": {"type": "string", "pattern": EVIL, "default": LONG}}}
-        fake = FakeTransport()
-        fake.on("server/discover", {"resultType": "complete", "supportedVersions": [V],
-                                    "capabilities": {}})
+        fake = fake_server()
         fake.on("tools/call", {"resultType": "input_required", "requestState": "s",
                                "inputRequests": {"e": {"method": "elicitation/create", "params": {
                                    "mode": "form", "message": "Name?",
@@ -310,10 +299,12 @@ class PatternCompileSizeTest(unittest.TestCase):
     BOMB = "(?:(?:a+){1000}){1000}"   # 800 MiB and 2 s for regex.compile; re never unrolls
 
     def test_a_pattern_that_unrolls_too_far_is_refused_at_once(self) -> None:
-        for schema in [{"properties": {"s": {"pattern": self.BOMB}}},
-                       {"patternProperties": {self.BOMB: {}}},
-                       {"properties": {"s": {"pattern": "(?:a{100}){101}"}}},
-                       {"properties": {"s": {"pattern": "a" * 10_001}}}]:
+        schemas: list[dict[str, Any]] = [
+            {"properties": {"s": {"pattern": self.BOMB}}},
+            {"patternProperties": {self.BOMB: {}}},
+            {"properties": {"s": {"pattern": "(?:a{100}){101}"}}},
+            {"properties": {"s": {"pattern": "a" * 10_001}}}]
+        for schema in schemas:
             with self.subTest(schema=str(schema)[:60]):
                 start = time.monotonic()
                 found = OutputChecks().problem(tool_with(schema), answer({"s": "a"}))

@@ -11,16 +11,15 @@ from typing import Any
 from mcp_client import Client, MCPClientError, provider
 from mcp_client.client import _bridge as bridge
 from mcp_client.names import LLM_NAME
-from mcp_client.testing import NO_ANSWER, Die, Error, FakeTransport, ProgressKit, TestKit
+from mcp_client.testing import NO_ANSWER, Die, Error, ProgressKit, TestKit
 from mcp_client.testing.kits import DOTTED_TOOL_NAME, LONG_TOOL_NAME
+from mcp_client.types import ToolMessage
 
-from ..base import ClientCase, LeakCheckingTestCase
+from ..base import ClientCase, LeakCheckingTestCase, fake_server
 
 #: The test extra installs openai; its real tool-call types are what a caller hands over.
 HAVE_OPENAI = importlib.util.find_spec("openai") is not None
 
-V = "2026-07-28"
-DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": {"tools": {}}}
 OBJECT = {"type": "object", "properties": {"text": {"type": "string"}}}
 
 
@@ -50,11 +49,11 @@ def openai_calls(*calls: dict[str, Any]) -> list[Any]:
 
 
 class FakeBridgeCase(ClientCase):
-    def connect(self, *tools: dict[str, Any], **options: Any) -> Client:   # type: ignore[override]
-        self.fake = FakeTransport()
-        self.fake.on("server/discover", DISCOVER)
-        self.fake.on("tools/list", {"resultType": "complete", "tools": list(tools)})
-        return super().connect(self.fake, **options)
+    def bridge_client(self, *tools: dict[str, Any], **options: Any) -> Client:
+        """A client of a fake server (``self.fake``) whose tools are ``tools``."""
+        fake = fake_server({"tools": {}})
+        fake.on("tools/list", {"resultType": "complete", "tools": list(tools)})
+        return self.connect(fake, **options)
 
 
 class KitCase(LeakCheckingTestCase):
@@ -66,10 +65,10 @@ class KitCase(LeakCheckingTestCase):
 
 class DeclarationTest(FakeBridgeCase):
     def test_openai_style_declarations(self) -> None:
-        client = self.connect(tool("echo", description="Echo it."),
-                              {"name": "bare"},
-                              tool("titled", title="A title"),
-                              tool("annotated", annotations={"title": "From annotations"}))
+        client = self.bridge_client(tool("echo", description="Echo it."),
+                                    {"name": "bare"},
+                                    tool("titled", title="A title"),
+                                    tool("annotated", annotations={"title": "From annotations"}))
         self.assertEqual(client.tools_for_llm(), [
             {"type": "function", "function": {"name": "echo", "description": "Echo it.",
                                               "parameters": OBJECT}},
@@ -83,13 +82,14 @@ class DeclarationTest(FakeBridgeCase):
                                               "parameters": OBJECT}}])
 
     def test_declarations_are_copies(self) -> None:
-        client = self.connect(tool("echo"))
+        client = self.bridge_client(tool("echo"))
         first = client.tools_for_llm()
         first[0]["function"]["parameters"]["properties"]["text"]["type"] = "integer"
         self.assertEqual(client.tools_for_llm()[0]["function"]["parameters"], OBJECT)
 
     def test_names_a_model_api_refuses_are_mapped_and_routed_back(self) -> None:
-        client = self.connect(tool(DOTTED_TOOL_NAME), tool(LONG_TOOL_NAME), tool("files_read_text"))
+        client = self.bridge_client(tool(DOTTED_TOOL_NAME), tool(LONG_TOOL_NAME),
+                                    tool("files_read_text"))
         names = [d["function"]["name"] for d in client.tools_for_llm()]
         for name in names:
             self.assertRegex(name, LLM_NAME)
@@ -103,9 +103,9 @@ class DeclarationTest(FakeBridgeCase):
                          f"unknown tool: {DOTTED_TOOL_NAME}")   # only the published name
 
     def test_tool_annotations(self) -> None:
-        client = self.connect(tool("read", annotations={"readOnlyHint": True}),
-                              tool(LONG_TOOL_NAME, annotations={"readOnlyHint": False}),
-                              tool("plain"))
+        client = self.bridge_client(tool("read", annotations={"readOnlyHint": True}),
+                                    tool(LONG_TOOL_NAME, annotations={"readOnlyHint": False}),
+                                    tool("plain"))
         self.assertEqual(client.tool_annotations("read"), {"readOnlyHint": True})
         published = client.tools_for_llm()[1]["function"]["name"]
         self.assertEqual(client.tool_annotations(published), {"readOnlyHint": False})
@@ -242,7 +242,7 @@ class FlatteningTest(KitCase):
 
 
 class FailureTest(FakeBridgeCase):
-    def run_one(self, client: Client, name: str = "t") -> dict[str, Any]:
+    def run_one(self, client: Client, name: str = "t") -> ToolMessage:
         entries = client.execute_tool_calls([call(name, "{}", "id-1")])
         self.assertEqual(len(entries), 1)
         self.assertEqual(entries[0]["tool_call_id"], "id-1")
@@ -250,13 +250,13 @@ class FailureTest(FakeBridgeCase):
         return entries[0]
 
     def test_a_json_rpc_error(self) -> None:
-        client = self.connect(tool("t"))
+        client = self.bridge_client(tool("t"))
         self.fake.on("tools/call", Error(-32602, "Unknown tool: t"))
         self.assertEqual(self.run_one(client)["content"],
                          "the server refused the call to t: Unknown tool: t (code -32602)")
 
     def test_a_capability_the_client_does_not_offer(self) -> None:
-        client = self.connect(tool("t"))
+        client = self.bridge_client(tool("t"))
         self.fake.on("tools/call", Error(-32021, "Client did not declare it", {
             "requiredCapabilities": {"elicitation": {"form": {}}}}))
         self.assertEqual(self.run_one(client)["content"],
@@ -264,18 +264,18 @@ class FailureTest(FakeBridgeCase):
                          "t could not run")
 
     def test_a_timeout(self) -> None:
-        client = self.connect(tool("t"), request_timeout=0.2)
+        client = self.bridge_client(tool("t"), request_timeout=0.2)
         self.fake.on("tools/call", NO_ANSWER)
         self.assertEqual(self.run_one(client)["content"], "the call to t timed out after 0.2s")
 
     def test_an_exhausted_input_loop(self) -> None:
-        client = self.connect(tool("t"), max_input_rounds=1)
+        client = self.bridge_client(tool("t"), max_input_rounds=1)
         self.fake.on("tools/call", {"resultType": "input_required", "requestState": "again"})
         self.assertEqual(self.run_one(client)["content"],
                          "t kept asking for input past 1 rounds; the call was abandoned")
 
     def test_a_dead_server(self) -> None:
-        client = self.connect(tool("t"))
+        client = self.bridge_client(tool("t"))
         self.fake.on("tools/call", Die(3, "fatal: secret detail"))
         entry = self.run_one(client)
         self.assertEqual(entry["content"], "the server is gone (exit code 3); t could not run")
@@ -283,7 +283,7 @@ class FailureTest(FakeBridgeCase):
                          "the server is gone (exit code 3); t could not run")
 
     def test_a_closed_client(self) -> None:
-        client = self.connect(tool("t"))
+        client = self.bridge_client(tool("t"))
         client.close()
         self.assertEqual(self.run_one(client)["content"],
                          "the connection to the server is closed; t could not run")
@@ -299,14 +299,14 @@ class FailureTest(FakeBridgeCase):
                                            "RuntimeError: oops")
 
     def test_no_catalogue_means_names_go_through_as_given(self) -> None:
-        client = self.connect()
+        client = self.bridge_client()
         self.fake.on("tools/list", Error(-32603, "broken"))
         self.fake.on("tools/call", lambda req: text_result(req["params"]["name"]))
         entries = client.execute_tool_calls([call("anything")])
         self.assertEqual(entries[0]["content"], "anything")
 
     def test_an_unknown_name_refetches_the_catalogue_once(self) -> None:
-        client = self.connect()
+        client = self.bridge_client()
         self.fake.on("tools/list", {"tools": []}, {"tools": [tool("new")]})
         self.fake.on("tools/call", text_result("found"))
         self.assertEqual(client.execute_tool_calls([call("new")])[0]["content"], "found")

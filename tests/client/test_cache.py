@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+import time
+from typing import Any, Iterable
 
 from mcp_client import Client, Timeout
 from mcp_client.cache import MAX_TTL_MS, Cache
 from mcp_client.testing import NO_ANSWER, Error, FakeTransport
+from mcp_client.types import ToolDeclaration
 
-from ..base import ClientCase, LeakCheckingTestCase
-
-V = "2026-07-28"
-DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": {}}
+from ..base import ClientCase, LeakCheckingTestCase, fake_server
 
 
 class Clock:
@@ -70,8 +69,7 @@ class CacheUnitTest(LeakCheckingTestCase):
 
 class ClientCacheTest(ClientCase):
     def test_ttl_refresh_and_expiry(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server()
         fake.on("tools/list", {"tools": [{"name": "a"}], "ttlMs": 60000, "cacheScope": "public",
                                "resultType": "complete"})
         client = self.connect(fake)
@@ -89,8 +87,7 @@ class ClientCacheTest(ClientCase):
         self.assertEqual(len(fake.requests("tools/list")), 3)
 
     def test_zero_ttl_and_legacy_results_are_not_stored(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server()
         fake.on("prompts/list", {"prompts": [], "ttlMs": 0})
         client = self.connect(fake)
         client.list_prompts()
@@ -105,8 +102,7 @@ class ClientCacheTest(ClientCase):
         self.assertEqual(len(fake.requests("tools/list")), 2)
 
     def test_pages_and_uris_are_separate_entries(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server()
         pages = {None: {"resources": [{"uri": "a"}], "nextCursor": "2", "ttlMs": 1000},
                  "2": {"resources": [{"uri": "b"}], "ttlMs": 1000}}
         fake.on("resources/list", lambda m: pages[m["params"].get("cursor")])
@@ -122,8 +118,7 @@ class ClientCacheTest(ClientCase):
         self.assertEqual(len(fake.requests("resources/read")), 2)
 
     def test_list_changed_and_updated_notifications_evict(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server()
         fake.on("tools/list", {"tools": [], "ttlMs": 60000})
         fake.on("resources/read", {"contents": [], "ttlMs": 60000})
         fake.on("ping", {})
@@ -139,8 +134,7 @@ class ClientCacheTest(ClientCase):
         self.assertEqual(len(fake.requests("resources/read")), 2)
 
     def test_a_stale_cursor_restarts_from_the_top(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server()
         fake.on("tools/list", {"tools": [{"name": "a"}], "nextCursor": "c1", "ttlMs": 60000},
                 when=lambda m: "cursor" not in m["params"])
         fake.on("tools/list", {"tools": [{"name": "b"}], "ttlMs": 1},
@@ -155,8 +149,7 @@ class ClientCacheTest(ClientCase):
         self.assertEqual([t["name"] for t in client.list_tools()], ["a", "b2"])
 
     def test_an_invalid_params_error_on_a_call_drops_the_catalogue(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server()
         fake.on("tools/list", {"tools": [], "ttlMs": 60000})
         fake.on("tools/call", Error(-32602, "Unknown tool"))
         client = self.connect(fake)
@@ -169,8 +162,7 @@ class ClientCacheTest(ClientCase):
 
 class ProgressAndLogTest(LeakCheckingTestCase):
     def test_minted_tokens_reports_and_unknown_tokens(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server()
         reports: list[dict[str, Any]] = []
         seen = threading.Event()
 
@@ -201,8 +193,7 @@ class ProgressAndLogTest(LeakCheckingTestCase):
         self.assertEqual(len(reports), 4)   # "stranger" was dropped
 
     def test_no_hook_no_token(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server()
         fake.on("tools/call", {"content": []})
         client = Client(transport=fake)
         self.addCleanup(client.close)
@@ -224,26 +215,33 @@ class ProgressAndLogTest(LeakCheckingTestCase):
         return thread
 
     def test_progress_keeps_a_long_call_alive(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        budget = 0.5
+        started = time.monotonic()
+        outlived = threading.Event()   # a report arrived after two budgets, or the call ended
+
+        def on_progress(report: Any) -> None:
+            if time.monotonic() - started > 2 * budget:
+                outlived.set()
+
+        fake = fake_server()
         fake.on("tools/call", NO_ANSWER)
-        client = Client(transport=fake, on_progress=lambda p: None,
+        client = Client(transport=fake, on_progress=on_progress,
                         reset_timeout_on_progress=True, max_total_timeout=30)
         self.addCleanup(client.close)
-        future = client.call_tool_async("slow", timeout=1.0)
+        future = client.call_tool_async("slow", timeout=budget)
+        future.add_done_callback(lambda _: outlived.set())
         sent = fake.wait_for("tools/call")
         stop = threading.Event()
         self.pump(fake, sent["params"]["_meta"]["progressToken"], stop)
-        # Three budgets' worth of time passes while progress keeps arriving.
-        self.assertFalse(threading.Event().wait(3.0))
+        # Progress keeps arriving for two budgets' worth of time: the call still waits.
+        self.assertTrue(outlived.wait(10))
         self.assertFalse(future.done())
         stop.set()
         fake.push({"jsonrpc": "2.0", "id": sent["id"], "result": {"content": []}})
         self.assertEqual(future.result(5), {"content": []})
 
     def test_max_total_timeout_caps_the_stretching(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server()
         fake.on("tools/call", NO_ANSWER)
         client = Client(transport=fake, on_progress=lambda p: None,
                         reset_timeout_on_progress=True, max_total_timeout=1.0)
@@ -255,8 +253,7 @@ class ProgressAndLogTest(LeakCheckingTestCase):
             future.result(10)
 
     def test_log_level_rides_in_meta_and_legacy_logs_are_filtered(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server()
         fake.on("tools/list", {"tools": []})
         logs: list[dict[str, Any]] = []
         client = Client(transport=fake, log_level="warning", on_log=logs.append)
@@ -284,7 +281,7 @@ def _tools(*names: str, ttl: int = 60000) -> dict[str, Any]:
             "ttlMs": ttl, "cacheScope": "public", "resultType": "complete"}
 
 
-def _names(declarations: list[dict[str, Any]]) -> list[str]:
+def _names(declarations: Iterable[ToolDeclaration]) -> list[str]:
     return [d["function"]["name"] for d in declarations]
 
 
@@ -292,8 +289,7 @@ class ToolsForLLMCacheTest(ClientCase):
     """tools_for_llm() is built once per catalogue, and built again when it changes."""
 
     def open(self, *answers: dict[str, Any]) -> tuple[Client, FakeTransport]:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server()
         fake.on("tools/list", *answers)
         return self.connect(fake), fake
 
@@ -340,8 +336,7 @@ class ToolsForLLMCacheTest(ClientCase):
         self.assertEqual(len(fake.requests("tools/list")), 2)
 
     def test_a_page_that_cannot_be_cached_keeps_nothing(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server()
         fake.on("tools/list", {**_tools("a"), "nextCursor": "2"},
                 when=lambda request: "cursor" not in request.get("params", {}))
         fake.on("tools/list", _tools("b", ttl=0), _tools("f", ttl=0),

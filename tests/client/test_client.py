@@ -10,24 +10,20 @@ from typing import Any
 from mcp_client import (Cancelled, Client, MCPClientError, ProtocolError, ServerGone, Timeout,
                         TransportClosed, UnsupportedVersion)
 from mcp_client.testing import NO_ANSWER, Error, FakeTransport, Raw
+from mcp_client.transport import Transport
+from mcp_client.types import Notification, text_of
 
-from ..base import ClientCase
-
-V = "2026-07-28"
-DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": {},
-            "ttlMs": 0, "cacheScope": "private"}
+from ..base import ClientCase, fake_server
 
 
 def modern_fake() -> FakeTransport:
-    fake = FakeTransport()
-    fake.on("server/discover", DISCOVER)
-    return fake
+    return fake_server(uncached=True)
 
 
 class ClientTestCase(ClientCase):
-    def connect(self, fake: FakeTransport | None = None, **options: Any) -> Client:
-        self.fake = fake or modern_fake()
-        return super().connect(self.fake, **options)
+    def connect(self, transport: Transport | None = None, **options: Any) -> Client:
+        """Over ``transport``, or a new ``modern_fake()`` (``self.fake``)."""
+        return super().connect(transport or modern_fake(), **options)
 
 
 class OptionsTest(ClientTestCase):
@@ -70,7 +66,7 @@ class OptionsTest(ClientTestCase):
         def hook(request: dict[str, Any]) -> dict[str, Any]:
             return {}
 
-        skills = {"extensions": {"io.modelcontextprotocol/skills": {}}}
+        skills: dict[str, Any] = {"extensions": {"io.modelcontextprotocol/skills": {}}}
         self.assertEqual(self.connect().declared_capabilities, skills)
         client = self.connect(on_elicit=hook, on_sample=hook, on_list_roots=hook)
         self.assertEqual(client.declared_capabilities,
@@ -181,10 +177,11 @@ class CallTest(ClientTestCase):
 
     def test_bad_arguments_are_refused_before_the_wire(self) -> None:
         client = self.connect()
-        for call in (lambda: client.call_tool("", {}), lambda: client.call_tool("t", [1]),
+        for call in (lambda: client.call_tool("", {}),
+                     lambda: client.call_tool("t", [1]),  # type: ignore[arg-type]
                      lambda: client.call_tool("t", {"x": object()}),
                      lambda: client.call_tool("t", {"x": float("nan")}),
-                     lambda: client.call_tool("t", progress_token=1.5),
+                     lambda: client.call_tool("t", progress_token=1.5),  # type: ignore[arg-type]
                      lambda: client.call_tool("t", timeout=-1),
                      lambda: client.call_tool("t", cancelled=True),
                      lambda: client.read_resource(None)):  # type: ignore[arg-type]
@@ -226,7 +223,7 @@ class CallTest(ClientTestCase):
             fake.push({"jsonrpc": "2.0", "id": message["id"],
                        "result": {"content": [{"type": "text",
                                                "text": str(message["params"]["arguments"]["n"])}]}})
-        self.assertEqual([f.result(10)["content"][0]["text"] for f in futures],
+        self.assertEqual([text_of(f.result(10)) for f in futures],
                          [str(n) for n in range(64)])
         fake.release()
 
@@ -256,7 +253,7 @@ class TimeoutAndCancelTest(ClientTestCase):
         self.assertEqual(cancel["params"]["requestId"], first["id"])
         self.assertIn("timed out", cancel["params"]["reason"])
         fake.push({"jsonrpc": "2.0", "id": first["id"], "result": {"content": []}})  # late
-        self.assertEqual(client.call_tool("fast")["content"][0]["text"], "ok")
+        self.assertEqual(text_of(client.call_tool("fast")), "ok")
         self.assertTrue(any("late answer" in w for w in self.warnings), self.warnings)
 
     def test_request_timeout_is_the_default_and_zero_means_none(self) -> None:
@@ -393,15 +390,15 @@ class NotificationsAndServerRequestsTest(ClientTestCase):
     def test_subscribers_see_what_arrives_after_they_subscribe(self) -> None:
         client = self.connect()
         client.era
-        seen: list[dict[str, Any]] = []
+        seen: list[Notification] = []
         arrived = threading.Event()
 
-        def record(note: dict[str, Any]) -> None:
+        def record(note: Notification) -> None:
             seen.append(note)
             if note["method"] == "notifications/two":
                 arrived.set()
 
-        def broken(note: dict[str, Any]) -> None:
+        def broken(note: Notification) -> None:
             raise RuntimeError("subscriber bug")
 
         client.notifications.subscribe(broken)

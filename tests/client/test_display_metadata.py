@@ -3,7 +3,7 @@ BaseMetadata and Icons) comes through every ``list_*`` call unchanged, in both e
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from ..base import ClientCase, server
 
@@ -31,5 +31,5 @@ class DisplayMetadataTest(ClientCase):
                 client.close()
 
 
-def pick(entry: dict[str, Any]) -> tuple[Any, Any]:
+def pick(entry: Mapping[str, Any]) -> tuple[Any, Any]:
     return entry.get("title"), entry.get("icons")

@@ -269,7 +269,7 @@ def client_version() -> str:
 class NoHandshakeWireTest(LeakCheckingTestCase):
     def test_a_wire_without_the_handshake_says_so(self) -> None:
         fake = FakeTransport()
-        fake.supports_handshake = False   # type: ignore[misc]
+        fake.supports_handshake = False
         fake.on("server/discover", Error(-32601, "Method not found"))
         client = Client(transport=fake)
         self.addCleanup(client.close)

@@ -11,6 +11,7 @@ import unittest
 from typing import Any
 
 from mcp_client import Client, Timeout
+from mcp_client.types import text_of
 
 from ..base import ClientCase
 
@@ -37,7 +38,7 @@ class EverythingRestTest(ClientCase):
         self.assertEqual(tools[TASK_TOOL]["execution"], {"taskSupport": "required"})
         self.assertIn(TASK_TOOL, [d["function"]["name"] for d in client.tools_for_llm()])
         result = client.call_tool(TASK_TOOL, {"topic": "tides"})
-        self.assertIn("# Research Report: tides", result["content"][0]["text"])
+        self.assertIn("# Research Report: tides", text_of(result))
         [entry] = client.execute_tool_calls([{"id": "1", "function": {
             "name": TASK_TOOL, "arguments": {"topic": "moons"}}}])
         self.assertFalse(entry["is_error"])
@@ -99,7 +100,7 @@ class EverythingHTTPRestTest(ClientCase):
                                      on_warn=self.warnings.append)
         self.addCleanup(client.close)
         result = client.call_tool(TASK_TOOL, {"topic": "tides"})
-        self.assertIn("# Research Report: tides", result["content"][0]["text"])
+        self.assertIn("# Research Report: tides", text_of(result))
         self.assertIn(TASK_TOOL, [d["function"]["name"] for d in client.tools_for_llm()])
         self.assertEqual(client.complete({"type": "ref/prompt", "name": "completable-prompt"},
                                          {"name": "department", "value": "M"})["values"],

@@ -6,9 +6,10 @@ import json
 import threading
 from typing import Any
 
-from mcp_client import Client, ProtocolError
+from mcp_client import ProtocolError
+from mcp_client.types import Notification, text_of
 
-from ..base import ClientCase, server
+from ..base import ClientCase
 
 SAMPLED = {"role": "assistant", "content": {"type": "text", "text": "Paris"},
            "model": "m1", "stopReason": "endTurn"}
@@ -19,8 +20,7 @@ def name_it(request: dict[str, Any]) -> dict[str, Any]:
 
 
 class BothErasTest(ClientCase):
-    def connect(self, era: str, **options: Any) -> Client:   # type: ignore[override]
-        return super().connect(args=server("dual_stdio.py"), era=era, **options)
+    script = "dual_stdio.py"
 
     def each_era(self) -> list[str]:
         return ["auto", "legacy"]
@@ -34,37 +34,37 @@ class BothErasTest(ClientCase):
                     asked.append(request)
                     return name_it(request)
 
-                client = self.connect(era, on_elicit=elicit, on_sample=lambda r: SAMPLED,
+                client = self.connect(era=era, on_elicit=elicit, on_sample=lambda r: SAMPLED,
                                       on_list_roots=lambda r: {"roots": [
                                           {"uri": "file:///srv", "name": "srv"}]})
-                self.assertEqual(text(client.call_tool("greet")), "Hello, Ada!")
+                self.assertEqual(text_of(client.call_tool("greet")), "Hello, Ada!")
                 self.assertEqual(asked[0]["method"], "elicitation/create")
                 self.assertEqual(asked[0]["params"]["message"], "What is your name?")
-                self.assertIn("text='Paris'", text(client.call_tool("ask_llm")))
-                self.assertIn("file:///srv", text(client.call_tool("where_am_i")))
+                self.assertIn("text='Paris'", text_of(client.call_tool("ask_llm")))
+                self.assertIn("file:///srv", text_of(client.call_tool("where_am_i")))
                 client.close()
 
     def test_a_declined_elicitation_is_the_servers_to_report(self) -> None:
         for era in self.each_era():
             with self.subTest(era=era):
-                client = self.connect(era, on_elicit=lambda r: {"action": "decline"})
+                client = self.connect(era=era, on_elicit=lambda r: {"action": "decline"})
                 result = client.call_tool("greet")
                 self.assertTrue(result["isError"])
-                self.assertIn("decline", text(result))
+                self.assertIn("decline", text_of(result))
                 client.close()
 
     def test_the_hand_rolled_round_trip(self) -> None:
-        client = self.connect("auto", on_elicit=lambda r: {
+        client = self.connect(era="auto", on_elicit=lambda r: {
             "action": "accept", "content": {"ok": True}})
-        self.assertEqual(text(client.call_tool("confirm", {"action": "deploy"})),
+        self.assertEqual(text_of(client.call_tool("confirm", {"action": "deploy"})),
                          "state='pending:deploy' action=accept content={'ok': True}")
 
     def test_declined_sampling_fails_the_call(self) -> None:
-        client = self.connect("auto", on_sample=lambda r: None)
+        client = self.connect(era="auto", on_sample=lambda r: None)
         with self.assertRaises(ProtocolError) as caught:
             client.call_tool("ask_llm")
         self.assertIn("declined", str(caught.exception))
-        client = self.connect("legacy", on_sample=lambda r: None)
+        client = self.connect(era="legacy", on_sample=lambda r: None)
         with self.assertRaises(ProtocolError) as caught:
             client.call_tool("ask_llm")
         self.assertEqual(caught.exception.code, -1)
@@ -72,7 +72,7 @@ class BothErasTest(ClientCase):
     def test_a_tool_that_needs_an_undeclared_capability(self) -> None:
         for era in self.each_era():
             with self.subTest(era=era):
-                client = self.connect(era)
+                client = self.connect(era=era)
                 with self.assertRaises(ProtocolError) as caught:
                     client.call_tool("greet")
                 self.assertEqual(caught.exception.code, -32021)
@@ -84,16 +84,16 @@ class BothErasTest(ClientCase):
         for era in self.each_era():
             with self.subTest(era=era):
                 reports: list[dict[str, Any]] = []
-                client = self.connect(era, on_progress=reports.append)
-                self.assertEqual(text(client.call_tool("count", {"n": 3})), "counted to 3")
+                client = self.connect(era=era, on_progress=reports.append)
+                self.assertEqual(text_of(client.call_tool("count", {"n": 3})), "counted to 3")
                 self.assertEqual(reports, [
                     {"tool_call_id": None, "progress": n, "total": 3, "message": f"step {n}/3"}
                     for n in (1, 2, 3)])
                 client.close()
 
     def test_a_callers_own_progress_token(self) -> None:
-        client = self.connect("auto")
-        notes: list[dict[str, Any]] = []
+        client = self.connect(era="auto")
+        notes: list[Notification] = []
         client.notifications.subscribe(notes.append)
         client.call_tool("count", {"n": 2}, progress_token="mine")
         self.assertEqual([n["params"]["progressToken"] for n in notes], ["mine", "mine"])
@@ -105,14 +105,14 @@ class BothErasTest(ClientCase):
                                      ("auto", None, [])]:
             with self.subTest(era=era, level=level):
                 logs: list[dict[str, Any]] = []
-                client = self.connect(era, on_log=logs.append, log_level=level)
+                client = self.connect(era=era, on_log=logs.append, log_level=level)
                 client.call_tool("chatty")
                 client.call_tool("echo", {"text": "sync"})  # logs precede this answer
                 self.assertEqual([entry["level"] for entry in logs], expected)
                 client.close()
 
     def test_a_catalogue_with_a_ttl_is_cached(self) -> None:
-        client = self.connect("auto")
+        client = self.connect(era="auto")
         sent: list[str] = []
         lock = threading.Lock()
         original = client.transport.send
@@ -139,7 +139,3 @@ class BothErasTest(ClientCase):
         client.list_resources()
         client.list_resources()
         self.assertEqual(sent.count("resources/list"), 2)  # ttlMs 0: never stored
-
-
-def text(result: dict[str, Any]) -> str:
-    return "".join(block.get("text", "") for block in result["content"])

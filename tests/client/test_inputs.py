@@ -7,11 +7,10 @@ from typing import Any
 
 from mcp_client import InputLoopExceeded, ProtocolError
 from mcp_client.testing import Error, FakeTransport
+from mcp_client.types import text_of
 
-from ..base import ClientCase
+from ..base import ClientCase, fake_server
 
-V = "2026-07-28"
-DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": {}}
 FORM = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 
 
@@ -31,15 +30,12 @@ DONE = {"resultType": "complete", "content": [{"type": "text", "text": "done"}]}
 
 
 class InputTestCase(ClientCase):
-    def fake(self) -> FakeTransport:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
-        return fake
+    """Each test answers ``fake_server()``'s requests with input requests, then a result."""
 
 
 class ModernRoundTripTest(InputTestCase):
     def test_the_retry_carries_the_answers_and_the_state_byte_for_byte(self) -> None:
-        fake = self.fake()
+        fake = fake_server()
         state = "v1.\u00e9 opaque/+== state"
         fake.on("tools/call", asking({"confirm": elicit()}, state), DONE)
         client = self.connect(fake, on_elicit=lambda r: {"action": "accept",
@@ -56,7 +52,7 @@ class ModernRoundTripTest(InputTestCase):
         self.assertEqual(retry["params"]["requestState"], state)
 
     def test_no_request_state_is_sent_when_the_server_sent_none(self) -> None:
-        fake = self.fake()
+        fake = fake_server()
         fake.on("tools/call", asking({"k": elicit()}, state=None), DONE)
         client = self.connect(fake, on_elicit=lambda r: {"action": "decline"})
         client.call_tool("t")
@@ -65,7 +61,7 @@ class ModernRoundTripTest(InputTestCase):
         self.assertEqual(retry["params"]["inputResponses"], {"k": {"action": "decline"}})
 
     def test_several_entries_are_answered_concurrently(self) -> None:
-        fake = self.fake()
+        fake = fake_server()
         fake.on("tools/call", asking({"a": elicit("A?"), "b": elicit("B?"),
                                       "r": {"method": "roots/list"}}), DONE)
         barrier = threading.Barrier(3, timeout=10)
@@ -86,7 +82,7 @@ class ModernRoundTripTest(InputTestCase):
             "r": {"roots": [{"uri": "file:///srv"}]}})
 
     def test_a_state_only_round_is_retried_after_a_backoff(self) -> None:
-        fake = self.fake()
+        fake = fake_server()
         fake.on("resources/read", {"resultType": "input_required", "requestState": "poll-1"},
                 {"resultType": "input_required", "requestState": "poll-2"},
                 {"resultType": "complete", "contents": [{"uri": "r", "text": "x"}],
@@ -103,7 +99,7 @@ class ModernRoundTripTest(InputTestCase):
         self.assertEqual(len(fake.requests("resources/read")), 4)
 
     def test_a_server_that_never_stops_asking(self) -> None:
-        fake = self.fake()
+        fake = fake_server()
         fake.on("tools/call", asking({"k": elicit()}))
         client = self.connect(fake, on_elicit=lambda r: {"action": "accept",
                                                          "content": {"ok": True}},
@@ -114,7 +110,7 @@ class ModernRoundTripTest(InputTestCase):
         self.assertEqual(len(fake.requests("tools/call")), 4)   # the call and 3 retries
 
     def test_default_budget_is_eight_rounds(self) -> None:
-        fake = self.fake()
+        fake = fake_server()
         fake.on("prompts/get", asking({"k": elicit()}))
         client = self.connect(fake, on_elicit=lambda r: {"action": "decline"})
         with self.assertRaises(InputLoopExceeded) as caught:
@@ -125,7 +121,7 @@ class ModernRoundTripTest(InputTestCase):
     def test_a_hook_that_raises_or_returns_junk_declines(self) -> None:
         for hook in (lambda r: 1 / 0, lambda r: "yes", lambda r: {"action": "maybe"}):
             with self.subTest(hook=hook):
-                fake = self.fake()
+                fake = fake_server()
                 fake.on("tools/call", asking({"k": elicit(), "r": {"method": "roots/list"}}),
                         DONE)
                 client = self.connect(fake, on_elicit=hook, on_list_roots=hook)
@@ -136,7 +132,7 @@ class ModernRoundTripTest(InputTestCase):
                 client.close()
 
     def test_no_hook_declines(self) -> None:
-        fake = self.fake()
+        fake = fake_server()
         fake.on("tools/call", asking({"k": elicit()}), DONE)
         client = self.connect(fake)
         client.call_tool("t")
@@ -148,7 +144,7 @@ class ModernRoundTripTest(InputTestCase):
                   "params": {"messages": [], "maxTokens": 5}}
         for options in ({}, {"on_sample": lambda r: None}, {"on_sample": lambda r: 1 / 0}):
             with self.subTest(options=options):
-                fake = self.fake()
+                fake = fake_server()
                 fake.on("tools/call", asking({"llm": sample}))
                 client = self.connect(fake, **options)
                 with self.assertRaises(ProtocolError) as caught:
@@ -158,7 +154,7 @@ class ModernRoundTripTest(InputTestCase):
                 client.close()
 
     def test_an_unknown_input_method_fails_the_call(self) -> None:
-        fake = self.fake()
+        fake = fake_server()
         fake.on("tools/call", asking({"k": {"method": "tasks/get", "params": {}}}))
         with self.assertRaises(ProtocolError):
             self.connect(fake).call_tool("t")
@@ -170,14 +166,14 @@ class ModernRoundTripTest(InputTestCase):
                                  "tier": {"type": "string", "enum": ["a", "b"],
                                           "default": "b"}},
                   "required": ["name", "age"]}
-        fake = self.fake()
+        fake = fake_server()
         fake.on("tools/call", asking({"k": elicit(schema=schema)}), DONE)
         client = self.connect(fake, on_elicit=lambda r: {"action": "accept",
                                                          "content": {"age": 3}})
         client.call_tool("t")
         self.assertEqual(fake.requests("tools/call")[1]["params"]["inputResponses"]["k"],
                          {"action": "accept", "content": {"age": 3, "name": "Ada", "tier": "b"}})
-        fake = self.fake()
+        fake = fake_server()
         fake.on("tools/call", asking({"k": elicit(schema=schema)}), DONE)
         client = self.connect(fake, on_elicit=lambda r: {"action": "accept",
                                                          "content": {"age": -1}})
@@ -187,7 +183,7 @@ class ModernRoundTripTest(InputTestCase):
         self.assertTrue(any("does not satisfy" in w for w in self.warnings), self.warnings)
 
     def test_missing_capability_is_a_protocol_error_with_data(self) -> None:
-        fake = self.fake()
+        fake = fake_server()
         fake.on("tools/call", Error(-32021, "Client did not declare elicitation",
                                     {"requiredCapabilities": {"elicitation": {"form": {}}}}))
         with self.assertRaises(ProtocolError) as caught:
@@ -253,7 +249,7 @@ class LegacyServerRequestTest(InputTestCase):
         future = client.call_tool_async("t")
         fake.wait_for("tools/call")
         fake.release()
-        self.assertEqual(future.result(5)["content"][0]["text"], "done")  # reader kept reading
+        self.assertEqual(text_of(future.result(5)), "done")  # reader kept reading
         self.assertFalse(pending.done())
         release.set()
         self.assertEqual(pending.result(5)["result"], {"action": "cancel"})

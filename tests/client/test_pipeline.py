@@ -23,16 +23,13 @@ from mcp_client import (Client, MCPClientError, ProtocolError, ServerGone, Timeo
                         TransportClosed)
 from mcp_client.client._deadlines import Deadlines
 from mcp_client.testing import FakeTransport
+from mcp_client.types import CallToolResult, Notification, text_of
 
-from ..base import ClientCase, LeakCheckingTestCase, server, wait_until
+from ..base import ClientCase, LeakCheckingTestCase, discover, wait_until
 from ..chaoskit import ChaosCase
 
 #: How long a test waits for something that should happen at once.
 WAIT = 30.0
-
-
-def text(result: dict[str, Any]) -> str:
-    return "".join(block.get("text", "") for block in result["content"])
 
 
 def stats(client: Client) -> dict[str, Any]:
@@ -74,7 +71,7 @@ class ChaosEchoTest(ChaosCase):
     """The hand-written echo server: pipelining, timeouts, cancellation, deaths."""
 
     def ready(self, *args: object, **options: Any) -> Client:
-        client = self.connect("echo.py", *args, **options)
+        client = self.chaos_client("echo.py", *args, **options)
         client.list_tools()   # the era is known: calls may be pipelined from now on
         return client
 
@@ -82,7 +79,7 @@ class ChaosEchoTest(ChaosCase):
         client = self.ready()
         futures = [client.call_tool_async("slow", {"ms": (n * 37) % 16 * 5}) for n in range(32)]
         futures += [client.call_tool_async("echo", {"text": f"e{n}"}) for n in range(32)]
-        self.assertEqual([text(f.result(10)) for f in futures[32:]],
+        self.assertEqual([text_of(f.result(10)) for f in futures[32:]],
                          [f"e{n}" for n in range(32)])
         for future in futures[:32]:
             future.result(10)
@@ -90,8 +87,8 @@ class ChaosEchoTest(ChaosCase):
                           "a pipelined call needed a pool thread")
 
     def test_the_first_call_negotiates_on_the_pool(self) -> None:
-        client = self.connect("echo.py")
-        self.assertEqual(text(client.call_tool_async("echo", {"text": "a"}).result(10)), "a")
+        client = self.chaos_client("echo.py")
+        self.assertEqual(text_of(client.call_tool_async("echo", {"text": "a"}).result(10)), "a")
         self.assertIsNotNone(client._connection._pools._executor)
 
     def test_a_timeout_fails_the_future_and_cancels_on_the_wire(self) -> None:
@@ -117,9 +114,9 @@ class ChaosEchoTest(ChaosCase):
         """Regression: timeout=inf overflowed the deadline thread's wait and killed it."""
         client = self.ready()
         for timeout in (float("inf"), 1e300):
-            self.assertEqual(text(client.call_tool_async("echo", {"text": "a"},
-                                                         timeout=timeout).result(10)), "a")
-            self.assertEqual(text(client.call_tool("echo", {"text": "b"}, timeout=timeout)),
+            self.assertEqual(text_of(client.call_tool_async("echo", {"text": "a"},
+                                                            timeout=timeout).result(10)), "a")
+            self.assertEqual(text_of(client.call_tool("echo", {"text": "b"}, timeout=timeout)),
                              "b")
         forever = client.call_tool_async("never", timeout=float("inf"))
         with self.assertRaises(Timeout):
@@ -129,7 +126,7 @@ class ChaosEchoTest(ChaosCase):
     def test_no_budget_means_no_deadline(self) -> None:
         client = self.ready()
         future = client.call_tool_async("slow", {"ms": 50}, timeout=0)
-        self.assertEqual(text(future.result(10)), "slow")
+        self.assertEqual(text_of(future.result(10)), "slow")
         self.assertIsNone(client._connection._pools._deadlines)
 
     def test_close_fails_the_calls_in_flight(self) -> None:
@@ -156,15 +153,15 @@ class ChaosEchoTest(ChaosCase):
     def test_a_failed_tool_is_a_result(self) -> None:
         client = self.ready()
         result = client.call_tool_async("no-such-tool").result(10)
-        self.assertEqual((result["isError"], text(result)), (True, "no tool no-such-tool"))
+        self.assertEqual((result["isError"], text_of(result)), (True, "no tool no-such-tool"))
 
     def test_a_done_callback_may_call_the_client(self) -> None:
         client = self.ready()
         answered: Future[str] = Future()
 
-        def then(future: Future[dict[str, Any]]) -> None:
+        def then(future: Future[CallToolResult]) -> None:
             # A blocking call made on the reader thread could never be answered.
-            answered.set_result(text(client.call_tool("echo", {"text": "from the callback"})))
+            answered.set_result(text_of(client.call_tool("echo", {"text": "from the callback"})))
 
         client.call_tool_async("echo", {"text": "first"}).add_done_callback(then)
         self.assertEqual(answered.result(10), "from the callback")
@@ -186,24 +183,24 @@ class ChaosEchoTest(ChaosCase):
         self.assertIn("state=running", repr(pending))
         futures = [client.call_tool_async("echo", {"text": f"w{n}"}) for n in range(16)]
         called: list[str] = []
-        futures[0].add_done_callback(lambda f: called.append(text(f.result())))
+        futures[0].add_done_callback(lambda f: called.append(text_of(f.result())))
         done, not_done = futures_wait(futures + [pending], timeout=10,
                                       return_when=FIRST_COMPLETED)
         self.assertTrue(done and pending in not_done)
         done, not_done = futures_wait(futures, timeout=10)
         self.assertEqual((len(done), not_done), (16, set()))
-        self.assertEqual(sorted(text(f.result()) for f in as_completed(futures, timeout=10)),
+        self.assertEqual(sorted(text_of(f.result()) for f in as_completed(futures, timeout=10)),
                          sorted(f"w{n}" for n in range(16)))
         self.assertEqual([f.exception() for f in futures], [None] * 16)
         after: list[str] = []
-        futures[1].add_done_callback(lambda f: after.append(text(f.result())))   # at once
+        futures[1].add_done_callback(lambda f: after.append(text_of(f.result())))   # at once
         self.assertEqual(after, ["w1"])
         wait_until(lambda: bool(called), 5)   # the pool runs a callback added before
         self.assertEqual(called, ["w0"])
         self.assertIn("state=finished returned dict", repr(futures[0]))
         with self.assertRaises(InvalidStateError):
-            futures[0].set_result({})
-        self.assertEqual(text(futures[0].result()), "w0")
+            futures[0].set_result({"content": []})
+        self.assertEqual(text_of(futures[0].result()), "w0")
 
     def test_a_failed_pipelined_future_raises_through_every_door(self) -> None:
         client = self.ready()
@@ -254,10 +251,10 @@ class ChaosEchoTest(ChaosCase):
 
         shaped = client._connection._requests.shaped
 
-        def broken(info: Any, method: str, answer: Any, *rest: Any) -> Any:
+        def broken(info: Any, method: str, answer: Any, tasks: bool = False) -> Any:
             if method == "tools/call":
                 raise RuntimeError("a bug")
-            return shaped(info, method, answer, *rest)
+            return shaped(info, method, answer, tasks)
 
         client._connection._requests.shaped = broken  # type: ignore[method-assign]
         calls = [{"id": f"c{n}", "type": "function",
@@ -334,8 +331,11 @@ class ChaosEchoTest(ChaosCase):
 class RealServerTest(ClientCase):
     """The SDK's demo server: progress, multi round-trip and legacy requests, pipelined."""
 
-    def connect(self, era: str, **options: Any) -> Client:   # type: ignore[override]
-        client = super().connect(args=server("dual_stdio.py"), era=era, **options)
+    script = "dual_stdio.py"
+
+    def connected(self, era: str, **options: Any) -> Client:
+        """A client of the demo server that has listed its tools."""
+        client = self.connect(era=era, **options)
         client.list_tools()
         return client
 
@@ -348,10 +348,10 @@ class RealServerTest(ClientCase):
                     asked.set()
                     return {"action": "accept", "content": {"name": "Ada"}}
 
-                client = self.connect(era, on_elicit=elicit)
+                client = self.connected(era, on_elicit=elicit)
                 futures = [client.call_tool_async("greet") for _ in range(3)]
                 futures.append(client.call_tool_async("echo", {"text": "beside"}))
-                self.assertEqual([text(f.result(30)) for f in futures],
+                self.assertEqual([text_of(f.result(30)) for f in futures],
                                  ["Hello, Ada!"] * 3 + ["beside"])
                 self.assertTrue(asked.is_set())
                 client.close()
@@ -359,9 +359,9 @@ class RealServerTest(ClientCase):
     def test_input_required_in_a_batch(self) -> None:
         for era in ("auto", "legacy"):
             with self.subTest(era=era):
-                client = self.connect(era, tool_concurrency=8, parallel_tools=("greet", "echo"),
-                                      on_elicit=lambda request: {"action": "accept",
-                                                                 "content": {"name": "Ada"}})
+                client = self.connected(era, tool_concurrency=8, parallel_tools=("greet", "echo"),
+                                        on_elicit=lambda request: {"action": "accept",
+                                                                   "content": {"name": "Ada"}})
                 entries = client.execute_tool_calls([call("greet", {}), call("echo", {
                     "text": "beside"}), call("greet", {}, "again")])
                 self.assertEqual([(e["tool_call_id"], e["content"]) for e in entries],
@@ -372,9 +372,9 @@ class RealServerTest(ClientCase):
 
     def test_progress_stretches_a_batchs_timeouts(self) -> None:
         reports: list[dict[str, Any]] = []
-        client = self.connect("auto", on_progress=reports.append,
-                              reset_timeout_on_progress=True, tool_concurrency=8,
-                              parallel_tools=("count",))
+        client = self.connected("auto", on_progress=reports.append,
+                                reset_timeout_on_progress=True, tool_concurrency=8,
+                                parallel_tools=("count",))
         short_budget(client, 0.4)
         entries = client.execute_tool_calls([call("count", {"n": 6}, "six"),
                                              call("count", {"n": 7}, "seven")])
@@ -384,8 +384,8 @@ class RealServerTest(ClientCase):
                                 [("seven", n) for n in range(1, 8)]))
 
     def test_without_stretching_a_batch_times_out(self) -> None:
-        client = self.connect("auto", on_progress=lambda report: None, tool_concurrency=8,
-                              parallel_tools=("count", "echo"))
+        client = self.connected("auto", on_progress=lambda report: None, tool_concurrency=8,
+                                parallel_tools=("count", "echo"))
         short_budget(client, 0.4)
         entries = client.execute_tool_calls([call("count", {"n": 8}),
                                              call("echo", {"text": "quick"})])
@@ -393,9 +393,9 @@ class RealServerTest(ClientCase):
                          ["the call to count timed out after 0.4s", "quick"])
 
     def test_max_total_timeout_caps_a_batchs_stretching(self) -> None:
-        client = self.connect("auto", on_progress=lambda report: None,
-                              reset_timeout_on_progress=True, max_total_timeout=0.35,
-                              tool_concurrency=8, parallel_tools=("count", "echo"))
+        client = self.connected("auto", on_progress=lambda report: None,
+                                reset_timeout_on_progress=True, max_total_timeout=0.35,
+                                tool_concurrency=8, parallel_tools=("count", "echo"))
         short_budget(client, 0.25)
         started = time.monotonic()
         entries = client.execute_tool_calls([call("count", {"n": 20}),
@@ -407,8 +407,8 @@ class RealServerTest(ClientCase):
     def test_a_servers_error_in_a_batch_is_its_entry(self) -> None:
         for era in ("auto", "legacy"):
             with self.subTest(era=era):
-                client = self.connect(era, on_sample=lambda request: None, tool_concurrency=8,
-                                      parallel_tools=("ask_llm", "echo"))
+                client = self.connected(era, on_sample=lambda request: None, tool_concurrency=8,
+                                        parallel_tools=("ask_llm", "echo"))
                 entries = client.execute_tool_calls([call("ask_llm", {}),
                                                      call("echo", {"text": "beside"})])
                 self.assertEqual([e["is_error"] for e in entries], [True, False])
@@ -420,7 +420,7 @@ class RealServerTest(ClientCase):
     def test_a_protocol_error_is_raised_from_the_future(self) -> None:
         for era, code in (("auto", None), ("legacy", -1)):
             with self.subTest(era=era):
-                client = self.connect(era, on_sample=lambda request: None)
+                client = self.connected(era, on_sample=lambda request: None)
                 with self.assertRaises(ProtocolError) as caught:
                     client.call_tool_async("ask_llm").result(30)
                 if code is not None:
@@ -438,7 +438,7 @@ class RealServerTest(ClientCase):
             release.wait(WAIT)
             return {"action": "accept", "content": {"name": "Ada"}}
 
-        client = self.connect("auto", on_elicit=elicit, kill_grace=0.5)
+        client = self.connected("auto", on_elicit=elicit, kill_grace=0.5)
         future = client.call_tool_async("greet")
         self.assertTrue(entered.wait(WAIT))
         closer = threading.Thread(target=client.close, name="closer")
@@ -455,28 +455,28 @@ class RealServerTest(ClientCase):
 
     def test_progress_stretches_the_timeout(self) -> None:
         reports: list[dict[str, Any]] = []
-        client = self.connect("auto", on_progress=reports.append,
-                              reset_timeout_on_progress=True)
+        client = self.connected("auto", on_progress=reports.append,
+                                reset_timeout_on_progress=True)
         future = client.call_tool_async("count", {"n": 8}, timeout=0.4)
-        self.assertEqual(text(future.result(30)), "counted to 8")
+        self.assertEqual(text_of(future.result(30)), "counted to 8")
         self.assertEqual(len(reports), 8)
 
     def test_without_stretching_the_same_call_times_out(self) -> None:
-        client = self.connect("auto", on_progress=lambda report: None)
+        client = self.connected("auto", on_progress=lambda report: None)
         with self.assertRaises(Timeout):
             client.call_tool_async("count", {"n": 8}, timeout=0.4).result(30)
 
     def test_max_total_timeout_caps_the_stretching(self) -> None:
-        client = self.connect("auto", on_progress=lambda report: None,
-                              reset_timeout_on_progress=True, max_total_timeout=0.35)
+        client = self.connected("auto", on_progress=lambda report: None,
+                                reset_timeout_on_progress=True, max_total_timeout=0.35)
         started = time.monotonic()
         with self.assertRaises(Timeout):
             client.call_tool_async("count", {"n": 20}, timeout=0.25).result(30)
         self.assertLess(time.monotonic() - started, 1.5)
 
     def test_a_callers_progress_token(self) -> None:
-        client = self.connect("auto")
-        notes: list[dict[str, Any]] = []
+        client = self.connected("auto")
+        notes: list[Notification] = []
         client.notifications.subscribe(notes.append)
         client.call_tool_async("count", {"n": 2}, progress_token="mine").result(30)
         self.assertEqual([n["params"]["progressToken"] for n in notes
@@ -493,8 +493,7 @@ class FakeTransportTest(LeakCheckingTestCase):
     def test_close_waits_for_a_round_in_its_backoff(self) -> None:
         fake = FakeTransport()
         fake.pipelines = True   # its send never blocks: answers come from a thread of its own
-        fake.on("server/discover", {"resultType": "complete", "supportedVersions": ["2026-07-28"],
-                                    "capabilities": {"tools": {}}})
+        fake.on("server/discover", discover({"tools": {}}))
         fake.on("tools/list", {"tools": []})
         fake.on("tools/call", {"resultType": "input_required", "requestState": "busy"})
         client = Client(transport=fake)

@@ -9,9 +9,8 @@ from typing import Any
 
 from mcp_client import Client, MCPClientError, ProtocolError
 from mcp_client.client._outputs import OutputChecks
-from mcp_client.testing import FakeTransport
 
-from ..base import ClientCase, server
+from ..base import ClientCase
 
 ERAS = ("auto", "legacy")
 PROMPT = {"type": "ref/prompt", "name": "code_review"}
@@ -19,15 +18,14 @@ TEMPLATE = {"type": "ref/resource", "uri": "repo://{owner}/{name}"}
 
 
 class ExtrasCase(ClientCase):
-    def connect(self, era: str = "auto", **options: Any) -> Client:   # type: ignore[override]
-        return super().connect(args=server("extras_server.py"), era=era, **options)
+    script = "extras_server.py"
 
 
 class RawRequestTest(ExtrasCase):
     def test_request_returns_the_result_without_bookkeeping(self) -> None:
         for era in ERAS:
             with self.subTest(era=era):
-                client = self.connect(era)
+                client = self.connect(era=era)
                 result = client.request("completion/complete", {
                     "ref": PROMPT, "argument": {"name": "language", "value": "r"}})
                 self.assertEqual(result, {"completion": {"values": ["rust", "ruby"],
@@ -60,7 +58,7 @@ class LoggingLevelTest(ExtrasCase):
         for era in ERAS:
             with self.subTest(era=era):
                 seen: list[str] = []
-                client = self.connect(era, on_log=lambda params: seen.append(params["level"]))
+                client = self.connect(era=era, on_log=lambda params: seen.append(params["level"]))
                 client.set_logging_level("warning")
                 self.assertEqual(client.call_tool("levels")["structuredContent"],
                                  {"result": "logged"})
@@ -73,7 +71,7 @@ class CompletionTest(ExtrasCase):
     def test_prompt_and_template_arguments_in_both_eras(self) -> None:
         for era in ERAS:
             with self.subTest(era=era):
-                client = self.connect(era)
+                client = self.connect(era=era)
                 self.assertEqual(client.complete(PROMPT, {"name": "language", "value": "p"}),
                                  {"values": ["python", "perl", "php"], "total": 3,
                                   "hasMore": False})
@@ -91,7 +89,7 @@ class StructuredOutputTest(ExtrasCase):
     def test_call_tool_validate_raises_with_the_path(self) -> None:
         for era in ERAS:
             with self.subTest(era=era):
-                client = self.connect(era)
+                client = self.connect(era=era)
                 self.assertEqual(client.call_tool("broken_weather", {"city": "x"})
                                  ["structuredContent"], {"temperature": "hot", "conditions": "x"})
                 with self.assertRaises(ProtocolError) as caught:
@@ -121,8 +119,6 @@ class StructuredOutputTest(ExtrasCase):
         self.assertEqual(entries[0]["structured_content"]["temperature"], "hot")
 
 
-V = "2026-07-28"
-DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": {"tools": {}}}
 WEATHER = {"type": "object", "properties": {"t": {"type": "number"}}, "required": ["t"]}
 
 
@@ -135,10 +131,9 @@ def result(structured: Any = None, **extra: Any) -> dict[str, Any]:
 
 class FakeCase(ClientCase):
     def fake_client(self, *tools: dict[str, Any], **options: Any) -> Client:
-        self.fake = FakeTransport()
-        self.fake.on("server/discover", DISCOVER)
+        client = self.connect(capabilities={"tools": {}}, **options)
         self.fake.on("tools/list", {"resultType": "complete", "tools": list(tools)})
-        return self.connect(self.fake, **options)
+        return client
 
 
 class TaskRequiredTest(FakeCase):
@@ -208,10 +203,8 @@ class RefusedBeforeTheWireTest(FakeCase):
 
     def fake_client(self, *tools: dict[str, Any], **options: Any) -> Client:
         # a server that offers both, so that a refusal is the arguments', not a capability's
-        self.fake = FakeTransport()
-        self.fake.on("server/discover", {**DISCOVER, "capabilities": {
-            "tools": {}, "completions": {}, "logging": {}}})
-        client = self.connect(self.fake, **options)
+        client = self.connect(capabilities={"tools": {}, "completions": {}, "logging": {}},
+                              **options)
         self.fake.on("completion/complete", {"resultType": "complete", "completion": {
             "values": ["python"], "total": 1, "hasMore": False}})
         self.assertEqual(client.complete(PROMPT, {"name": "language", "value": "p"})["values"],
@@ -227,11 +220,12 @@ class RefusedBeforeTheWireTest(FakeCase):
 
     def test_bad_references_and_arguments_are_refused(self) -> None:
         client = self.fake_client()
-        bad = [({"type": "ref/tool", "name": "x"}, {"name": "a", "value": ""}, None),
-               ({"type": "ref/prompt"}, {"name": "a", "value": ""}, None),
-               (PROMPT, {"name": "a"}, None),
-               (PROMPT, {"name": "a", "value": 3}, None),
-               (PROMPT, {"name": "a", "value": ""}, {"owner": 3})]
+        bad: list[tuple[Any, Any, Any]] = [
+            ({"type": "ref/tool", "name": "x"}, {"name": "a", "value": ""}, None),
+            ({"type": "ref/prompt"}, {"name": "a", "value": ""}, None),
+            (PROMPT, {"name": "a"}, None),
+            (PROMPT, {"name": "a", "value": 3}, None),
+            (PROMPT, {"name": "a", "value": ""}, {"owner": 3})]
         for ref, argument, context in bad:
             with self.subTest(ref=ref, argument=argument), self.assertRaises(MCPClientError):
                 client.complete(ref, argument, context=context)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from typing import Any
 
 from mcp_client import ServerGone
 
@@ -12,7 +13,7 @@ from ..tables import add_rows
 
 
 class ExitStatusTest(ClientCase):
-    def killed(self, **options: object) -> tuple[object, int]:
+    def killed(self, **options: Any) -> tuple[object, int]:
         client = self.connect(args=server("dual_stdio.py"), **options)
         self.assertEqual(client.list_tools() != [], True)
         transport = client.transport

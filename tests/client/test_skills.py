@@ -18,7 +18,7 @@ from mcp_client.client._skillcheck import entry_problem, frontmatter_problem
 from mcp_client.stdio import StdioTransport
 from mcp_client.testing import FakeTransport
 
-from ..base import PYTHON, ClientCase, server
+from ..base import PYTHON, ClientCase, fake_server, server
 
 EXTENSION = "io.modelcontextprotocol/skills"
 PDF = "skill://pdf-processing/SKILL.md"
@@ -50,9 +50,10 @@ class Recording(StdioTransport):
 
 
 class SkillsServerCase(ClientCase):
-    def connect(self, era: str = "auto", **options: Any) -> Client:   # type: ignore[override]
+    def skills_client(self, **options: Any) -> Client:
+        """A client of tests/servers/skills_server.py over a transport that keeps what it sent."""
         self.wire = Recording(PYTHON, args=server("skills_server.py"))
-        return super().connect(self.wire, era=era, **options)
+        return self.connect(self.wire, **options)
 
     def refused(self, client: Client, skill: Any, reason: str, **options: Any) -> SkillError:
         with self.assertRaises(SkillError) as caught:
@@ -63,7 +64,7 @@ class SkillsServerCase(ClientCase):
 
 class ListAndLoadTest(SkillsServerCase):
     def test_the_client_declares_the_extension_and_lists_without_reading(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         skills = client.list_skills()   # the server refuses -32021 a client that does not declare
         self.assertEqual(self.wire.methods(), ["server/discover", "skills/list"])
         self.assertEqual(self.wire.reads(), [])
@@ -78,7 +79,7 @@ class ListAndLoadTest(SkillsServerCase):
             "size": skills[0]["resources"][0]["size"]})
 
     def test_a_good_skill_is_read_skill_md_first_then_its_files(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         skill = client.read_skill("pdf-processing")
         self.assertEqual(self.wire.reads(), [PDF, FORMS, LOGO])
         self.assertEqual(skill["uri"], PDF)
@@ -97,14 +98,14 @@ class ListAndLoadTest(SkillsServerCase):
         self.assertTrue(base64.b64decode(logo["blob"]).startswith(b"\x89PNG"))
 
     def test_an_entry_from_the_listing_is_loaded_without_another_lookup(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         entry = next(s for s in client.list_skills() if s["uri"] == PDF)
         client.read_skill(entry, files=False)
         self.assertEqual(self.wire.methods(), ["server/discover", "skills/list", "resources/read"])
         self.assertEqual(self.wire.reads(), [PDF])
 
     def test_chosen_files_only_and_an_unlisted_one_is_never_read(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         skill = client.read_skill(PDF, files=["references/FORMS.md"])
         self.assertEqual([f["path"] for f in skill["files"]], ["references/FORMS.md"])
         self.assertEqual(self.wire.reads(), [PDF, FORMS])
@@ -115,20 +116,20 @@ class ListAndLoadTest(SkillsServerCase):
             client.read_skill(PDF, files="references/FORMS.md")
 
     def test_by_uri_skills_get_answers_for_a_skill_the_listing_leaves_out(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         skill = client.read_skill("skill://unlisted/SKILL.md")
         self.assertEqual(skill["name"], "unlisted")
         self.assertEqual(self.wire.methods()[1:], ["skills/get", "resources/read"])
 
     def test_names_are_no_identifiers(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         error = self.refused(client, "refunds", "ambiguous")
         self.assertIn("skill://acme/billing/refunds/SKILL.md", str(error))
         self.assertEqual(client.read_skill("acme/support/refunds")["frontmatter"]["description"],
                          "Refunds, for support")
 
     def test_the_async_twins(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         self.assertTrue(client.list_skills_async().result(30))
         self.assertEqual(client.read_skill_async("pdf-processing", files=False).result(30)["uri"],
                          PDF)
@@ -136,29 +137,29 @@ class ListAndLoadTest(SkillsServerCase):
 
 class RefusalTest(SkillsServerCase):
     def test_a_digest_mismatch_refuses_before_any_other_file_is_read(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         error = self.refused(client, "tampered", "digest")
         self.assertEqual((error.name, error.uri), ("tampered", "skill://tampered/SKILL.md"))
         self.assertEqual(self.wire.reads(), ["skill://tampered/SKILL.md"])
 
     def test_a_size_mismatch_refuses(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         error = self.refused(client, "padded", "size")
         self.assertIn("the entry says", error.detail)
         self.assertEqual(self.wire.reads(), ["skill://padded/SKILL.md"])
 
     def test_frontmatter_that_differs_from_the_entry_refuses(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         error = self.refused(client, "impostor", "frontmatter")
         self.assertIn("'description'", error.detail)
 
     def test_a_supporting_file_that_fails_refuses_the_whole_skill(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         error = self.refused(client, "bad-support", "digest")
         self.assertEqual(error.uri, "skill://bad-support/notes.md")
 
     def test_a_missing_skill_by_name_and_by_uri(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         self.refused(client, "nope", "not_found")
         error = self.refused(client, "skill://nope/SKILL.md", "not_found")
         self.assertIn("No skill is served", error.detail)
@@ -166,7 +167,7 @@ class RefusalTest(SkillsServerCase):
         self.assertEqual(self.wire.reads(), [])
 
     def test_a_dynamic_skill_only_when_asked(self) -> None:
-        client = self.connect()
+        client = self.skills_client()
         self.refused(client, "generated", "dynamic")
         self.assertEqual(self.wire.reads(), [])
         skill = client.read_skill("generated", allow_dynamic=True)
@@ -174,7 +175,7 @@ class RefusalTest(SkillsServerCase):
 
     def test_a_server_that_does_not_declare_the_extension_is_not_asked(self) -> None:
         # the SDK declares extensions to 2026-07-28 clients only
-        client = self.connect(era="legacy")
+        client = self.skills_client(era="legacy")
         with self.assertRaises(SkillError) as caught:
             client.list_skills()
         self.assertEqual((caught.exception.reason, caught.exception.name), ("not_declared", None))
@@ -223,17 +224,16 @@ class LegacyServerTest(ClientCase):
 
 
 class ScriptedModernTest(ClientCase):
-    def fake(self, *entries: Any) -> FakeTransport:
-        fake = FakeTransport()
-        fake.on("server/discover", {"supportedVersions": ["2026-07-28"], "capabilities": {
-            "resources": {}, "extensions": {EXTENSION: {}}}})
+    def skills_server(self, *entries: Any) -> FakeTransport:
+        """A modern server of the skills extension that lists ``entries``."""
+        fake = fake_server({"resources": {}, "extensions": {EXTENSION: {}}})
         fake.on("skills/list", {"skills": list(entries)})
         return fake
 
     def test_an_entry_out_of_shape_is_left_out_of_the_listing_and_refused_by_name(self) -> None:
         good = _entry(_md())
         bad = {**_entry(_md()), "uri": "skill://other/SKILL.md"}
-        fake = self.fake(good, bad, "not an entry")
+        fake = self.skills_server(good, bad, "not an entry")
         client = self.connect(fake)
         self.assertEqual(client.list_skills(), [good])
         self.assertEqual(len(self.warnings), 2, self.warnings)
@@ -247,7 +247,7 @@ class ScriptedModernTest(ClientCase):
         entry = _entry(_md())
         entry["resources"].append({"uri": "skill://demo/big.bin", "size": 17 * 2**20,
                                    "digest": "sha256:" + "0" * 64})
-        fake = self.fake(entry)
+        fake = self.skills_server(entry)
         client = self.connect(fake)
         with self.assertRaises(SkillError) as caught:
             client.read_skill("demo")
@@ -255,7 +255,7 @@ class ScriptedModernTest(ClientCase):
         self.assertEqual(fake.requests("resources/read"), [])
 
     def test_bad_arguments_are_the_clients_error(self) -> None:
-        client = self.connect(self.fake())
+        client = self.connect(self.skills_server())
         for skill in (None, "", 42):
             with self.subTest(skill=skill), self.assertRaises(MCPClientError) as caught:
                 client.read_skill(skill)   # type: ignore[arg-type]

@@ -11,7 +11,7 @@ from mcp_client.testing import Error, FakeTransport
 
 from ..base import ClientCase
 
-TASKS = {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}
+TASKS: dict[str, Any] = {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}
 LONG = {"name": "long", "inputSchema": {"type": "object"},
         "execution": {"taskSupport": "required"}}
 PLAIN = {"name": "plain", "inputSchema": {"type": "object"}}

@@ -10,7 +10,7 @@ from mcp_client import Cancelled, Client, InputLoopExceeded, MCPClientError, Pro
     Timeout, TransportClosed
 from mcp_client.testing import Error, FakeTransport
 
-from ..base import ClientCase
+from ..base import ClientCase, discover, fake_server
 from .test_tasks import close_ends_a_paused_call
 
 EXT = "io.modelcontextprotocol/tasks"
@@ -22,7 +22,7 @@ MAYBE = {"name": "maybe", "inputSchema": {"type": "object"},
          "execution": {"taskSupport": "optional"}}
 PLAIN = {"name": "plain", "inputSchema": {"type": "object"}}
 DONE = {"content": [{"type": "text", "text": "done"}]}
-ASK = {"method": "elicitation/create", "params": {
+ASK: dict[str, Any] = {"method": "elicitation/create", "params": {
     "mode": "form", "message": "Name?", "requestedSchema": {
         "type": "object", "properties": {"name": {"type": "string"}}}}}
 
@@ -48,8 +48,7 @@ class ModernCase(ClientCase):
         caps: dict[str, Any] = {"tools": {}}
         if extension:
             caps["extensions"] = {EXT: {}}
-        self.fake.on("server/discover", {"resultType": "complete", "supportedVersions": [V],
-                                         "capabilities": caps})
+        self.fake.on("server/discover", discover(caps))
         self.fake.on("tools/list", {"resultType": "complete", "tools": [PLAIN, MAYBE, LONG]})
         self.fake.on("tools/call", created(), when=declared)
         self.fake.on("tools/call", {"resultType": "complete", **DONE},
@@ -389,9 +388,7 @@ class PollIntervalTest(ClientCase):
                 self.assertEqual(_interval(found), seconds)
 
     def test_a_task_created_finished_is_asked_about_at_once(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", {"resultType": "complete", "supportedVersions": [V],
-                                    "capabilities": {"extensions": {EXT: {}}}})
+        fake = fake_server({"extensions": {EXT: {}}})
         fake.on("tools/call", {**created("completed"), "pollIntervalMs": 60000})
         fake.on("tasks/get", task("completed", result=DONE, pollIntervalMs=60000))
         client = self.connect(fake, tasks=True)

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from mcp_client import Client, ProtocolError, Timeout
+from mcp_client.types import text_of
 
 from ..base import ClientCase, server
 from ..httpkit import LiveServer
@@ -23,17 +24,13 @@ def roses(request: dict[str, Any]) -> dict[str, Any]:
     return {"role": "assistant", "model": "m", "content": {"type": "text", "text": "roses"}}
 
 
-def text(result: dict[str, Any]) -> str:
-    return str(result["content"][0]["text"])
-
-
 class TasksServerCase(ClientCase):
     def tasks_client(self, **options: Any) -> Client:
         return self.connect(args=server("tasks_server.py"), **options)
 
     def audit(self, client: Client) -> list[tuple[str, bool]]:
         """(method, declared the extension) of every request the server saw."""
-        seen = json.loads(text(client.call_tool("audit")))
+        seen = json.loads(text_of(client.call_tool("audit")))
         return [(method, ext) for method, ext in seen[:-1]
                 if method not in ("server/discover", "tools/list")]
 
@@ -44,9 +41,9 @@ class TasksServerTest(TasksServerCase):
         self.assertEqual(client.era, "modern")
         names = [d["function"]["name"] for d in client.tools_for_llm()]
         self.assertIn("confirm_delete", names)
-        self.assertEqual(text(client.call_tool("confirm_delete", {"filename": "a.txt"})),
+        self.assertEqual(text_of(client.call_tool("confirm_delete", {"filename": "a.txt"})),
                          "deleted")
-        self.assertEqual(text(client.call_tool("greet", {"name": "Ann"})), "Hello, Ann!")
+        self.assertEqual(text_of(client.call_tool("greet", {"name": "Ann"})), "Hello, Ann!")
         methods = self.audit(client)
         self.assertEqual(methods[0], ("tools/call", True))
         self.assertIn(("tasks/update", True), methods)
@@ -55,7 +52,7 @@ class TasksServerTest(TasksServerCase):
 
     def test_an_optional_tool_is_a_plain_call_unless_asked(self) -> None:
         client = self.tasks_client()
-        self.assertEqual(text(client.call_tool("slow_compute", {"seconds": 0})),
+        self.assertEqual(text_of(client.call_tool("slow_compute", {"seconds": 0})),
                          "computed after 0s")
         self.assertEqual(self.audit(client), [("tools/call", False)])
 
@@ -63,7 +60,7 @@ class TasksServerTest(TasksServerCase):
         statuses: list[str] = []
         client = self.tasks_client(tasks=True, on_task_status=lambda t: statuses.append(
             t["status"]))
-        self.assertEqual(text(client.call_tool("slow_compute", {"seconds": 0.2})),
+        self.assertEqual(text_of(client.call_tool("slow_compute", {"seconds": 0.2})),
                          "computed after 0.2s")
         self.assertEqual(statuses[0], "working")
         self.assertEqual(statuses[-1], "completed")
@@ -72,7 +69,7 @@ class TasksServerTest(TasksServerCase):
     def test_tool_errors_and_task_failures(self) -> None:
         client = self.tasks_client()
         result = client.call_tool("failing_job")
-        self.assertEqual((text(result), result.get("isError")), ("the job failed", True))
+        self.assertEqual((text_of(result), result.get("isError")), ("the job failed", True))
         with self.assertRaises(ProtocolError) as caught:
             client.call_tool("protocol_error_job")
         self.assertEqual(caught.exception.code, -32603)
@@ -80,14 +77,14 @@ class TasksServerTest(TasksServerCase):
 
     def test_input_in_two_rounds_and_two_at_once(self) -> None:
         client = self.tasks_client(on_elicit=accept, on_sample=roses)
-        self.assertEqual(text(client.call_tool("two_rounds")), "Your name: roses")
-        self.assertEqual(text(client.call_tool("multi_input")), "First & Second")
+        self.assertEqual(text_of(client.call_tool("two_rounds")), "Your name: roses")
+        self.assertEqual(text_of(client.call_tool("multi_input")), "First & Second")
         updates = [m for m, _ in self.audit(client) if m == "tasks/update"]
         self.assertEqual(len(updates), 3)
 
     def test_input_before_the_task_then_the_task(self) -> None:
         client = self.tasks_client(on_elicit=accept)
-        self.assertEqual(text(client.call_tool("test_tool_with_task")), "hello Your name")
+        self.assertEqual(text_of(client.call_tool("test_tool_with_task")), "hello Your name")
 
     def test_a_timeout_cancels_the_task_on_the_server(self) -> None:
         client = self.tasks_client(tasks=True)
@@ -102,7 +99,7 @@ class TasksServerTest(TasksServerCase):
         self.assertEqual(handle.status, "working")
         self.assertTrue(handle.cancel())
         quick = client.call_tool_task("slow_compute", {"seconds": 0})
-        self.assertEqual(text(quick.result(30)), "computed after 0s")
+        self.assertEqual(text_of(quick.result(30)), "computed after 0s")
         self.assertIn(("tasks/cancel", True), self.audit(client))
 
     def test_the_bridge_runs_a_task_tool(self) -> None:
@@ -125,11 +122,11 @@ class TasksOverHTTPTest(TasksServerCase):
         client = Client.connect_http(live.url, on_elicit=accept, tasks=True,
                                      on_warn=self.warnings.append)
         self.addCleanup(client.close)
-        self.assertEqual(text(client.call_tool("confirm_delete", {"filename": "c.txt"})),
+        self.assertEqual(text_of(client.call_tool("confirm_delete", {"filename": "c.txt"})),
                          "deleted")
         with self.assertRaises(Timeout):
             client.call_tool("slow_compute", {"seconds": 60}, timeout=0.5)
-        self.assertEqual(text(client.call_tool("slow_compute", {"seconds": 0})),
+        self.assertEqual(text_of(client.call_tool("slow_compute", {"seconds": 0})),
                          "computed after 0s")
         methods = self.audit(client)
         self.assertIn(("tasks/update", True), methods)

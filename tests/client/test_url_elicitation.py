@@ -17,8 +17,9 @@ from mcp_client.client._inputs import ELICIT, Inputs
 from mcp_client.exceptions import URLElicitationRequired
 from mcp_client.protocol import META_CLIENT_CAPABILITIES
 from mcp_client.testing import FakeTransport
+from mcp_client.types import Notification, text_of
 
-from ..base import ClientCase, server
+from ..base import ClientCase, fake_server
 
 ERAS = ("auto", "legacy")
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -34,8 +35,7 @@ def recorder(seen: list[dict[str, Any]], action: str) -> Callable[[dict[str, Any
 
 
 class InteractiveCase(ClientCase):
-    def connect(self, era: str = "auto", **options: Any) -> Client:   # type: ignore[override]
-        return super().connect(args=server("interactive_server.py"), era=era, **options)
+    script = "interactive_server.py"
 
     def declared(self, client: Client) -> Any:
         return json.loads(client.call_tool("declared")["structuredContent"]["result"])
@@ -61,10 +61,7 @@ class CapabilityTest(InteractiveCase):
         for era in ERAS:
             for name, (options, wanted) in DECLARED.items():
                 with self.subTest(era=era, case=name):
-                    fake = FakeTransport()
-                    fake.on("server/discover", {
-                        "resultType": "complete", "supportedVersions": [MODERN],
-                        "capabilities": {"tools": {}}})
+                    fake = fake_server({"tools": {}})
                     fake.on("initialize", {
                         "protocolVersion": LEGACY, "capabilities": {"tools": {}},
                         "serverInfo": {"name": "fake", "version": "1"}})
@@ -84,7 +81,7 @@ class CapabilityTest(InteractiveCase):
         for era, name in zip(ERAS, ("url only", "both")):
             with self.subTest(era=era, case=name):
                 options, wanted = DECLARED[name]
-                client = self.connect(era, **options)
+                client = self.connect(era=era, **options)
                 self.assertEqual(self.declared(client), wanted)
                 client.close()
 
@@ -107,9 +104,9 @@ class URLModeTest(InteractiveCase):
                     # content has no place in a URL-mode answer: it is not sent
                     return {"action": "accept", "content": {"secret": "x"}}
 
-                client = self.connect(era, on_elicit_url=hook,
+                client = self.connect(era=era, on_elicit_url=hook,
                                       on_elicit=recorder(forms, "cancel"))
-                text = client.call_tool("connect", {"service": "git"})["content"][0]["text"]
+                text = text_of(client.call_tool("connect", {"service": "git"}))
                 [request] = asked
                 self.assertEqual(request["method"], ELICIT)
                 self.assertEqual(request["params"]["mode"], "url")
@@ -127,7 +124,7 @@ class URLModeTest(InteractiveCase):
         for era in ERAS:
             with self.subTest(era=era):
                 forms: list[dict[str, Any]] = []
-                client = self.connect(era, on_elicit=recorder(forms, "accept"))
+                client = self.connect(era=era, on_elicit=recorder(forms, "accept"))
                 if era == "legacy":   # 2025-11-25: -32602 for a mode the client did not declare
                     with self.assertRaises(ProtocolError) as caught:   # (the SDK passes it on)
                         client.call_tool("connect", {"service": "git"})
@@ -135,7 +132,7 @@ class URLModeTest(InteractiveCase):
                     self.assertIn("'url'", caught.exception.message)
                 else:   # 2026-07-28 has no error for one entry of a round: declined
                     result = client.call_tool("connect", {"service": "git"})
-                    self.assertEqual(result["content"][0]["text"],
+                    self.assertEqual(text_of(result),
                                      "action=decline state=connect:git content=None")
                 self.assertEqual(forms, [])   # the form hook never sees a URL it cannot open
                 self.assertIn("refused the server's elicitation", self.warnings[0])
@@ -143,9 +140,9 @@ class URLModeTest(InteractiveCase):
 
     def test_the_override_hands_url_requests_to_on_elicit(self) -> None:
         asked: list[dict[str, Any]] = []
-        client = self.connect("legacy", on_elicit=recorder(asked, "accept"),
+        client = self.connect(era="legacy", on_elicit=recorder(asked, "accept"),
                               client_capabilities={"elicitation": {"url": {}, "form": {}}})
-        self.assertEqual(client.call_tool("connect", {"service": "hg"})["content"][0]["text"],
+        self.assertEqual(text_of(client.call_tool("connect", {"service": "hg"})),
                          "action=accept")
         self.assertEqual([r["params"]["mode"] for r in asked], ["url"])
 
@@ -156,19 +153,19 @@ class URLModeTest(InteractiveCase):
         for era in ERAS:
             # one server per era: the hook the client calls is swapped between calls
             current: list[Callable[[dict[str, Any]], Any]] = []
-            client = self.connect(era, on_elicit_url=lambda r: current[0](r))
+            client = self.connect(era=era, on_elicit_url=lambda r: current[0](r))
             for hook in (broken, lambda r: {"action": "sure"}, lambda r: None):
                 with self.subTest(era=era, hook=hook):
                     current[:] = [hook]
                     del self.warnings[:]
-                    text = client.call_tool("connect", {"service": "git"})["content"][0]["text"]
+                    text = text_of(client.call_tool("connect", {"service": "git"}))
                     self.assertTrue(text.startswith("action=decline"), text)
                     self.assertTrue(self.warnings, "the failure was not reported")
             client.close()
 
     def test_the_completion_notification_is_on_the_stream(self) -> None:
-        client = self.connect("legacy", on_elicit_url=lambda r: {"action": "accept"})
-        seen: queue.Queue[dict[str, Any]] = queue.Queue()
+        client = self.connect(era="legacy", on_elicit_url=lambda r: {"action": "accept"})
+        seen: queue.Queue[Notification] = queue.Queue()
         client.notifications.subscribe(
             lambda n: seen.put(n) if n["method"] == "notifications/elicitation/complete" else None)
         client.call_tool("connect", {"service": "git"})
@@ -179,7 +176,7 @@ class RequiredErrorTest(InteractiveCase):
     def test_minus_32042_is_a_typed_error_in_both_eras(self) -> None:
         for era in ERAS:
             with self.subTest(era=era):
-                client = self.connect(era)
+                client = self.connect(era=era)
                 with self.assertRaises(URLElicitationRequired) as caught:
                     client.call_tool("files", {"service": f"svn-{era}"})
                 error = caught.exception
@@ -193,8 +190,8 @@ class RequiredErrorTest(InteractiveCase):
                 self.assertEqual((type(copy), copy.elicitations),
                                  (URLElicitationRequired, error.elicitations))
                 # the server's state moved on "out of band": the retry succeeds
-                self.assertEqual(client.call_tool("files", {"service": f"svn-{era}"})[
-                    "content"][0]["text"], f"svn-{era}: a.txt, b.txt")
+                self.assertEqual(text_of(client.call_tool("files", {"service": f"svn-{era}"})),
+                                 f"svn-{era}: a.txt, b.txt")
                 client.close()
 
     def test_a_malformed_minus_32042_keeps_only_url_elicitations(self) -> None:
@@ -273,7 +270,7 @@ class EverythingURLTest(ClientCase):
         self.assertIn("trigger-url-elicitation", [tool["name"] for tool in client.list_tools()])
         result = client.call_tool("trigger-url-elicitation", {
             "url": "https://example.com/connect", "elicitationId": "e-1"})
-        self.assertIn("User completed the URL elicitation flow", result["content"][0]["text"])
+        self.assertIn("User completed the URL elicitation flow", text_of(result))
         self.assertEqual(asked[0]["params"], {
             "mode": "url", "url": "https://example.com/connect", "elicitationId": "e-1",
             "message": "Please open the link to complete this action."})

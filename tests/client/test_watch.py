@@ -10,18 +10,27 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from typing import Any
+from typing import Any, Callable, Iterable, Mapping
 
 from mcp_client import Client, MCPClientError
 from mcp_client.stdio import StdioTransport
 from mcp_client.testing import NO_ANSWER, Error, FakeTransport
+from mcp_client.types import Notification, resource_text, text_of
 
-from ..base import ClientCase, server, wait_until
+from ..base import ClientCase, fake_server, server, wait_until
 from ..httpkit import LiveServer
 
 
-def names(tools: list[dict[str, Any]]) -> set[str]:
+def names(tools: Iterable[Mapping[str, Any]]) -> set[str]:
     return {t["name"] for t in tools}
+
+
+def recorder(into: list[str], seen: threading.Event) -> Callable[[str], None]:
+    """A callback that appends what it is given to ``into``, then sets ``seen``."""
+    def record(item: str) -> None:
+        into.append(item)
+        seen.set()
+    return record
 
 
 class GrowingServerTest(ClientCase):
@@ -36,7 +45,7 @@ class GrowingServerTest(ClientCase):
         client = self.connect(args=server("growing.py"), on_list_changed=on_list_changed,
                               **options)
         self.assertEqual(names(client.list_tools()), {"grow", "bump"})
-        self.assertEqual(client.call_tool("grow", {"name": "fresh"})["content"][0]["text"],
+        self.assertEqual(text_of(client.call_tool("grow", {"name": "fresh"})),
                          "added fresh")
         return client, kinds, changed
 
@@ -47,7 +56,7 @@ class GrowingServerTest(ClientCase):
         self.assertEqual(kinds, ["tools"])
         self.assertEqual(names(client.list_tools()), {"grow", "bump", "fresh"})
         self.assertIn("fresh", [d["function"]["name"] for d in client.tools_for_llm()])
-        self.assertEqual(client.call_tool("fresh")["content"][0]["text"], "I am fresh")
+        self.assertEqual(text_of(client.call_tool("fresh")), "I am fresh")
 
     def test_modern_without_watch_keeps_the_cached_list(self) -> None:
         client, kinds, _ = self.grow()
@@ -57,10 +66,10 @@ class GrowingServerTest(ClientCase):
 
     def test_a_subscribed_resource_that_changes(self) -> None:
         client, _, _ = self.grow()   # no watch=True: a subscription alone opens a listen
-        self.assertEqual(client.read_resource("res://counter")["contents"][0]["text"], "0")
+        self.assertEqual(resource_text(client.read_resource("res://counter")), "0")
         acknowledged, updated = threading.Event(), threading.Event()
 
-        def seen(message: dict[str, Any]) -> None:
+        def seen(message: Notification) -> None:
             params = message.get("params") or {}
             if message["method"] == "notifications/subscriptions/acknowledged" and \
                     params.get("notifications", {}).get("resourceSubscriptions"):
@@ -72,9 +81,9 @@ class GrowingServerTest(ClientCase):
         client.notifications.subscribe(seen)
         client.subscribe_resource("res://counter")
         self.assertTrue(acknowledged.wait(10), self.warnings)
-        self.assertEqual(client.call_tool("bump")["content"][0]["text"], "1")
+        self.assertEqual(text_of(client.call_tool("bump")), "1")
         self.assertTrue(updated.wait(10))
-        self.assertEqual(client.read_resource("res://counter")["contents"][0]["text"], "1")
+        self.assertEqual(resource_text(client.read_resource("res://counter")), "1")
         listen = client._connection.watch
         self.assertEqual(listen.subscriptions, ["res://counter"])
         self.assertEqual(listen.honoured, {"resourceSubscriptions": ["res://counter"]})
@@ -100,7 +109,7 @@ class GrowingServerTest(ClientCase):
 
         pipe._kick = recorded   # type: ignore[method-assign]
         for _ in range(20):
-            self.assertEqual(client.call_tool("fresh")["content"][0]["text"], "I am fresh")
+            self.assertEqual(text_of(client.call_tool("fresh")), "I am fresh")
         self.assertEqual(kicks.count(True), 0, kicks)
         correlator = client._connection._correlator
         self.assertEqual((len(correlator), correlator.waiting()), (1, 0))   # the listen
@@ -141,8 +150,8 @@ class GrowingHTTPServerTest(ClientCase):
         for era, watch in (("auto", True), ("legacy", False)):
             with self.subTest(era=era):
                 changed = threading.Event()
-                client = self.connect_http(live.url, era=era, watch=watch,
-                                           on_list_changed=lambda kind: changed.set())
+                client = self.connect(url=live.url, era=era, watch=watch,
+                                      on_list_changed=lambda kind: changed.set())
                 before = names(client.list_tools())
                 self.assertNotIn(f"fresh_{era}", before)
                 client.call_tool("grow", {"name": f"fresh_{era}"})
@@ -153,25 +162,18 @@ class GrowingHTTPServerTest(ClientCase):
                 client.close()
                 self.assertEqual(self.warnings, [])
 
-    def connect_http(self, url: str, **options: Any) -> Client:
-        self.warnings = []
-        client = Client.connect_http(url, on_warn=self.warnings.append, **options)
-        self.addCleanup(client.close)
-        return client
 
-
-DISCOVER = {"supportedVersions": ["2026-07-28"],
-            "capabilities": {"tools": {"listChanged": True}, "prompts": {"listChanged": True},
-                             "resources": {"subscribe": True}}}
-TOOLS = {"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "ttlMs": 60000,
-         "cacheScope": "public"}
+#: A server that says when its lists change and lets a client subscribe to a resource.
+WATCHED = {"tools": {"listChanged": True}, "prompts": {"listChanged": True},
+           "resources": {"subscribe": True}}
+TOOLS: dict[str, Any] = {"tools": [{"name": "a", "inputSchema": {"type": "object"}}],
+                         "ttlMs": 60000, "cacheScope": "public"}
 
 
 class ListenProtocolTest(ClientCase):
     def watched(self, *listen: Any, hold: bool = False,
                 **options: Any) -> tuple[Client, FakeTransport]:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server(WATCHED)
         fake.on("tools/list", TOOLS)
         fake.on("subscriptions/listen", *(listen or (NO_ANSWER,)), hold=hold)
         client = self.connect(fake, watch=True, **options)
@@ -192,7 +194,7 @@ class ListenProtocolTest(ClientCase):
     def test_an_acknowledgment_of_a_subset_and_a_change(self) -> None:
         kinds: list[str] = []
         changed = threading.Event()
-        client, fake = self.watched(on_list_changed=lambda k: (kinds.append(k), changed.set()))
+        client, fake = self.watched(on_list_changed=recorder(kinds, changed))
         listen = fake.wait_for("subscriptions/listen")
         meta = {"io.modelcontextprotocol/subscriptionId": listen["id"]}
         fake.notify("notifications/subscriptions/acknowledged",
@@ -215,21 +217,19 @@ class ListenProtocolTest(ClientCase):
 
     def test_a_listen_refused_with_method_not_found_is_not_reopened(self) -> None:
         warned = threading.Event()
+        warnings: list[str] = []
         client, fake = self.watched(Error(-32601, "no listen"),
-                                    on_warn=lambda w: (self.warnings.append(w), warned.set()))
+                                    on_warn=recorder(warnings, warned))
         self.assertTrue(warned.wait(5))
         client.close()
         self.assertEqual(len(fake.requests("subscriptions/listen")), 1)
-        self.assertTrue(any("does not serve subscriptions/listen" in w for w in self.warnings),
-                        self.warnings)
+        self.assertTrue(any("does not serve subscriptions/listen" in w for w in warnings),
+                        warnings)
 
     def test_calls_to_a_server_offering_no_list_changes_do_not_wake_the_watch(self) -> None:
         # Nothing to listen for: the watch thread waits for something to change (a new
         # negotiation, a subscription), not for every call (a wake-up of a thread per call).
-        fake = FakeTransport()
-        fake.on("server/discover", {"supportedVersions": ["2026-07-28"],
-                                    "capabilities": {"tools": {},
-                                                     "resources": {"subscribe": True}}})
+        fake = fake_server({"tools": {}, "resources": {"subscribe": True}})
         fake.on("tools/list", TOOLS)
         fake.on("tools/call", {"content": [{"type": "text", "text": "ok"}]})
         fake.on("subscriptions/listen", NO_ANSWER)
@@ -246,7 +246,7 @@ class ListenProtocolTest(ClientCase):
 
         watch._wake.set = counted   # type: ignore[method-assign]
         for _ in range(5):
-            self.assertEqual(client.call_tool("a")["content"][0]["text"], "ok")
+            self.assertEqual(text_of(client.call_tool("a")), "ok")
         self.assertEqual(wakes, [])
         self.assertEqual(fake.requests("subscriptions/listen"), [])
         client.subscribe_resource("res://a")   # something to listen for: it wakes, and listens
@@ -256,8 +256,7 @@ class ListenProtocolTest(ClientCase):
         self.assertEqual(wakes, [1])
 
     def test_no_listen_without_watch_or_on_legacy(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server(WATCHED)
         fake.on("tools/list", TOOLS)
         client = self.connect(fake)
         client.list_tools()
@@ -278,9 +277,7 @@ class ListenProtocolTest(ClientCase):
         self.assertEqual(len(fake.requests("resources/unsubscribe")), 1)
 
     def test_refused_without_the_capability(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", {"supportedVersions": ["2026-07-28"],
-                                    "capabilities": {"resources": {}}})
+        fake = fake_server({"resources": {}})
         client = self.connect(fake)
         with self.assertRaises(MCPClientError) as caught:
             client.subscribe_resource("res://a")
@@ -303,8 +300,7 @@ class ListenProtocolTest(ClientCase):
         """Issue 17 item 4: after a list change the bridge offers the current catalogue, and
         a call to the tool that went away is answered as an unknown tool, not sent."""
         changed = threading.Event()
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server(WATCHED)
         gone = {"name": "gone", "inputSchema": {"type": "object"}}
         both = {**TOOLS, "tools": TOOLS["tools"] + [gone]}
         fake.on("tools/list", both, TOOLS)

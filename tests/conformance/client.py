@@ -22,6 +22,7 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from mcp_client import Client, SkillError  # noqa: E402
+from mcp_client.types import Tool  # noqa: E402
 
 Scenario = Callable[[Client, dict[str, Any]], None]
 SCENARIOS: dict[str, Scenario] = {}
@@ -50,7 +51,7 @@ def placeholder(schema: Any) -> Any:
             "array": [], "object": {}}.get(kind if isinstance(kind, str) else "", "x")
 
 
-def blind_arguments(tool: dict[str, Any]) -> dict[str, Any]:
+def blind_arguments(tool: Tool) -> dict[str, Any]:
     schema = tool.get("inputSchema") or {}
     props = schema.get("properties") or {}
     return {name: placeholder(props.get(name)) for name in schema.get("required") or []}

@@ -20,9 +20,10 @@ from mcp_client.leases import LeaseTable, Leases
 from mcp_client.paths import locate
 from mcp_client.policy import Policy
 from mcp_client.registry import Registry
-from mcp_client.testing import Error, FakeTransport
+from mcp_client.testing import Error
+from mcp_client.types import ToolMessage
 
-from ..base import LeakCheckingTestCase
+from ..base import LeakCheckingTestCase, fake_server
 from ..tables import add_rows
 
 PERMISSIONS = Path(__file__).resolve().parents[2] / "docs" / "guide" / "permissions.rst"
@@ -37,7 +38,7 @@ def call(name: str, arguments: Any = None, ident: str = "c1") -> dict[str, Any]:
             "function": {"name": name, "arguments": {} if arguments is None else arguments}}
 
 
-def content(result: dict[str, Any]) -> Any:
+def content(result: ToolMessage) -> Any:
     return json.loads(result["content"])
 
 
@@ -189,9 +190,7 @@ class AliasTest(LeakCheckingTestCase):
         self.assertEqual(inner.ran, [])
 
     def test_the_bridge_answers_the_published_name_only(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", {"resultType": "complete", "supportedVersions": ["2026-07-28"],
-                                    "capabilities": {"tools": {}}})
+        fake = fake_server({"tools": {}})
         fake.on("tools/list", {"resultType": "complete", "tools": [
             {"name": "files.delete", "inputSchema": {"type": "object"}}]})
         fake.on("tools/call", {"resultType": "complete",
@@ -204,9 +203,7 @@ class AliasTest(LeakCheckingTestCase):
             self.assertIsNone(client.tool_annotations("files.delete"))
 
     def test_without_a_catalogue_only_a_name_a_model_api_accepts_passes(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", {"resultType": "complete", "supportedVersions": ["2026-07-28"],
-                                    "capabilities": {"tools": {}}})
+        fake = fake_server({"tools": {}})
         fake.on("tools/list", Error(-32603, "catalogue down"))
         fake.on("tools/call", {"resultType": "complete",
                                "content": [{"type": "text", "text": "ran"}]})

@@ -5,13 +5,14 @@ from __future__ import annotations
 import copy
 import itertools
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 from unittest import mock
 
 from mcp_client import Client, MCPClientError
 from mcp_client import provider as role
 from mcp_client.policy import ANSWERS, REFUSED, Grants, Policy
 from mcp_client.policy.rules import RuleError
+from mcp_client.types import ToolMessage
 
 from ..base import PYTHON, LeakCheckingTestCase, server
 
@@ -77,10 +78,10 @@ class PolicyCase(LeakCheckingTestCase):
         options.setdefault("rules", [])   # no rules: every call asks (the default lets reads by)
         return Policy(self.provider, **options)
 
-    def assertRan(self, result: dict[str, Any], name: str) -> None:
+    def assertRan(self, result: Mapping[str, Any], name: str) -> None:
         self.assertEqual((result["content"], result["is_error"]), (f"ran {name}", False))
 
-    def assertRefused(self, result: dict[str, Any], *fragments: str) -> None:
+    def assertRefused(self, result: Mapping[str, Any], *fragments: str) -> None:
         self.assertTrue(result["is_error"], result)
         self.assertTrue(result["content"].startswith(REFUSED + ": "), result["content"])
         for fragment in fragments:
@@ -620,7 +621,7 @@ class GrantsTest(PolicyCase):
         policies = [Policy(provider, on_ask=ask, grants_store=store, roots={"fs": "/srv"})
                     for _ in range(10)]
         start = threading.Barrier(10, timeout=WAIT)
-        results: list[list[dict[str, Any]]] = [[] for _ in range(10)]
+        results: list[list[ToolMessage]] = [[] for _ in range(10)]
 
         def run(n: int) -> None:
             start.wait()

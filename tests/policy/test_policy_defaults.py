@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_client.policy import Policy
+from mcp_client.types import ToolMessage
 
 from ..base import LeakCheckingTestCase
 from .test_policy import READ_ONLY, FakeProvider, call
@@ -21,7 +22,7 @@ from .test_policy import READ_ONLY, FakeProvider, call
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def content(result: dict[str, Any]) -> tuple[Any, bool]:
+def content(result: ToolMessage) -> tuple[Any, bool]:
     return result["content"], result["is_error"]
 
 

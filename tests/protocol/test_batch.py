@@ -9,8 +9,8 @@ from mcp_client import Client
 from mcp_client.batch import Task, is_parallel_safe, may_overlap, run_batch
 from mcp_client.testing import FakeTransport, TestKit
 
-from ..base import ClientCase, LeakCheckingTestCase
-from ..client.test_bridge import DISCOVER, OBJECT, call, text_result
+from ..base import ClientCase, LeakCheckingTestCase, fake_server
+from ..client.test_bridge import OBJECT, call, text_result
 
 READ_ONLY = {"readOnlyHint": True}
 WAIT = 10.0
@@ -199,8 +199,7 @@ class KitBatchTest(LeakCheckingTestCase):
 
 class FakeBatchTest(ClientCase):
     def connected(self, tools_list: Any, **options: Any) -> tuple[Client, FakeTransport]:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server({"tools": {}})
         fake.on("tools/list", tools_list)
         return self.connect(fake, **options), fake
 

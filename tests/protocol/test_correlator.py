@@ -105,11 +105,11 @@ class ExceptionsTest(unittest.TestCase):
         spawn = exc.SpawnFailed("nope", "No such file or directory")
         self.assertEqual((spawn.command, spawn.reason), ("nope", "No such file or directory"))
         self.assertEqual(exc.Cancelled("ping").method, "ping")
-        for error in (timeout, gone, error, version, loop, spawn, exc.Cancelled("m"),
-                      exc.TransportClosed()):
-            self.assertIsInstance(error, exc.MCPClientError)
-            copy = pickle.loads(pickle.dumps(error))
-            self.assertEqual(str(copy), str(error))
+        for each in (timeout, gone, error, version, loop, spawn, exc.Cancelled("m"),
+                     exc.TransportClosed()):
+            self.assertIsInstance(each, exc.MCPClientError)
+            copy = pickle.loads(pickle.dumps(each))
+            self.assertEqual(str(copy), str(each))
 
 
 if __name__ == "__main__":

@@ -9,13 +9,11 @@ import unittest
 from typing import Any
 
 from mcp_client import types
-from mcp_client.testing import FakeTransport
 
-from ..base import ClientCase
+from ..base import ClientCase, fake_server
 
-V = "2026-07-28"
-DISCOVER = {"resultType": "complete", "supportedVersions": [V],
-            "capabilities": {"tools": {}, "prompts": {}, "resources": {}, "completions": {}}}
+#: What the fake server offers: everything these tests ask of it.
+CAPABILITIES: dict[str, Any] = {"tools": {}, "prompts": {}, "resources": {}, "completions": {}}
 TOOL = {"name": "echo", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}
 TEXT = {"type": "text", "text": "hi"}
 #: What the fake server answers, by method; each shape is the schema's.
@@ -48,6 +46,7 @@ def required_keys(kind: Any) -> set[str]:
 
 class SurfaceTest(unittest.TestCase):
     def test_every_public_name_exists_and_every_class_is_public(self) -> None:
+        self.assertLessEqual({"text_of", "block_text", "resource_text"}, set(types.__all__))
         for name in types.__all__:
             with self.subTest(name=name):
                 self.assertTrue(hasattr(types, name))
@@ -77,8 +76,7 @@ class ShapesTest(ClientCase):
 
     def setUp(self) -> None:
         super().setUp()
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server(CAPABILITIES)
         for method, answer in ANSWERS.items():
             fake.on(method, {"resultType": "complete", **answer})
         self.client = self.connect(fake)
@@ -128,13 +126,43 @@ class ShapesTest(ClientCase):
         self.assertEqual(set(entry) - set(typing.get_type_hints(types.ToolMessage)), set())
         self.assertEqual(self.client.tool_annotations("echo"), {"readOnlyHint": True})
 
+    def test_the_text_of_each_result(self) -> None:
+        self.assertEqual(types.text_of(self.client.call_tool("echo")), "hi")
+        self.assertEqual(types.resource_text(self.client.read_resource("file:///a")), "A")
+        message = self.client.get_prompt("greet")["messages"][0]
+        self.assertEqual(types.block_text(message["content"]), "hi")
+
+
+class TextHelpersTest(unittest.TestCase):
+    """text_of, block_text and resource_text: the text a caller would otherwise narrow to."""
+
+    IMAGE: types.ImageContent = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
+
+    def test_text_of_joins_the_text_blocks_and_skips_the_others(self) -> None:
+        result: types.CallToolResult = {"content": [
+            {"type": "text", "text": "a"}, self.IMAGE, {"type": "text", "text": "b"}]}
+        self.assertEqual(types.text_of(result), "ab")
+        self.assertEqual(types.text_of({"content": [self.IMAGE]}), "")
+        self.assertEqual(types.text_of({"content": []}), "")
+
+    def test_block_text_refuses_a_block_that_is_not_text(self) -> None:
+        self.assertEqual(types.block_text({"type": "text", "text": "x"}), "x")
+        with self.assertRaises(ValueError) as caught:
+            types.block_text(self.IMAGE)
+        self.assertEqual(str(caught.exception), "a 'image' block has no text")
+
+    def test_resource_text_joins_the_text_entries_and_skips_the_blobs(self) -> None:
+        self.assertEqual(types.resource_text({"contents": [
+            {"uri": "u", "text": "a"}, {"uri": "u", "blob": "AAAA"},
+            {"uri": "u", "text": "b"}]}), "ab")
+        self.assertEqual(types.resource_text({"contents": [{"uri": "u", "blob": "AAAA"}]}), "")
+
 
 class MissingListsTest(ClientCase):
     """A server that leaves out a list the schema requires: the type still holds."""
 
     def test_content_contents_and_messages_are_empty_lists_not_absent(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", DISCOVER)
+        fake = fake_server(CAPABILITIES)
         fake.on("tools/list", {"resultType": "complete", "tools": [TOOL]})
         fake.on("tools/call", {"resultType": "complete", "structuredContent": {"ok": True}})
         fake.on("resources/read", {"resultType": "complete"})

@@ -21,10 +21,10 @@ from mcp_client.policy import Policy
 from mcp_client.registry import Registry
 from mcp_client.testing import FakeTransport
 
+from .. import base
 from ..base import LeakCheckingTestCase
 from ..tables import add_rows
 
-V = "2026-07-28"
 OBJECT = {"type": "object", "properties": {"text": {"type": "string"}}}
 
 
@@ -35,10 +35,9 @@ def documented_keys() -> set[str]:
     return set(Param.__required_keys__) | set(Param.__optional_keys__)
 
 
-def fake_server() -> FakeTransport:
-    fake = FakeTransport()
-    fake.on("server/discover", {"resultType": "complete", "supportedVersions": [V],
-                                "capabilities": {"tools": {}}})
+def echo_server() -> FakeTransport:
+    """A fake server whose tools echo, shape and fail answer as their names say."""
+    fake = base.fake_server({"tools": {}})
     fake.on("tools/list", {"resultType": "complete", "tools": [
         {"name": "echo", "inputSchema": OBJECT},
         {"name": "shape", "inputSchema": OBJECT},
@@ -79,7 +78,7 @@ ROWS: list[tuple[str, dict[str, Any], str, bool]] = [
 
 class ChatMessagesTest(LeakCheckingTestCase):
     def client(self) -> Client:
-        client = Client(transport=fake_server())
+        client = Client(transport=echo_server())
         self.addCleanup(client.close)
         return client
 

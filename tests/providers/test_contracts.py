@@ -22,17 +22,14 @@ from mcp_client.unknown_keys import UnknownKeys
 
 from mcp_client.transport import Transport
 
-from ..base import PYTHON, LeakCheckingTestCase, server
+from ..base import PYTHON, LeakCheckingTestCase, fake_server, server
 from ..httpkit import LiveServer
 
-DISCOVER = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-            "serverInfo": {"name": "fake", "version": "1"}}
-ECHO = {"tool": "echo", "arguments": {"text": "hi"}}
+ECHO: dict[str, Any] = {"tool": "echo", "arguments": {"text": "hi"}}
 
 
 def fake_client() -> Client:
-    fake = FakeTransport()
-    fake.on("server/discover", DISCOVER)
+    fake = fake_server({"tools": {}}, name="fake")
     fake.on("tools/list", {"tools": [{"name": "echo", "inputSchema": {"type": "object"},
                                       "annotations": {"readOnlyHint": True}}]})
     fake.on("tools/call", lambda request: {"content": [

@@ -200,10 +200,15 @@ class RealStackTest(LeakCheckingTestCase):
         questions: list[dict[str, Any]] = []
         warnings: list[dict[str, Any]] = []
         roots = {"fs": workspace, "lock": workspace}
+
+        def ask(question: dict[str, Any]) -> str:
+            questions.append(question)
+            return "allow-once"
+
         policy = Policy(UnknownKeys(Reasons(Leases(registry, LeaseTable(), "a", roots=roots)),
                                     warnings.append),
                         rules=Policy.default_rules(), roots=roots,
-                        on_ask=lambda q: questions.append(q) or "allow-once")
+                        on_ask=ask)
         declared = {d["function"]["name"]: d for d in policy.tools_for_llm()}
         self.assertIn(REASON_PARAM, declared["fs_write"]["function"]["parameters"]["properties"])
         results = policy.execute_tool_calls([

@@ -7,6 +7,7 @@ import threading
 from typing import Any
 
 from mcp_client.leases import LeaseTable, Leases
+from mcp_client.types import ToolMessage
 
 from ..base import LeakCheckingTestCase
 
@@ -49,7 +50,7 @@ class Hooks:
         self.ended += 1
 
 
-def content(result: dict[str, Any]) -> Any:
+def content(result: ToolMessage) -> Any:
     try:
         return json.loads(result["content"])
     except ValueError:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 from mcp_client.leases import LeaseTable, Leases
 from mcp_client.provider import parse_arguments
+from mcp_client.types import ToolMessage
 
 from ..base import LeakCheckingTestCase
 from ..tables import add_rows
@@ -31,7 +32,7 @@ def call(ident: str, name: str, arguments: Any) -> dict[str, Any]:
     return {"id": ident, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def content(result: dict[str, Any]) -> Any:
+def content(result: ToolMessage) -> Any:
     try:
         return json.loads(result["content"])
     except ValueError:
@@ -112,7 +113,7 @@ class World:
         self.b_inner = Gated()
         self.b = Leases(self.b_inner, self.table, "B", roots=ROOTS,
                         concurrent=lambda: self.live[0], on_wait_begin=self.waiting.set)
-        self.results: list[dict[str, Any]] = []
+        self.results: list[ToolMessage] = []
         self.thread: threading.Thread | None = None
 
     def start(self, batch: Sequence[dict[str, Any]]) -> None:
@@ -123,7 +124,7 @@ class World:
         if not self.inner.entered.wait(GATE_SECONDS):
             raise AssertionError("no call reached the gate")
 
-    def finish(self) -> list[dict[str, Any]]:
+    def finish(self) -> list[ToolMessage]:
         self.inner.gate.set()
         assert self.thread is not None
         self.thread.join(GATE_SECONDS)
@@ -131,11 +132,11 @@ class World:
             raise AssertionError("agent A's batch did not finish")
         return self.results
 
-    def acquire(self, agent: Leases, path: Any, **extra: Any) -> dict[str, Any]:
+    def acquire(self, agent: Leases, path: Any, **extra: Any) -> Any:
         paths = path if isinstance(path, list) else [path]
         got = agent.execute_tool_calls([call("acq", "lock_acquire",
                                              {"paths": paths, "wait": 0, **extra})])
-        return content(got[0])  # type: ignore[no-any-return]
+        return content(got[0])
 
     def release(self, agent: Leases) -> None:
         agent.execute_tool_calls([call("rel", "lock_release", {})])
@@ -416,16 +417,17 @@ def sdk_world(gate: threading.Event, entered: threading.Event,
 
 
 class ThroughAClientTest(LeakCheckingTestCase):
-    def run_batch(self, **options: Any) -> tuple[list[dict[str, Any]], list[str], Any]:
+    def run_batch(self, **options: Any) -> tuple[list[ToolMessage], list[str], Any]:
         from mcp_client.local import LocalServer
 
-        gate, entered, written = threading.Event(), threading.Event(), []
+        gate, entered = threading.Event(), threading.Event()
+        written: list[str] = []
         local = LocalServer(sdk_world(gate, entered, written), **options)
         self.addCleanup(local.close)
         table = LeaseTable()
         a = Leases(local, table, "A", roots={"": ROOT})
         b = Leases(Gated(), table, "B", roots={"": ROOT})
-        results: list[dict[str, Any]] = []
+        results: list[ToolMessage] = []
         runner = threading.Thread(target=lambda: results.extend(a.execute_tool_calls(
             [call("1", "slow", {}), call("2", "write_file", {"path": X, "content": "x"})])),
             name="agent-A-batch")

@@ -9,6 +9,7 @@ from typing import Any
 from mcp_client import Client, MCPClientError, ServerGone, TransportClosed
 from mcp_client.local import LocalServer, is_sdk_server
 from mcp_client.testing import InProcessTransport, TestKit
+from mcp_client.types import ToolDeclaration, ToolMessage, resource_text, text_of
 
 from ..base import PYTHON, LeakCheckingTestCase
 from ..client.test_bridge import HAVE_OPENAI, call, openai_calls
@@ -45,7 +46,7 @@ class InProcessTransportTest(LeakCheckingTestCase):
             self.assertEqual(client.instructions, "Tools of every shape, for testing agents.")
             self.assertEqual(client.call_tool("echo", {"text": "hi"})["content"],
                              [{"type": "text", "text": "hi"}])
-            self.assertEqual(client.read_resource("kit://readme")["contents"][0]["text"],
+            self.assertEqual(resource_text(client.read_resource("kit://readme")),
                              "# The test kit\nOne tool of every shape.")
             self.assertIn("<InProcessTransport server='kit-one' open>", repr(client))
             names = {t.name for t in threading.enumerate()}
@@ -68,8 +69,8 @@ class InProcessTransportTest(LeakCheckingTestCase):
         kit = TestKit()
         with Client(transport=InProcessTransport(kit.server)) as one, \
                 Client(transport=InProcessTransport(kit.server)) as two:
-            self.assertEqual(one.call_tool("ticket")["content"][0]["text"], "1")
-            self.assertEqual(two.call_tool("ticket")["content"][0]["text"], "2")
+            self.assertEqual(text_of(one.call_tool("ticket")), "1")
+            self.assertEqual(text_of(two.call_tool("ticket")), "2")
 
     def test_a_low_level_server(self) -> None:
         with LocalServer(lowlevel_server()) as local:
@@ -149,7 +150,7 @@ class GoldenParityTest(LeakCheckingTestCase):
                 {"id": "c3", "type": "custom", "custom": {"name": "echo", "input": "x"}}))
         return batches
 
-    def run_all(self, client: Client) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]:
+    def run_all(self, client: Client) -> tuple[list[ToolDeclaration], list[list[ToolMessage]]]:
         declarations = client.tools_for_llm()
         published = [d["function"]["name"] for d in declarations]
         return declarations, [client.execute_tool_calls(batch)

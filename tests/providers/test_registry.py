@@ -15,7 +15,7 @@ from mcp_client.registry import Registry
 from mcp_client.testing import ProgressKit, TestKit
 from mcp_client.testing.kits import LONG_TOOL_NAME
 
-from ..base import LeakCheckingTestCase
+from ..base import LeakCheckingTestCase, fake_server
 from ..client.test_bridge import HAVE_OPENAI, call, openai_calls
 
 
@@ -390,15 +390,12 @@ class ListingCacheTest(RegistryCase):
 
     def test_a_clients_list_changed_reaches_the_registry(self) -> None:
         from mcp_client import Client
-        from mcp_client.testing import FakeTransport
 
         def listing(*tool_names: str) -> dict[str, Any]:
             return {"tools": [{"name": n} for n in tool_names], "ttlMs": 60000,
                     "resultType": "complete"}
 
-        fake = FakeTransport()
-        fake.on("server/discover", {"resultType": "complete",
-                                    "supportedVersions": ["2026-07-28"], "capabilities": {}})
+        fake = fake_server()
         fake.on("tools/list", listing("a"), listing("a", "b"))
         client = Client(transport=fake)
         self.addCleanup(client.close)

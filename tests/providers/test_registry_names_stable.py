@@ -98,7 +98,7 @@ class Play:
         if answer["is_error"]:
             assert "unknown tool" in answer["content"], answer["content"]
             return None
-        return answer["content"]  # type: ignore[no-any-return]
+        return answer["content"]
 
 
 def check_registry(self: LeakCheckingTestCase, label: str, steps: Sequence[Sequence[Any]],

@@ -38,6 +38,7 @@ class RegistryFilterTest(RegistryCase):
 
     def test_bad_patterns_are_refused(self) -> None:
         registry = self.registry()
+        bad: Any   # deliberately of the wrong types
         for bad in ("read_*", [""], [3], {"a": 1}):
             with self.subTest(bad=bad), self.assertRaises(MCPClientError):
                 registry.add(Stub("a", "x"), prefix="a", include=bad)

@@ -17,6 +17,7 @@ from typing import Any
 
 from mcp_client import Cancelled, Client, MCPClientError, ServerGone, Timeout
 from mcp_client.stdio import StdioTransport
+from mcp_client.types import text_of
 
 from ..base import process_group_members, wait_until
 from ..chaoskit import LONG, ChaosCase, scale
@@ -26,7 +27,7 @@ UNICODE = "h\u00e9llo \u2713 \U0001f600 \u00fcber"
 
 
 def echo(client: Client, text: str, **options: Any) -> str:
-    return str(client.call_tool("echo", {"text": text}, **options)["content"][0]["text"])
+    return str(text_of(client.call_tool("echo", {"text": text}, **options)))
 
 
 def stdio(client: Client) -> StdioTransport:
@@ -37,7 +38,7 @@ def stdio(client: Client) -> StdioTransport:
 
 class StdoutChaosTest(ChaosCase):
     def test_random_bytes_between_the_answers(self) -> None:
-        client = self.connect("noisy.py", "random", 4096, 1)
+        client = self.chaos_client("noisy.py", "random", 4096, 1)
         with self.within(20):
             for n in range(20):
                 self.assertEqual(echo(client, f"n{n}"), f"n{n}")
@@ -45,8 +46,8 @@ class StdoutChaosTest(ChaosCase):
 
     def test_random_bytes_and_no_answer(self) -> None:
         count = itertools.count()
-        client = self.connect("noisy.py", "random-forever", 7,
-                              on_warn=lambda text: next(count))
+        client = self.chaos_client("noisy.py", "random-forever", 7,
+                                   on_warn=lambda text: next(count))
         self.assertEqual(client.era, "modern")
         with self.within(10), self.assertRaises(Timeout):
             echo(client, "anyone?", timeout=0.5)
@@ -55,7 +56,7 @@ class StdoutChaosTest(ChaosCase):
         self.assertGreater(next(count), 100)   # it kept reading (and skipping) all along
 
     def test_a_line_of_50_mib(self) -> None:
-        client = self.connect("noisy.py", "long", 50)
+        client = self.chaos_client("noisy.py", "long", 50)
         with self.within(30):
             self.assertEqual(echo(client, UNICODE), UNICODE)
             self.assertEqual(echo(client, "again"), "again")
@@ -64,14 +65,14 @@ class StdoutChaosTest(ChaosCase):
         self.assertIn(f"{50 * 1024 * 1024 + 12} bytes", dropped[0])
 
     def test_answers_in_pieces_cut_inside_characters(self) -> None:
-        client = self.connect("noisy.py", "partial", 30)
+        client = self.chaos_client("noisy.py", "partial", 30)
         with self.within(15):
             for n in range(5):
                 self.assertEqual(echo(client, f"{UNICODE} {n}"), f"{UNICODE} {n}")
         self.assertEqual(self.warnings, [])
 
     def test_an_answer_that_stops_halfway(self) -> None:
-        client = self.connect("noisy.py", "stall")
+        client = self.chaos_client("noisy.py", "stall")
         self.assertEqual(client.era, "modern")
         with self.within(10):
             for _ in range(2):
@@ -82,7 +83,7 @@ class StdoutChaosTest(ChaosCase):
 
     def test_invalid_utf8(self) -> None:
         """Regression: an answer with one invalid byte was dropped whole (and its call hung)."""
-        client = self.connect("noisy.py", "invalid-utf8")
+        client = self.chaos_client("noisy.py", "invalid-utf8")
         with self.within(10):
             self.assertEqual(echo(client, "caf\u00e9", timeout=5), "caf\u00e9\ufffd")
         self.assertTrue(any("not valid UTF-8" in w for w in self.warnings), self.warnings)
@@ -90,7 +91,7 @@ class StdoutChaosTest(ChaosCase):
 
     def test_arguments_too_deep_to_encode(self) -> None:
         """Regression: they raised RecursionError out of send(), not an MCPClientError."""
-        client = self.connect("echo.py")
+        client = self.chaos_client("echo.py")
         deep: Any = 0
         for _ in range(5000):
             deep = [deep]
@@ -101,7 +102,7 @@ class StdoutChaosTest(ChaosCase):
         self.assertEqual(echo(client, "still here"), "still here")
 
     def test_responses_to_ids_never_sent(self) -> None:
-        client = self.connect("noisy.py", "stray-ids")
+        client = self.chaos_client("noisy.py", "stray-ids")
         with self.within(10):
             for n in range(10):
                 self.assertEqual(echo(client, str(n)), str(n))
@@ -110,7 +111,7 @@ class StdoutChaosTest(ChaosCase):
         self.assertGreaterEqual(len(unknown), 90, self.warnings[:5])
 
     def test_duplicate_responses(self) -> None:
-        client = self.connect("noisy.py", "duplicates")
+        client = self.chaos_client("noisy.py", "duplicates")
         with self.within(10):
             results = [echo(client, str(n)) for n in range(10)]
         self.assertEqual(results, [str(n) for n in range(10)])
@@ -120,7 +121,7 @@ class StdoutChaosTest(ChaosCase):
         self.assertGreaterEqual(len(self.warnings), 20)
 
     def test_a_flood_of_100k_notifications_during_a_call(self) -> None:
-        client = self.connect("noisy.py", "flood", 100_000)
+        client = self.chaos_client("noisy.py", "flood", 100_000)
         seen = itertools.count()
         client.notifications.subscribe(lambda note: next(seen))
         with self.within(60):
@@ -130,7 +131,7 @@ class StdoutChaosTest(ChaosCase):
 
     @unittest.skipUnless(LONG, "the long profile (--long)")
     def test_a_flood_of_a_million_notifications_during_a_call(self) -> None:
-        client = self.connect("noisy.py", "flood", 1_000_000)
+        client = self.chaos_client("noisy.py", "flood", 1_000_000)
         with self.within(120):
             self.assertEqual(echo(client, "after the flood", timeout=120), "after the flood")
         self.assertEqual(self.warnings, [])
@@ -145,7 +146,7 @@ class StdoutChaosTest(ChaosCase):
             if line == "end of the flood":
                 ended.set()
 
-        client = self.connect("noisy.py", "stderr", mib, on_stderr=heard)
+        client = self.chaos_client("noisy.py", "stderr", mib, on_stderr=heard)
         with self.within(scale(30, 120)):
             self.assertEqual(echo(client, "heard"), "heard")
         # stderr is its own pipe with its own reader: the answer on stdout can overtake its end
@@ -169,10 +170,10 @@ class ServerRequestTest(ChaosCase):
 
     def answered(self, client: Client) -> int:
         replies = self.replies(client)
-        return int(replies["results"]) + sum(replies["errors"].values())
+        return int(replies["results"]) + sum(int(n) for n in replies["errors"].values())
 
     def test_a_flood_of_200k_pings_is_answered_and_a_call_still_answers(self) -> None:
-        client = self.connect("asking.py")
+        client = self.chaos_client("asking.py")
         with self.within(60):
             flood = self.flood(client, "ping", 200_000)
             self.assertEqual(echo(client, "during the flood", timeout=60), "during the flood")
@@ -185,7 +186,7 @@ class ServerRequestTest(ChaosCase):
 
     def test_beyond_64_waiting_elicitations_the_rest_are_refused(self) -> None:
         release = threading.Event()
-        client = self.connect("asking.py", on_elicit=lambda request: (
+        client = self.chaos_client("asking.py", on_elicit=lambda request: (
             release.wait(60), {"action": "accept", "content": {"name": "Ada"}})[1])
         self.addCleanup(release.set)
         with self.within(60):
@@ -219,7 +220,7 @@ class ServerRequestTest(ChaosCase):
                                 "content": {"type": "text", "text": "Paris"}}
                     return {"action": "accept", "content": {"name": "Ada"}}
 
-                client = self.connect("asking.py", on_elicit=hook, on_sample=hook)
+                client = self.chaos_client("asking.py", on_elicit=hook, on_sample=hook)
                 client.call_tool("flood", {"count": 1, "method": method})
                 self.assertTrue(entered.wait(10))
                 with self.within(0.5 + 1.5):   # kill_grace, and the hook's half second
@@ -236,7 +237,7 @@ class DyingWireTest(ChaosCase):
     def muted(self) -> Client:
         """A server that closes its stdout on the call ``never`` and stays alive (4 s of
         waiting for its exit code and the end of its stderr before its death is reported)."""
-        client = self.connect("stubborn.py", "mute")
+        client = self.chaos_client("stubborn.py", "mute")
         client.list_tools()
         return client
 
@@ -263,7 +264,7 @@ class DyingWireTest(ChaosCase):
 
 class DeathTest(ChaosCase):
     def test_exit_during_the_probe(self) -> None:
-        client = self.connect("dying.py", "probe")
+        client = self.chaos_client("dying.py", "probe")
         with self.within(10), self.assertRaises(ServerGone) as caught:
             client.list_tools()
         self.assertEqual(caught.exception.exit_code, 3)
@@ -276,8 +277,9 @@ class DeathTest(ChaosCase):
         """Regression: the restart for the handshake hung until the first child's orphan let
         go of stderr (a minute here), and then left it running."""
         orphans: list[int] = []
-        client = self.connect("dying.py", "probe-orphan", on_stderr=lambda line: orphans.extend(
-            [int(line.split()[1])] if line.startswith("orphan ") else []))
+        client = self.chaos_client(
+            "dying.py", "probe-orphan", on_stderr=lambda line: orphans.extend(
+                [int(line.split()[1])] if line.startswith("orphan ") else []))
         with self.within(15), self.assertRaises(ServerGone) as caught:
             client.list_tools()
         self.assertEqual(caught.exception.exit_code, 3)
@@ -301,7 +303,7 @@ class DeathTest(ChaosCase):
             os.kill(pid, signal.SIGKILL)
 
     def test_exit_during_a_call(self) -> None:
-        client = self.connect("dying.py", "call")
+        client = self.chaos_client("dying.py", "call")
         self.assertEqual(client.era, "modern")
         other = client.call_tool_async("slow", {"ms": 60_000})
         with self.within(10), self.assertRaises(ServerGone) as caught:
@@ -315,7 +317,7 @@ class DeathTest(ChaosCase):
         """Regression: the call's ``notifications/cancelled`` waited for the dying transport's
         death report (the stderr drain and the exit code, 4 s here) before the call's own
         0.5 s timeout could be raised."""
-        client = self.connect("dying.py", "stdout")
+        client = self.chaos_client("dying.py", "stdout")
         self.assertEqual(client.era, "modern")
         with self.within(1.5), self.assertRaises(Timeout):
             client.call_tool("echo", {"text": "anyone?"}, timeout=0.5)
@@ -323,7 +325,7 @@ class DeathTest(ChaosCase):
     def test_exit_during_close(self) -> None:
         for delay in (0, 300):
             with self.subTest(delay=delay):
-                client = self.connect("dying.py", "close", delay, kill_grace=1)
+                client = self.chaos_client("dying.py", "close", delay, kill_grace=1)
                 self.assertEqual(echo(client, "hi"), "hi")
                 with self.within(3):
                     client.close()
@@ -331,7 +333,7 @@ class DeathTest(ChaosCase):
                 self.assertEqual(self.warnings, [])
 
     def test_a_noisy_death_on_sigterm(self) -> None:
-        client = self.connect("dying.py", "term", kill_grace=0.3)
+        client = self.chaos_client("dying.py", "term", kill_grace=0.3)
         self.assertEqual(echo(client, "hi"), "hi")
         with self.within(5):
             client.close()
@@ -340,14 +342,14 @@ class DeathTest(ChaosCase):
 
 class StubbornTest(ChaosCase):
     def test_a_server_that_ignores_sigterm(self) -> None:
-        client = self.connect("stubborn.py", "ignore-term", kill_grace=0.3)
+        client = self.chaos_client("stubborn.py", "ignore-term", kill_grace=0.3)
         self.assertEqual(echo(client, "hi"), "hi")
         with self.within(5):
             client.close()
         self.assertEqual(stdio(client).returncode, -signal.SIGKILL)
 
     def test_a_grandchild_in_the_group_outlives_the_server(self) -> None:
-        client = self.connect("stubborn.py", "grandchild")
+        client = self.chaos_client("stubborn.py", "grandchild")
         self.assertEqual(echo(client, "hi"), "hi")
         pgid = stdio(client).pid
         assert pgid is not None
@@ -359,7 +361,7 @@ class StubbornTest(ChaosCase):
         self.assert_group_gone(pgid)
 
     def test_a_grandchild_in_the_group_at_close(self) -> None:
-        client = self.connect("stubborn.py", "grandchild")
+        client = self.chaos_client("stubborn.py", "grandchild")
         self.assertEqual(echo(client, "hi"), "hi")
         pgid = stdio(client).pid
         assert pgid is not None
@@ -381,7 +383,7 @@ class StubbornTest(ChaosCase):
                 pids.append(int(line.split()[1]))
                 told.set()
 
-        client = self.connect("stubborn.py", "daemon", on_stderr=on_stderr, **options)
+        client = self.chaos_client("stubborn.py", "daemon", on_stderr=on_stderr, **options)
         self.assertTrue(told.wait(10), "the daemon did not say its pid")
         self.addCleanup(os.kill, pids[0], signal.SIGKILL)   # the test started it
         return client
@@ -404,7 +406,7 @@ class StubbornTest(ChaosCase):
                         self.warnings)
 
     def test_a_server_that_never_reads_stdin(self) -> None:
-        client = self.connect("stubborn.py", "deaf", era="2026-07-28", kill_grace=0.3)
+        client = self.chaos_client("stubborn.py", "deaf", era="2026-07-28", kill_grace=0.3)
         big = "x" * (1 << 20)   # far more than a pipe holds
         with self.within(10):
             for _ in range(2):
@@ -414,7 +416,7 @@ class StubbornTest(ChaosCase):
             client.close()
 
     def test_a_server_that_stops_reading_stdin(self) -> None:
-        client = self.connect("stubborn.py", "deaf-after", kill_grace=0.3)
+        client = self.chaos_client("stubborn.py", "deaf-after", kill_grace=0.3)
         self.assertEqual(client.era, "modern")
         futures = [client.call_tool_async("echo", {"text": "y" * 200_000}, timeout=0.5)
                    for _ in range(8)]
@@ -432,8 +434,8 @@ class BudgetTest(ChaosCase):
         probe_timeout and request_timeout, not under the call's timeout= (nor its
         cancelled=): against a silent server, call_tool(timeout=0.5) took 5 s + 60 s and
         raised Timeout("initialize", 60)."""
-        client = self.connect("stubborn.py", "deaf", probe_timeout=0.6, request_timeout=0.6,
-                              kill_grace=0.3)
+        client = self.chaos_client("stubborn.py", "deaf", probe_timeout=0.6, request_timeout=0.6,
+                                   kill_grace=0.3)
         with self.within(1.0), self.assertRaises(Timeout) as caught:
             echo(client, "anyone?", timeout=0.2)
         self.assertEqual((caught.exception.method, caught.exception.seconds),

@@ -31,9 +31,9 @@ from mcp_client.protocol import Kind
 from mcp_client.policy.rules import compile_rule, gather
 from mcp_client.sse import EventTooLarge, SSEEvent, SSEParser
 from mcp_client.stdio import StdioTransport
-from mcp_client.testing import FakeTransport, Raw
+from mcp_client.testing import Raw
 
-from ..base import PYTHON, LeakCheckingTestCase
+from ..base import PYTHON, LeakCheckingTestCase, fake_server
 from ..chaoskit import chaos, examples
 
 # -- strategies ------------------------------------------------------------------------------
@@ -127,8 +127,7 @@ class ProtocolFuzzTest(LeakCheckingTestCase):
 
     def test_results_too_deep_to_copy_are_protocol_errors(self) -> None:
         """Regression: a 300-deep result crashed list_tools and the bridge with RecursionError."""
-        fake = FakeTransport()
-        fake.on("server/discover", {"supportedVersions": ["2026-07-28"], "capabilities": {}})
+        fake = fake_server()
         fake.on("tools/list", {"tools": [{"name": "t", "inputSchema": nested(300)}],
                                "ttlMs": 60_000})
         fake.on("tools/call", {"content": [], "structuredContent": nested(300)})
@@ -140,8 +139,7 @@ class ProtocolFuzzTest(LeakCheckingTestCase):
             self.assertTrue(entry["is_error"])
 
     def test_any_result_is_a_value_or_a_typed_error(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", {"supportedVersions": ["2026-07-28"], "capabilities": {}})
+        fake = fake_server()
         current: list[Any] = [None]
         for method in ("tools/list", "tools/call", "resources/read", "prompts/get"):
             fake.on(method, lambda request: Raw({"jsonrpc": "2.0", "result": current[0]}))
@@ -326,7 +324,7 @@ def sse_text(events: list[tuple[str | None, list[str], str | None, int | None]],
 
 
 no_breaks = st.text(st.characters(blacklist_characters="\r\n\0",
-                                  blacklist_categories=("Cs",)), max_size=15)
+                                  blacklist_categories=["Cs"]), max_size=15)
 sse_events = st.lists(st.tuples(st.none() | no_breaks, st.lists(no_breaks, max_size=3),
                                 st.none() | no_breaks, st.none() | st.integers(0, 10 ** 6)),
                       max_size=8)
@@ -560,8 +558,7 @@ class BridgeFuzzTest(LeakCheckingTestCase):
         self.assertEqual(parts.name is None, parts.problem is not None)
 
     def test_every_call_gets_one_entry(self) -> None:
-        fake = FakeTransport()
-        fake.on("server/discover", {"supportedVersions": ["2026-07-28"], "capabilities": {}})
+        fake = fake_server()
         fake.on("tools/list", {"tools": [{"name": "echo"}, {"name": "files.read"}]})
         result: list[Any] = [{}]
         fake.on("tools/call", lambda request: Raw({"jsonrpc": "2.0", "result": result[0]}))

@@ -15,14 +15,15 @@ from typing import Any
 from mcp_client import Client, MCPClientError, ServerGone
 from mcp_client.registry import Registry
 from mcp_client.stdio import StdioTransport
+from mcp_client.types import ToolMessage, text_of
 
-from ..base import PYTHON, server
+from ..base import PYTHON
 from ..chaoskit import ChaosCase, chaos
 from ..client.test_bridge import call
 
 
 def echo(client: Client, text: str) -> str:
-    return str(client.call_tool("echo", {"text": text})["content"][0]["text"])
+    return str(text_of(client.call_tool("echo", {"text": text})))
 
 
 def pid(client: Client) -> int:
@@ -34,7 +35,7 @@ def pid(client: Client) -> int:
 class RestartTest(ChaosCase):
     def test_killed_with_a_call_in_flight_comes_back(self) -> None:
         told: list[dict[str, Any]] = []
-        client = self.connect("echo.py", restart="on-failure", on_restart=told.append)
+        client = self.chaos_client("echo.py", restart="on-failure", on_restart=told.append)
         self.assertEqual(echo(client, "one"), "one")
         first = pid(client)
         flight = client.call_tool_async("slow", {"ms": 60_000})
@@ -54,7 +55,7 @@ class RestartTest(ChaosCase):
         self.assertEqual(stats["requests"], 3)   # discover, echo, stats
 
     def test_killed_under_load_from_many_threads(self) -> None:
-        client = self.connect("echo.py", restart="on-failure")
+        client = self.chaos_client("echo.py", restart="on-failure")
         first = pid(client)
         outcomes: list[str] = []
         lock = threading.Lock()
@@ -84,7 +85,7 @@ class RestartTest(ChaosCase):
         self.assertNotEqual(pid(client), first)
 
     def test_a_legacy_server_gets_the_handshake_again(self) -> None:
-        client = self.connect_plain("legacy_stdio.py", restart="on-failure")
+        client = self.connect(script="legacy_stdio.py", restart="on-failure")
         self.assertEqual(client.era, "legacy")
         first = pid(client)
         flight = client.call_tool_async("slow", {"seconds": 30})
@@ -97,11 +98,8 @@ class RestartTest(ChaosCase):
         self.assertEqual(client.era, "legacy")
         self.assertNotEqual(pid(client), first)
 
-    def connect_plain(self, name: str, **options: Any) -> Client:
-        return super(ChaosCase, self).connect(args=server(name), **options)
-
     def test_without_restart_the_server_stays_dead(self) -> None:
-        client = self.connect("echo.py")
+        client = self.chaos_client("echo.py")
         self.assertEqual(echo(client, "one"), "one")
         os.kill(pid(client), signal.SIGKILL)
         with self.assertRaises(ServerGone):
@@ -110,7 +108,7 @@ class RestartTest(ChaosCase):
             echo(client, "two")
 
     def test_a_server_crashing_every_third_call_is_served_under_load(self) -> None:
-        client = self.connect("flaky.py", "every", 3, restart="on-failure", max_restarts=10)
+        client = self.chaos_client("flaky.py", "every", 3, restart="on-failure", max_restarts=10)
         answered, gone = 0, 0
         for n in range(12):
             try:
@@ -123,7 +121,7 @@ class RestartTest(ChaosCase):
         self.assertEqual((answered, gone), (8, 4))
 
     def test_the_cache_is_dropped(self) -> None:
-        client = self.connect("flaky.py", "every", 1, restart="on-failure")
+        client = self.chaos_client("flaky.py", "every", 1, restart="on-failure")
         self.assertEqual(len(client.list_tools()), 4)
         first = pid(client)
         with self.assertRaises(ServerGone):
@@ -132,7 +130,7 @@ class RestartTest(ChaosCase):
         self.assertNotEqual(pid(client), first)
 
     def test_restarts_run_out(self) -> None:
-        client = self.connect("flaky.py", "every", 1, restart="on-failure", max_restarts=2)
+        client = self.chaos_client("flaky.py", "every", 1, restart="on-failure", max_restarts=2)
         for _ in range(3):
             with self.assertRaises(ServerGone):
                 echo(client, "boom")
@@ -144,8 +142,8 @@ class RestartTest(ChaosCase):
     def test_a_server_that_cannot_start_again(self) -> None:
         with tempfile.TemporaryDirectory() as folder:
             marker = os.path.join(folder, "started")
-            client = self.connect("flaky.py", "once", marker, restart="on-failure",
-                                  max_restarts=2)
+            client = self.chaos_client("flaky.py", "once", marker, restart="on-failure",
+                                       max_restarts=2)
             with self.assertRaises(ServerGone):
                 echo(client, "boom")
             for _ in range(3):
@@ -156,7 +154,7 @@ class RestartTest(ChaosCase):
             client.close()
 
     def test_close_after_a_death_leaves_nothing_behind(self) -> None:
-        client = self.connect("flaky.py", "every", 1, restart="on-failure")
+        client = self.chaos_client("flaky.py", "every", 1, restart="on-failure")
         with self.assertRaises(ServerGone):
             echo(client, "boom")
         client.close()
@@ -165,11 +163,11 @@ class RestartTest(ChaosCase):
 
     def test_bad_options(self) -> None:
         with self.assertRaises(MCPClientError):
-            self.connect("echo.py", restart="always")
+            self.chaos_client("echo.py", restart="always")
         with self.assertRaises(MCPClientError):
-            self.connect("echo.py", max_restarts=-1)
+            self.chaos_client("echo.py", max_restarts=-1)
         with self.assertRaises(MCPClientError):
-            self.connect("echo.py", on_restart="print")
+            self.chaos_client("echo.py", on_restart="print")
 
 
 class RegistryRestartTest(ChaosCase):
@@ -182,7 +180,7 @@ class RegistryRestartTest(ChaosCase):
         self.assertEqual(tools.failures, [])
         return tools
 
-    def run_both(self, tools: Registry, text: str) -> list[dict[str, Any]]:
+    def run_both(self, tools: Registry, text: str) -> list[ToolMessage]:
         return tools.execute_tool_calls([call("steady_echo", {"text": text}, "s"),
                                          call("flaky_echo", {"text": text}, "f")])
 

@@ -17,9 +17,9 @@ import sys
 import threading
 import time
 from concurrent.futures import Future
-from typing import Any
 
 from mcp_client import Cancelled, Client, Timeout
+from mcp_client.types import text_of
 
 from ..base import PYTHON, LeakCheckingTestCase
 from ..chaoskit import chaos, fd_count, rss_mib, scale
@@ -77,7 +77,7 @@ class SoakTest(LeakCheckingTestCase):
                                       on_warn=lambda text: late.update([text.split()[1]]))
         self.addCleanup(client.close)
         for n in range(WARM_UP):
-            self.assertEqual(client.call_tool("echo", {"text": f"w{n}"})["content"][0]["text"],
+            self.assertEqual(text_of(client.call_tool("echo", {"text": f"w{n}"})),
                              f"w{n}")
         rss_start = rss_mib()
 
@@ -137,7 +137,7 @@ class SoakTest(LeakCheckingTestCase):
         roll = rng.random()
         if roll < 0.05:
             future = client.call_tool_async("echo", {"text": text})
-            assert future.result(30)["content"][0]["text"] == text
+            assert text_of(future.result(30)) == text
             return "async: answered"
         if roll < 0.15:
             serial, stop = canceller.signal()
@@ -147,14 +147,14 @@ class SoakTest(LeakCheckingTestCase):
                 return "echo: cancelled"
             finally:
                 canceller.forget(serial)
-            assert result["content"][0]["text"] == text
+            assert text_of(result) == text
             return "echo: answered"
         if roll < 0.20:
             try:
                 result = client.call_tool("echo", {"text": text}, timeout=rng.uniform(0, 0.002))
             except Timeout:
                 return "echo: timeout"
-            assert result["content"][0]["text"] == text
+            assert text_of(result) == text
             return "echo: answered in time"
         if roll < 0.25:
             try:
@@ -168,6 +168,6 @@ class SoakTest(LeakCheckingTestCase):
             except Timeout:
                 return "never: timeout"
             raise AssertionError("never was answered")
-        result: Any = client.call_tool("echo", {"text": text})
-        assert result["content"][0]["text"] == text, (result, text)
+        answer = client.call_tool("echo", {"text": text})
+        assert text_of(answer) == text, (answer, text)
         return "echo: plain"

@@ -56,7 +56,9 @@ def build_server() -> MCPServer:
     server.add_tool(weather)
     server.add_tool(broken_weather)
     # a schema published without a model is advertised and never checked by the server
-    server._tool_manager.get_tool("broken_weather").fn_metadata.output_schema = WEATHER_SCHEMA
+    tool = server._tool_manager.get_tool("broken_weather")
+    assert tool is not None
+    tool.fn_metadata.output_schema = WEATHER_SCHEMA
     server.add_tool(levels)
 
     @server.prompt()
@@ -68,7 +70,7 @@ def build_server() -> MCPServer:
     def repository(owner: str, name: str) -> str:
         return f"{owner}/{name}"
 
-    @server.completion()
+    @server.completion()   # type: ignore[no-untyped-call, untyped-decorator]   # the SDK: untyped
     async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
         if isinstance(ref, PromptReference) and argument.name == "language":
             found = [lang for lang in LANGUAGES if lang.startswith(argument.value)]

@@ -64,7 +64,9 @@ async def serve(wire: BinaryIO) -> None:
 
     low = build_server()._lowlevel_server
     writer = GarbageWriter(wire)
-    async with stdio_server(stdout=anyio.wrap_file(writer)) as (read_stream, write_stream):
+    # GarbageWriter has the methods of a text file that wrap_file calls, not the IO class
+    stdout = anyio.wrap_file(writer)  # type: ignore[arg-type]
+    async with stdio_server(stdout=stdout) as (read_stream, write_stream):
         await low.run(read_stream, write_stream, low.create_initialization_options())
 
 

@@ -58,7 +58,9 @@ def main() -> int:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from demo_server import build_server, serve_legacy_stdio
 
-    anyio.run(serve_legacy_stdio, build_server(), anyio.wrap_file(ReplayStdin(first, buffer)))
+    # ReplayStdin has the methods of a text file that wrap_file calls, not the IO class
+    stdin = anyio.wrap_file(ReplayStdin(first, buffer))  # type: ignore[arg-type]
+    anyio.run(serve_legacy_stdio, build_server(), stdin)
     return 0
 
 

@@ -10,18 +10,19 @@ Usage: ``python tests/servers/noisy_probe.py``
 
 import json
 import sys
+from typing import Any
 
 NOISE = 95
 
 
-def answer(ident, result=None, error=None):
-    message = {"jsonrpc": "2.0", "id": ident}
+def answer(ident: Any, result: Any = None, error: Any = None) -> None:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": ident}
     message.update({"error": error} if error is not None else {"result": result})
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
 
 
-def main():
+def main() -> None:
     for line in sys.stdin:
         message = json.loads(line)
         method = message.get("method")

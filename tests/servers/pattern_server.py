@@ -36,7 +36,9 @@ def build_server() -> MCPServer:
     server: MCPServer = MCPServer(name="pattern-server", version="0.1.0", log_level="WARNING")
     server.add_tool(code)
     # a schema published without a model is advertised and never checked by the server
-    server._tool_manager.get_tool("code").fn_metadata.output_schema = SCHEMA
+    tool = server._tool_manager.get_tool("code")
+    assert tool is not None
+    tool.fn_metadata.output_schema = SCHEMA
     return server
 
 

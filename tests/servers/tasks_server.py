@@ -231,7 +231,7 @@ def missing() -> Refused:
 
 
 def call_tool(params: Dict[str, Any]) -> Dict[str, Any]:
-    name, arguments = params.get("name"), dict(params.get("arguments") or {})
+    name, arguments = str(params.get("name")), dict(params.get("arguments") or {})
     if name == "greet":
         return {"resultType": "complete", **text(f"Hello, {arguments.get('name')}!")}
     if name == "audit":

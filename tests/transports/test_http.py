@@ -12,24 +12,32 @@ import queue
 import subprocess
 import threading
 import time
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from unittest import mock
 
+import requests.adapters
 import requests.auth
 
 from mcp_client import Cancelled, Client, MCPClientError, ProtocolError, Timeout, TransportClosed
 from mcp_client import protocol
 from mcp_client.http import HTTPTransport
 from mcp_client.xheaders import headers_for_call
+from mcp_client.types import Notification, block_text, resource_text, text_of
 
-from ..base import HERE, PYTHON, LeakCheckingTestCase, server, wait_until
-from ..httpkit import (DISCOVER, LiveServer, Reply, ScriptedCase, ScriptedServer, Seen,
+from ..base import HERE, PYTHON, LeakCheckingTestCase, of_type, server, wait_until
+from ..httpkit import (DISCOVERED, LiveServer, Reply, ScriptedCase, ScriptedServer, Seen,
                        ViaRequests, WAIT, Wire, connect, elapsed)
 
 # -- the live SDK server ---------------------------------------------------------------
 
 
-class LiveMixin:
+if TYPE_CHECKING:   # what the mixin is mixed into, so its tests' self.assert* are checked
+    _MixinBase = LeakCheckingTestCase
+else:               # and not a TestCase itself at run time, so it is not collected alone
+    _MixinBase = object
+
+
+class LiveMixin(_MixinBase):
     """Tests that hold in both of the SDK server's response modes (mixed into a TestCase)."""
 
     live: ClassVar[LiveServer]
@@ -39,13 +47,13 @@ class LiveMixin:
 
     @classmethod
     def setUpClass(cls) -> None:
-        super().setUpClass()   # type: ignore[misc]
+        super().setUpClass()
         cls.live = LiveServer(*cls.server_args)
 
     @classmethod
     def tearDownClass(cls) -> None:
         cls.live.stop()
-        super().tearDownClass()   # type: ignore[misc]
+        super().tearDownClass()
 
     def client(self, **options: Any) -> Client:
         self.warnings: list[str] = []
@@ -80,10 +88,10 @@ class LiveMixin:
         self.assertEqual(client.call_tool("weather", {"city": "Oslo"})["structuredContent"],
                          {"temperature": 21.5, "conditions": "sunny in Oslo"})
         self.assertTrue(client.call_tool("fail")["isError"])
-        self.assertEqual(client.read_resource("res://readme")["contents"][0]["text"],
+        self.assertEqual(resource_text(client.read_resource("res://readme")),
                          "# Demo\nhello")
         prompt = client.get_prompt("review", {"code": "x=1"})
-        self.assertEqual(prompt["messages"][0]["content"]["text"], "Please review:\nx=1")
+        self.assertEqual(block_text(prompt["messages"][0]["content"]), "Please review:\nx=1")
 
     def test_json_rpc_errors_are_raised_whatever_the_status(self) -> None:
         client = self.client()
@@ -101,7 +109,7 @@ class LiveMixin:
         futures = [client.call_tool_async("delay", {"ms": (n * 37) % 16 * 20, "tag": f"c{n}"})
                    for n in range(16)]
         for n, future in enumerate(futures):
-            self.assertEqual(future.result(WAIT)["content"][0]["text"], f"c{n}")
+            self.assertEqual(text_of(future.result(WAIT)), f"c{n}")
 
     def test_a_timeout_leaves_the_client_usable(self) -> None:
         client = self.client()
@@ -110,7 +118,7 @@ class LiveMixin:
         with self.assertRaises(Timeout):
             client.call_tool("slow", {"seconds": 5}, timeout=0.3)
         self.assertLess(elapsed(started), 2)
-        self.assertEqual(client.call_tool("echo", {"text": "again"})["content"][0]["text"],
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "again"})),
                          "again")
 
     def test_cancellation_is_seen_by_the_server(self) -> None:
@@ -136,13 +144,13 @@ class LiveMixin:
 
         client = self.client(on_elicit=on_elicit)
         result = client.call_tool("confirm", {"action": "deploy"})
-        self.assertIn("action=accept", result["content"][0]["text"])
+        self.assertIn("action=accept", text_of(result))
         self.assertEqual(asked[0]["params"]["message"], "Really deploy?")
 
     def test_an_x_mcp_header_tool(self) -> None:
         client = self.client()
         result = client.call_tool("region_query", {"region": "Zürich", "query": "select 1"})
-        self.assertEqual(result["content"][0]["text"], "Zürich: select 1")
+        self.assertEqual(text_of(result), "Zürich: select 1")
         self.assertEqual(self.warnings, [])
 
     def test_x_mcp_header_reaches_the_server(self) -> None:
@@ -164,10 +172,10 @@ class LiveSSETest(LiveMixin, LeakCheckingTestCase):
 
     def test_progress_arrives_before_the_answer(self) -> None:
         client = self.client()
-        notes: list[dict[str, Any]] = []
+        notes: list[Notification] = []
         client.notifications.subscribe(notes.append)
         result = client.call_tool("count", {"n": 3}, progress_token="p-1")
-        self.assertEqual(result["content"][0]["text"], "counted to 3")
+        self.assertEqual(text_of(result), "counted to 3")
         self.assertEqual([(n["method"], n["params"]["progress"]) for n in notes],
                          [("notifications/progress", 1), ("notifications/progress", 2),
                           ("notifications/progress", 3)])
@@ -175,7 +183,7 @@ class LiveSSETest(LiveMixin, LeakCheckingTestCase):
 
     def test_logs_arrive_over_the_stream(self) -> None:
         client = self.client(log_level="info")
-        notes: list[dict[str, Any]] = []
+        notes: list[Notification] = []
         client.notifications.subscribe(notes.append)
         client.call_tool("chatty")
         self.assertEqual([(n["params"]["level"], n["params"]["data"]) for n in notes
@@ -229,13 +237,13 @@ class LedPostTest(LeakCheckingTestCase):
 
     def test_a_blocking_call_posts_on_the_callers_thread(self) -> None:
         client, transport = self.client()
-        self.assertEqual(client.call_tool("echo", {"text": "here"})["content"][0]["text"], "here")
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "here"})), "here")
         self.assertEqual(transport.threads, [("tools/call", threading.current_thread())])
 
     def test_a_call_with_cancelled_goes_through_a_worker(self) -> None:
         client, transport = self.client()
         result = client.call_tool("echo", {"text": "w"}, cancelled=threading.Event())
-        self.assertEqual(result["content"][0]["text"], "w")
+        self.assertEqual(text_of(result), "w")
         self.assertEqual([what for what, _ in transport.threads], ["tools/call"])
         self.assertIsNot(transport.threads[0][1], threading.current_thread())
 
@@ -245,16 +253,16 @@ class LedPostTest(LeakCheckingTestCase):
         with self.assertRaises(Timeout):
             client.call_tool("slow", {"seconds": 5}, timeout=0.3)
         self.assertLess(elapsed(started), 2)
-        self.assertEqual(client.call_tool("echo", {"text": "again"})["content"][0]["text"],
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "again"})),
                          "again")
         self.assertEqual({thread for _, thread in transport.threads},
                          {threading.current_thread()})
 
     def test_notifications_before_the_answer_are_dispatched(self) -> None:
         client, transport = self.client(log_level="info")
-        notes: list[dict[str, Any]] = []
+        notes: list[Notification] = []
         client.notifications.subscribe(notes.append)
-        self.assertEqual(client.call_tool("chatty")["content"][0]["text"], "done")
+        self.assertEqual(text_of(client.call_tool("chatty")), "done")
         self.assertEqual([n["params"]["data"] for n in notes
                           if n["method"] == "notifications/message"],
                          ["info from chatty", "warning from chatty"])
@@ -265,10 +273,10 @@ class LedPostTest(LeakCheckingTestCase):
             client, transport = self.client()   # POSTs take requests' path
         session = transport._session
         assert session is not None
-        adapter = session.get_adapter(self.live.url)
+        adapter = of_type(session.get_adapter(self.live.url), requests.adapters.HTTPAdapter)
         used = list(adapter._mcp_pools.values())   # type: ignore[attr-defined]
         adapter.poolmanager.clear()   # forgets its pools (urllib3 2: without closing them)
-        self.assertEqual(client.call_tool("echo", {"text": "anew"})["content"][0]["text"],
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "anew"})),
                          "anew")
         client.close()
         self.assertEqual([pool.pool for pool in used], [None])   # closed with the session
@@ -282,10 +290,10 @@ class LiveJSONTest(LiveMixin, LeakCheckingTestCase):
 
     def test_json_mode_drops_progress(self) -> None:
         client = self.client()
-        notes: list[dict[str, Any]] = []
+        notes: list[Notification] = []
         client.notifications.subscribe(notes.append)
         result = client.call_tool("count", {"n": 2}, progress_token="p-2")
-        self.assertEqual(result["content"][0]["text"], "counted to 2")
+        self.assertEqual(text_of(result), "counted to 2")
         self.assertEqual(notes, [])   # the SDK's json_response mode sends none (PROTOCOL §7.3)
 
 
@@ -473,7 +481,7 @@ class ConnectionTest(ScriptedCase):
         def respond(reply: Reply, seen: Seen) -> None:
             if seen.rpc_method == "server/discover":
                 reply.send(200, json.dumps({"jsonrpc": "2.0", "id": seen.rpc_id,
-                                            "result": DISCOVER}).encode(), "application/json",
+                                            "result": DISCOVERED}).encode(), "application/json",
                            {"Set-Cookie": "route=b7; Path=/"})
             else:
                 ScriptedServer.default(reply, seen)

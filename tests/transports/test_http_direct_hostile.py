@@ -23,7 +23,7 @@ from mcp_client import TransportError
 from mcp_client._http import direct
 from mcp_client._http.framing import BadAnswer, Body, read_head
 
-from ..base import LeakCheckingTestCase, wait_until
+from ..base import LeakCheckingTestCase, of_type, wait_until
 from ..httpkit import (WAIT, Reply, ScriptedCase, ScriptedServer, Seen, TLSCase, ViaRequests,
                        Wire, elapsed, event)
 
@@ -296,7 +296,7 @@ class EarlyAnswerTest(ScriptedCase):
         wire = Wire(self, self.raw(handle).url)
         wire.request(1, "tools/call", {"name": "t", "arguments": {"x": "y" * 8_000_000}})
         ident, error = wire.error()
-        self.assertEqual((ident, type(error), error.status), (1, TransportError, 413))
+        self.assertEqual((ident, of_type(error, TransportError).status), (1, 413))
         self.assertIn("too big!", str(error))
 
 

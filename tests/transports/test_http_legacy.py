@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from mcp_client import ProtocolError, Timeout, TransportError, UnsupportedVersion
+from mcp_client.types import text_of
 
 from ..base import wait_until
 from ..httpkit import (WAIT, Everywhere, LegacyScript, Reply, ScriptedCase, ScriptedServer,
@@ -172,7 +173,7 @@ class SessionTest(LegacyCase):
         client = self.client(srv)
         client.list_tools()
         script.expire()
-        self.assertEqual(client.call_tool("echo")["content"][0]["text"], "ok")
+        self.assertEqual(text_of(client.call_tool("echo")), "ok")
         self.assertEqual(client.session_id, "s-2")
         calls = srv.seen("tools/call")
         self.assertEqual([c.headers["mcp-session-id"] for c in calls], ["s-1", "s-2"])
@@ -214,7 +215,7 @@ class SessionTest(LegacyCase):
         script.expire()
         futures = [client.call_tool_async("echo") for _ in range(4)]
         for future in futures:
-            self.assertEqual(future.result(WAIT)["content"][0]["text"], "ok")
+            self.assertEqual(text_of(future.result(WAIT)), "ok")
         self.assertEqual(len(srv.seen("initialize")), 2)
 
 
@@ -234,7 +235,7 @@ class ServerRequestTest(LegacyCase):
         srv, script = self.legacy(on_call=call)
         client = self.client(srv, on_elicit=lambda request: {"action": "accept",
                                                              "content": {"name": "Ada"}})
-        self.assertEqual(client.call_tool("echo")["content"][0]["text"], "Ada")
+        self.assertEqual(text_of(client.call_tool("echo")), "Ada")
         posted = [s for s in srv.requests if s.method == "POST" and s.rpc_method is None]
         self.assertEqual(posted[0].json["id"], "e1")
         self.assertEqual(posted[0].headers["mcp-session-id"], "s-1")
@@ -322,7 +323,7 @@ class GetStreamTest(LegacyCase):
         client = self.client(srv)
         client.list_tools()
         self.assertTrue(script.get_opened.wait(WAIT))
-        self.assertEqual(client.call_tool("echo")["content"][0]["text"], "ok")
+        self.assertEqual(text_of(client.call_tool("echo")), "ok")
         started = time.monotonic()
         client.close()
         self.assertLess(elapsed(started), 5)
@@ -356,7 +357,7 @@ class ResumeTest(LegacyCase):
 
         script.get = get   # type: ignore[method-assign]
         client = self.client(srv)
-        self.assertEqual(client.call_tool("echo")["content"][0]["text"], "late")
+        self.assertEqual(text_of(client.call_tool("echo")), "late")
         self.assertGreaterEqual(answered["resumed"] - answered["cut"], 0.15)
         resumed = [s for s in srv.verbs("GET") if "last-event-id" in s.headers][0]
         self.assertEqual(resumed.headers["mcp-session-id"], "s-1")

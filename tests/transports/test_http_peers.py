@@ -21,10 +21,11 @@ import urllib.request
 from typing import Any
 
 from mcp_client import Client
+from mcp_client.types import text_of
 
-from ..base import LeakCheckingTestCase, server, wait_until
+from ..base import ClientCase, server, wait_until
 from ..httpkit import WAIT, LiveServer
-from ..client.test_hooks_real import SAMPLED, name_it, text
+from ..client.test_hooks_real import SAMPLED, name_it
 
 ROOTS = {"roots": [{"uri": "file:///srv", "name": "srv"}]}
 
@@ -42,34 +43,30 @@ def post_raw(url: str, message: dict[str, Any], headers: dict[str, str]) -> int:
         return int(exc.code)
 
 
-class PeerCase(LeakCheckingTestCase):
+class PeerCase(ClientCase):
     def live(self, *args: str) -> LiveServer:
         srv = LiveServer(*args)
         self.addCleanup(srv.stop)
         return srv
 
-    def connect(self, url: str, **options: Any) -> Client:
-        self.warnings: list[str] = []
-        options.setdefault("on_warn", self.warnings.append)
-        options.setdefault("request_timeout", 30)
-        client = Client.connect_http(url, **options)
-        self.addCleanup(client.close)
-        return client
+    def peer(self, url: str, **options: Any) -> Client:
+        """A client of the peer at ``url`` (30 s for each request: these peers start cold)."""
+        return self.connect(url=url, **{"request_timeout": 30, **options})
 
 
 class SDKLegacySessionTest(PeerCase):
     def test_the_probe_reaches_the_legacy_session_and_hooks_answer_it(self) -> None:
         srv = self.live("--handshake-only")
-        client = self.connect(srv.url, on_elicit=name_it, on_sample=lambda r: SAMPLED,
-                              on_list_roots=lambda r: ROOTS)
+        client = self.peer(srv.url, on_elicit=name_it, on_sample=lambda r: SAMPLED,
+                           on_list_roots=lambda r: ROOTS)
         self.assertIn("echo", [tool["name"] for tool in client.list_tools()])
         self.assertEqual((client.era, client.protocol_version), ("legacy", "2025-11-25"))
         session = client.session_id
         self.assertIsNotNone(session)
-        self.assertEqual(text(client.call_tool("echo", {"text": "hi"})), "hi")
-        self.assertEqual(text(client.call_tool("greet")), "Hello, Ada!")
-        self.assertIn("text='Paris'", text(client.call_tool("ask_llm")))
-        self.assertIn("file:///srv", text(client.call_tool("where_am_i")))
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "hi"})), "hi")
+        self.assertEqual(text_of(client.call_tool("greet")), "Hello, Ada!")
+        self.assertIn("text='Paris'", text_of(client.call_tool("ask_llm")))
+        self.assertIn("file:///srv", text_of(client.call_tool("where_am_i")))
         client.close()
         # close() sent DELETE: the session is gone on the server
         assert session is not None
@@ -79,43 +76,43 @@ class SDKLegacySessionTest(PeerCase):
 
     def test_a_restarted_server_is_survived(self) -> None:
         first = self.live("--handshake-only")
-        client = self.connect(first.url)
+        client = self.peer(first.url)
         client.call_tool("echo", {"text": "one"})
         old = client.session_id
         first.stop()
         second = self.live("--handshake-only", "--port", str(first.port))
         self.assertEqual(second.url, first.url)
-        self.assertEqual(text(client.call_tool("echo", {"text": "two"})), "two")
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "two"})), "two")
         self.assertNotEqual(client.session_id, old)
         self.assertTrue(any("new session" in w for w in self.warnings), self.warnings)
 
     def test_stateless_mode(self) -> None:
         srv = self.live("--handshake-only", "--stateless")
-        client = self.connect(srv.url)
-        self.assertEqual(text(client.call_tool("echo", {"text": "hi"})), "hi")
+        client = self.peer(srv.url)
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "hi"})), "hi")
         self.assertEqual(client.era, "legacy")
         self.assertIsNone(client.session_id)
 
     def test_era_legacy_against_the_dual_era_server(self) -> None:
         srv = self.live()
-        client = self.connect(srv.url, era="legacy", on_elicit=name_it)
-        self.assertEqual(text(client.call_tool("greet")), "Hello, Ada!")
+        client = self.peer(srv.url, era="legacy", on_elicit=name_it)
+        self.assertEqual(text_of(client.call_tool("greet")), "Hello, Ada!")
         self.assertEqual(client.era, "legacy")
         self.assertIsNotNone(client.session_id)
 
     def test_its_http_sse_server(self) -> None:
         srv = self.live("--sse")
         url = srv.url.replace("/mcp", "/sse")
-        client = self.connect(url, on_elicit=name_it, on_list_roots=lambda r: ROOTS)
-        self.assertEqual(text(client.call_tool("echo", {"text": "hi"})), "hi")
+        client = self.peer(url, on_elicit=name_it, on_list_roots=lambda r: ROOTS)
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "hi"})), "hi")
         self.assertEqual(type(client.transport).__name__, "SSETransport")
-        self.assertEqual(text(client.call_tool("greet")), "Hello, Ada!")
-        self.assertIn("file:///srv", text(client.call_tool("where_am_i")))
+        self.assertEqual(text_of(client.call_tool("greet")), "Hello, Ada!")
+        self.assertIn("file:///srv", text_of(client.call_tool("where_am_i")))
 
     def test_the_dual_era_server_is_reached_modern(self) -> None:
         srv = self.live()
-        client = self.connect(srv.url)
-        self.assertEqual(text(client.call_tool("echo", {"text": "hi"})), "hi")
+        client = self.peer(srv.url)
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "hi"})), "hi")
         self.assertEqual((client.era, client.session_id), ("modern", None))
 
 
@@ -173,13 +170,13 @@ class ServerEverythingTest(PeerCase):
                             {"PORT": str(port)})
         self.addCleanup(child.stop)
         child.wait_listening()
-        client = self.connect(f"http://127.0.0.1:{port}/mcp", on_elicit=name_it,
-                              on_sample=lambda r: SAMPLED, on_list_roots=lambda r: ROOTS)
+        client = self.peer(f"http://127.0.0.1:{port}/mcp", on_elicit=name_it,
+                           on_sample=lambda r: SAMPLED, on_list_roots=lambda r: ROOTS)
         names = [tool["name"] for tool in client.list_tools()]
         self.assertEqual(client.era, "legacy")
         self.assertIsNotNone(client.session_id)
         self.assertIn("echo", names)
-        self.assertIn("Echo: hi", text(client.call_tool("echo", {"message": "hi"})))
+        self.assertIn("Echo: hi", text_of(client.call_tool("echo", {"message": "hi"})))
         sampled = client.call_tool("trigger-sampling-request", {"prompt": "capital?",
                                                                 "maxTokens": 10})
         self.assertIn("Paris", json.dumps(sampled))
@@ -190,8 +187,8 @@ class ServerEverythingTest(PeerCase):
         child = ChildServer([NODE, str(EVERYTHING), "sse"], port, {"PORT": str(port)})
         self.addCleanup(child.stop)
         child.wait_listening()
-        client = self.connect(f"http://127.0.0.1:{port}/sse", on_sample=lambda r: SAMPLED)
-        self.assertIn("Echo: hi", text(client.call_tool("echo", {"message": "hi"})))
+        client = self.peer(f"http://127.0.0.1:{port}/sse", on_sample=lambda r: SAMPLED)
+        self.assertIn("Echo: hi", text_of(client.call_tool("echo", {"message": "hi"})))
         self.assertEqual(client.era, "legacy")
         self.assertEqual(type(client.transport).__name__, "SSETransport")
         sampled = client.call_tool("trigger-sampling-request", {"prompt": "capital?",
@@ -211,24 +208,24 @@ class MCPOneTest(PeerCase):
         return f"http://127.0.0.1:{port}/mcp"
 
     def test_stateful(self) -> None:
-        client = self.connect(self.start(), on_elicit=name_it)
+        client = self.peer(self.start(), on_elicit=name_it)
         self.assertIn("echo", [tool["name"] for tool in client.list_tools()])
         self.assertEqual(client.era, "legacy")
         self.assertIsNotNone(client.session_id)
-        self.assertEqual(text(client.call_tool("echo", {"text": "hi"})), "hi")
-        self.assertEqual(text(client.call_tool("greet")), "Hello, Ada!")
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "hi"})), "hi")
+        self.assertEqual(text_of(client.call_tool("greet")), "Hello, Ada!")
 
     def test_stateless(self) -> None:
-        client = self.connect(self.start("--stateless"))
-        self.assertEqual(text(client.call_tool("echo", {"text": "hi"})), "hi")
+        client = self.peer(self.start("--stateless"))
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "hi"})), "hi")
         self.assertIsNone(client.session_id)
 
     def test_http_sse_by_fallback_and_directly(self) -> None:
         url = self.start("--sse").replace("/mcp", "/sse")
-        client = self.connect(url, on_elicit=name_it)
-        self.assertEqual(text(client.call_tool("greet")), "Hello, Ada!")
+        client = self.peer(url, on_elicit=name_it)
+        self.assertEqual(text_of(client.call_tool("greet")), "Hello, Ada!")
         self.assertEqual(type(client.transport).__name__, "SSETransport")
         client.close()
         direct = Client.connect_sse(url, request_timeout=30)
         self.addCleanup(direct.close)
-        self.assertEqual(text(direct.call_tool("echo", {"text": "hi"})), "hi")
+        self.assertEqual(text_of(direct.call_tool("echo", {"text": "hi"})), "hi")

@@ -9,6 +9,7 @@ from typing import Any
 
 from mcp_client import Client, MCPClientError, TransportError
 from mcp_client.http_sse import SSETransport
+from mcp_client.types import text_of
 
 from ..httpkit import WAIT, Everywhere, ScriptedCase, ScriptedServer, SSEScript, elapsed
 
@@ -33,7 +34,7 @@ class ConnectSSETest(SSECase):
         srv, script = self.sse_server()
         client = self.sse_client(srv)
         self.assertEqual([t["name"] for t in client.list_tools()], ["echo"])
-        self.assertEqual(client.call_tool("echo")["content"][0]["text"], "ok")
+        self.assertEqual(text_of(client.call_tool("echo")), "ok")
         self.assertEqual((client.era, client.protocol_version), ("legacy", "2024-11-05"))
         self.assertEqual(srv.seen("server/discover"), [])
         posted = srv.seen("tools/call")[0]
@@ -52,7 +53,7 @@ class ConnectSSETest(SSECase):
     def test_a_late_endpoint_is_waited_for(self) -> None:
         srv, script = self.sse_server(endpoint_delay=0.3)
         client = self.sse_client(srv)
-        self.assertEqual(client.call_tool("echo")["content"][0]["text"], "ok")
+        self.assertEqual(text_of(client.call_tool("echo")), "ok")
 
     def test_a_missing_endpoint_fails_in_time(self) -> None:
         srv, script = self.sse_server(endpoint=None)
@@ -93,7 +94,7 @@ class FallbackTest(SSECase):
             with self.subTest(refuse=refuse):
                 srv, script = self.sse_server(refuse=refuse)
                 client = self.client(srv)
-                self.assertEqual(client.call_tool("echo")["content"][0]["text"], "ok")
+                self.assertEqual(text_of(client.call_tool("echo")), "ok")
                 self.assertEqual(client.protocol_version, "2024-11-05")
                 self.assertIsInstance(client.transport, SSETransport)
                 self.assertEqual([s.method for s in srv.requests][:3], ["POST", "POST", "GET"])
@@ -111,7 +112,7 @@ class ConfigAndCLITest(SSECase):
         client = entry.connect()
         self.addCleanup(client.close)
         self.assertIsInstance(client.transport, SSETransport)
-        self.assertEqual(client.call_tool("echo")["content"][0]["text"], "ok")
+        self.assertEqual(text_of(client.call_tool("echo")), "ok")
 
     def test_the_cli_reaches_http_sse(self) -> None:
         import io

@@ -321,6 +321,7 @@ class ChildEnvironmentTest(LeakCheckingTestCase):
         self.assertEqual(self.child_env(inherit_env=False), {})
 
     def test_a_bad_value_is_refused(self) -> None:
+        bad: Any   # deliberately of the wrong types
         for bad in ("yes", 1, None, "SAFE"):
             with self.subTest(bad), self.assertRaises(SpawnFailed):
                 StdioTransport(PYTHON, inherit_env=bad)

@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future
-from typing import Any
 
 from mcp_client import (Client, MCPClientError, ProtocolError, ServerGone, SpawnFailed, Timeout,
                         TransportClosed)
+from mcp_client.types import CallToolResult, block_text, resource_text, text_of
 
-from ..base import PYTHON, ClientCase, LeakCheckingTestCase, server
+from ..base import PYTHON, ClientCase, LeakCheckingTestCase
 
 
 class StdioTestCase(ClientCase):
-    def connect(self, name: str, *extra: str, **options: Any) -> Client:   # type: ignore[override]
-        return super().connect(args=server(name) + list(extra), **options)
+    script = "dual_stdio.py"
 
 
 class DualEraServerTest(StdioTestCase):
     def test_reached_as_modern(self) -> None:
-        client = self.connect("dual_stdio.py")
+        client = self.connect()
         self.assertEqual((client.era, client.protocol_version), ("modern", "2026-07-28"))
         self.assertEqual(client.supported_versions, ("2026-07-28",))
         self.assertEqual(client.server_info, {"name": "demo-server", "version": "0.1.0"})
@@ -29,7 +28,7 @@ class DualEraServerTest(StdioTestCase):
         self.assertFalse(client.ping())   # 2026-07-28 removed ping
 
     def test_reached_with_era_legacy(self) -> None:
-        client = self.connect("dual_stdio.py", era="legacy")
+        client = self.connect(era="legacy")
         self.assertEqual((client.era, client.protocol_version), ("legacy", "2025-11-25"))
         self.assertEqual(client.server_info, {"name": "demo-server", "version": "0.1.0"})
         self.exercise(client)
@@ -48,54 +47,58 @@ class DualEraServerTest(StdioTestCase):
         self.assertEqual(client.call_tool("add", {"a": 2, "b": 3})["structuredContent"],
                          {"result": 5})
         self.assertEqual([r["uri"] for r in client.list_resources()], ["res://readme"])
-        self.assertEqual(client.read_resource("res://readme")["contents"][0]["text"],
+        self.assertEqual(resource_text(client.read_resource("res://readme")),
                          "# Demo\nhello")
         self.assertEqual([p["name"] for p in client.list_prompts()], ["review"])
         prompt = client.get_prompt("review", {"code": "x=1"})
-        self.assertEqual(prompt["messages"][0]["content"]["text"], "Please review:\nx=1")
+        self.assertEqual(block_text(prompt["messages"][0]["content"]), "Please review:\nx=1")
         self.assertEqual(client.list_resource_templates(), [])
 
     def test_sixty_four_concurrent_calls_answered_out_of_order(self) -> None:
-        client = self.connect("dual_stdio.py")
+        client = self.connect()
         client.era
         delays = [(n * 37) % 64 * 10 for n in range(64)]
         order: list[str] = []
         lock = threading.Lock()
         futures = []
+
+        def done(future: Future[CallToolResult]) -> None:
+            with lock:
+                order.append(text_of(future.result()))
+
         for n, ms in enumerate(delays):
             future = client.call_tool_async("delay", {"ms": ms, "tag": f"call-{n}"})
-            future.add_done_callback(lambda f: (lock.acquire(), order.append(
-                f.result()["content"][0]["text"]), lock.release()))
+            future.add_done_callback(done)
             futures.append(future)
         for n, future in enumerate(futures):
-            self.assertEqual(future.result(30)["content"][0]["text"], f"call-{n}")
+            self.assertEqual(text_of(future.result(30)), f"call-{n}")
         self.assertNotEqual(order, [f"call-{n}" for n in range(64)])
 
     def test_a_timeout_is_cancelled_on_the_wire_and_the_pipe_stays_usable(self) -> None:
-        client = self.connect("dual_stdio.py")
+        client = self.connect()
         client.era
         with self.assertRaises(Timeout):
             client.call_tool("slow", {"seconds": 5}, timeout=0.3)
-        self.assertEqual(client.call_tool("echo", {"text": "after"})["content"][0]["text"],
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "after"})),
                          "after")
         self.assertEqual([w for w in self.warnings if "late" in w], [])
 
 
 class LegacyServerTest(StdioTestCase):
     def test_legacy_only_server(self) -> None:
-        client = self.connect("legacy_stdio.py")
+        client = self.connect(script="legacy_stdio.py")
         self.assertEqual(client.era, "legacy")
-        self.assertEqual(client.call_tool("echo", {"text": "legacy"})["content"][0]["text"],
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "legacy"})),
                          "legacy")
         self.assertTrue(client.ping())
 
     def test_empty_supported_versions(self) -> None:
-        client = self.connect("legacy_stdio.py", "--empty-discover")
+        client = self.connect(script="legacy_stdio.py", args=["--empty-discover"])
         self.assertEqual(client.era, "legacy")
         self.assertEqual(len(client.list_tools()), 15)
 
     def test_a_server_that_exits_unless_initialize_comes_first(self) -> None:
-        client = self.connect("initialize_first.py")
+        client = self.connect(script="initialize_first.py")
         self.assertEqual(client.era, "legacy")
         self.assertEqual(client.call_tool("add", {"a": 1, "b": 1})["structuredContent"],
                          {"result": 2})
@@ -108,7 +111,7 @@ class AsyncTwinsTest(StdioTestCase):
     WAIT = 30.0
 
     def test_list_tools_async(self) -> None:
-        client = self.connect("dual_stdio.py")
+        client = self.connect()
         future = client.list_tools_async(refresh=True)
         self.assertIsInstance(future, Future)
         names = [tool["name"] for tool in future.result(self.WAIT)]
@@ -116,34 +119,34 @@ class AsyncTwinsTest(StdioTestCase):
         self.assertEqual(names, [tool["name"] for tool in client.list_tools()])
 
     def test_list_resources_async(self) -> None:
-        client = self.connect("dual_stdio.py", era="legacy")
+        client = self.connect(era="legacy")
         resources = client.list_resources_async(timeout=10).result(self.WAIT)
         self.assertEqual([r["uri"] for r in resources], ["res://readme"])
 
     def test_list_resource_templates_async(self) -> None:
-        client = self.connect("dual_stdio.py")
+        client = self.connect()
         self.assertEqual(client.list_resource_templates_async(refresh=True).result(self.WAIT), [])
         with self.assertRaises(MCPClientError) as caught:   # the keyword reaches the method
             client.list_resource_templates_async(timeout=-1).result(self.WAIT)
         self.assertIn("timeout must be a number", str(caught.exception))
 
     def test_list_prompts_async(self) -> None:
-        client = self.connect("dual_stdio.py")
+        client = self.connect()
         prompts = client.list_prompts_async().result(self.WAIT)
         self.assertEqual([p["name"] for p in prompts], ["review"])
         self.assertEqual(prompts, client.list_prompts())
 
     def test_get_prompt_async(self) -> None:
-        client = self.connect("dual_stdio.py")
+        client = self.connect()
         prompt = client.get_prompt_async("review", {"code": "x=1"}).result(self.WAIT)
-        self.assertEqual(prompt["messages"][0]["content"]["text"], "Please review:\nx=1")
+        self.assertEqual(block_text(prompt["messages"][0]["content"]), "Please review:\nx=1")
         with self.assertRaises(ProtocolError):
             client.get_prompt_async("no-such-prompt", timeout=10).result(self.WAIT)
 
     def test_ping_async(self) -> None:
         for era, answer in (("auto", False), ("legacy", True)):   # 2026-07-28 removed ping
             with self.subTest(era=era):
-                client = self.connect("dual_stdio.py", era=era)
+                client = self.connect(era=era)
                 self.assertIs(client.ping_async(timeout=10).result(self.WAIT), answer)
                 client.close()
                 with self.assertRaises(TransportClosed):
@@ -153,7 +156,7 @@ class AsyncTwinsTest(StdioTestCase):
 class MisbehavingServerTest(StdioTestCase):
     def test_death_mid_request_carries_exit_code_and_last_words(self) -> None:
         lines: list[str] = []
-        client = self.connect("dual_stdio.py", on_stderr=lines.append)
+        client = self.connect(on_stderr=lines.append)
         client.era
         slow = client.call_tool_async("slow", {"seconds": 30})
         with self.assertRaises(ServerGone) as caught:
@@ -168,10 +171,10 @@ class MisbehavingServerTest(StdioTestCase):
             client.call_tool("echo", {"text": "anyone?"})
 
     def test_garbage_and_blank_lines_between_real_messages(self) -> None:
-        client = self.connect("garbage_stdio.py")
+        client = self.connect(script="garbage_stdio.py")
         self.assertEqual(client.era, "modern")
         for n in range(5):
-            self.assertEqual(client.call_tool("echo", {"text": str(n)})["content"][0]["text"],
+            self.assertEqual(text_of(client.call_tool("echo", {"text": str(n)})),
                              str(n))
         self.assertTrue(any("not JSON" in w for w in self.warnings), self.warnings)
         self.assertTrue(any("not a JSON-RPC message" in w for w in self.warnings),

@@ -8,6 +8,7 @@ its own requests) is dispatched by the caller that reads it.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -16,8 +17,10 @@ from typing import Any
 
 from mcp_client import Timeout
 from mcp_client._lines import LineBuffer
+from mcp_client._stdio.pipes import Waker as _Waker
 from mcp_client._stdio.reading import PipeReader
-from mcp_client.stdio import StdioTransport, _Waker
+from mcp_client.stdio import StdioTransport
+from mcp_client.types import text_of
 
 from ..base import LeakCheckingTestCase, wait_until
 from ..chaoskit import ChaosCase
@@ -107,7 +110,7 @@ class PipeReaderTest(LeakCheckingTestCase):
             else:   # a leader waits for this one; it may read others besides
                 writer = threading.Timer(0.001, pipe.write, (line,))
                 writer.start()
-                pipe.reader.lead(lambda count=n + 1: pipe.has(count), 5.0, lambda: 0)
+                pipe.reader.lead(functools.partial(pipe.has, n + 1), 5.0, lambda: 0)
                 writer.join()
                 pipe.wait_for(n + 1)
         pipe.wait_for(60)
@@ -147,18 +150,18 @@ def _stdio(transport: Any) -> StdioTransport:
 class CallerLeadsTest(ChaosCase):
     def test_notifications_before_an_answer_are_dispatched_by_the_caller(self) -> None:
         threads: list[str] = []
-        client = self.connect("noisy.py", "flood", 5,
-                              on_log=lambda params: threads.append(
-                                  threading.current_thread().name))
+        client = self.chaos_client("noisy.py", "flood", 5,
+                                   on_log=lambda params: threads.append(
+                                       threading.current_thread().name))
         client.list_tools()
         for n in range(3):
-            self.assertEqual(client.call_tool("echo", {"text": f"t{n}"})["content"][0]["text"],
+            self.assertEqual(text_of(client.call_tool("echo", {"text": f"t{n}"})),
                              f"t{n}")
         self.assertTrue(threads)
         self.assertIn(threading.current_thread().name, threads)
 
     def test_a_server_request_during_a_lead_is_answered(self) -> None:
-        client = self.connect("asking.py")
+        client = self.chaos_client("asking.py")
         client.call_tool("flood", {"count": 5, "method": "ping"})
         # the pings are answered on hook workers: ask until every answer is in (or 5 s)
         deadline = time.monotonic() + 5
@@ -168,23 +171,23 @@ class CallerLeadsTest(ChaosCase):
         self.assertEqual(replies, {"results": 5, "errors": {}})
 
     def test_after_a_timed_out_lead_the_reader_thread_takes_over(self) -> None:
-        client = self.connect("echo.py")
+        client = self.chaos_client("echo.py")
         with self.assertRaises(Timeout):
             client.call_tool("never", timeout=0.2)
         # nobody waits on this one in call_tool: only the reader thread can finish it
         future = client.call_tool_async("slow", {"ms": 50})
-        self.assertEqual(future.result(5)["content"][0]["text"], "slow")
-        self.assertEqual(client.call_tool("echo", {"text": "x"})["content"][0]["text"], "x")
+        self.assertEqual(text_of(future.result(5)), "slow")
+        self.assertEqual(text_of(client.call_tool("echo", {"text": "x"})), "x")
 
     def test_calls_from_several_threads_each_get_their_own_answer(self) -> None:
-        client = self.connect("echo.py")
+        client = self.chaos_client("echo.py")
         client.list_tools()
         wrong: list[str] = []
 
         def calls(name: str) -> None:
             for n in range(50):
                 text = f"{name}-{n}"
-                got = client.call_tool("echo", {"text": text})["content"][0]["text"]
+                got = text_of(client.call_tool("echo", {"text": text}))
                 if got != text:
                     wrong.append(f"{text} -> {got}")
 
@@ -196,7 +199,7 @@ class CallerLeadsTest(ChaosCase):
         self.assertEqual(wrong, [])
 
     def test_a_pipelined_batch_is_one_write(self) -> None:
-        client = self.connect("echo.py", tool_concurrency=8, parallel_tools=["echo"])
+        client = self.chaos_client("echo.py", tool_concurrency=8, parallel_tools=["echo"])
         client.list_tools()
         transport = _stdio(client.transport)
         lines: list[bytes] = []
@@ -219,8 +222,8 @@ class CallerLeadsTest(ChaosCase):
                          [f"m{n}" for n in range(8)])
 
     def test_a_batch_of_one_distinct_call_is_not_held(self) -> None:
-        client = self.connect("echo.py", tool_concurrency=8, parallel_tools=["echo"],
-                              request_timeout=3)
+        client = self.chaos_client("echo.py", tool_concurrency=8, parallel_tools=["echo"],
+                                   request_timeout=3)
         call = {"id": "c", "type": "function",
                 "function": {"name": "echo", "arguments": json.dumps({"text": "same"})}}
         entries = client.execute_tool_calls([call, dict(call, id="d")])

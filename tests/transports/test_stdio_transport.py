@@ -177,7 +177,7 @@ class TransportTest(LeakCheckingTestCase):
 
     def test_bad_options(self) -> None:
         with self.assertRaises(MCPClientError):
-            StdioTransport(PYTHON, args="-c pass")  # type: ignore[arg-type]
+            StdioTransport(PYTHON, args="-c pass")
         with self.assertRaises(MCPClientError):
             StdioTransport(PYTHON, env={"A": 1})  # type: ignore[dict-item]
         with self.assertRaises(MCPClientError):
@@ -236,15 +236,13 @@ class ThreadBudgetTest(LeakCheckingTestCase):
     def test_without_pidfd_a_thread_per_child_waits_for_the_exit(self) -> None:
         from unittest import mock
 
-        from mcp_client._stdio import watcher
-
         def refused(pid: int) -> int:
             raise OSError(38, "Function not implemented")
 
         loud = "import sys\nprint('gone', file=sys.stderr, flush=True)\nsys.exit(4)"
         before = set(threading.enumerate())
         harness = Harness()
-        with mock.patch.object(watcher.os, "pidfd_open", refused, create=True):
+        with mock.patch.object(os, "pidfd_open", refused, create=True):
             dying = harness.start(StdioTransport(PYTHON, args=["-c", loud]))
         self.addCleanup(dying.close)
         death = harness.closes.get(timeout=10)
