@@ -90,35 +90,31 @@ from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport,
 from .xheaders import encode_value
 from ._log import WireTrace, warn_through, wire_trace
 from ._http.answers import Reader
-from ._http.checks import OWNED_HEADERS, check_header as _check_header, check_settings, \
-    follow as _follow
+from ._http.checks import OWNED_HEADERS, check_header as _check_header, check_settings
 from ._http.failures import Failures
-from ._http.posts import Answers, Exchange
-from ._http.session import LegacySession
+from ._http.posts import Exchange
+from ._http.poster import Poster
 from ._http.workers import Workers
 
 if TYPE_CHECKING:
     import requests
 
-    from ._http.direct import DirectPool
-
 __all__ = ["HTTPTransport", "DEFAULT_CONNECT_TIMEOUT", "OWNED_HEADERS", "POOL_SIZE"]
 
 log = logging.getLogger(__name__)
 
-#: :mod:`mcp_client._http.wire` and :mod:`mcp_client._http.direct`, which import
-#: requests and http.client: loaded by the first transport that starts, not by
-#: ``import mcp_client``, and kept here so that no POST pays for an import statement.
+#: :mod:`mcp_client._http.wire`, which imports requests: loaded by the first transport
+#: that starts, not by ``import mcp_client``, and kept here so that no POST pays for an
+#: import statement.
 _wire = ModuleType("mcp_client._http.wire (not loaded yet)")
-_direct = ModuleType("mcp_client._http.direct (not loaded yet)")
 _ENCODE = json.JSONEncoder(separators=(",", ":"), allow_nan=False, ensure_ascii=False).encode
 
 
 def _load() -> None:
-    global _wire, _direct
-    from ._http import direct, wire
+    global _wire
+    from ._http import wire
 
-    _wire, _direct = wire, direct
+    _wire = wire
 
 
 #: Seconds allowed for connecting (a bound on a dead host, not a spec value).
@@ -175,25 +171,25 @@ class HTTPTransport(Transport):
         self._connect_timeout = float(connect_timeout)
         self._auth = auth
         self._max_event = max_event_bytes
-        self._max_redirects = max_redirects
         self._lock = threading.Lock()
         self._state = "new"
         self._serials = itertools.count(1)
         self._inflight: dict[int, Exchange] = {}
         self._by_id: dict[Any, Exchange] = {}
-        self._session: requests.Session | None = None
-        self._direct: DirectPool | None = None   # set by start() when POSTs may go direct
         self._version: str | None = None
         self._on_message: MessageCallback | None = None
         self._on_warn: WarnCallback | None = None
         self._on_error: ErrorCallback | None = None
         self._trace: WireTrace | None = None   # set by start(): see mcp_client._log
-        self._failures = Failures(url, self._connect_timeout)
-        self._reader = Reader(self._failures, max_event_bytes=max_event_bytes, warn=self._warn,
+        self._reader = Reader(Failures(url, self._connect_timeout),
+                              max_event_bytes=max_event_bytes, warn=self._warn,
                               deliver=self._deliver)
-        self._legacy = LegacySession(self, self._reader)
-        self._answers = Answers(self._reader, self._legacy, shown=self._shown,
-                                on_session=self._no_tool_headers)
+        self._poster = Poster(url, headers=self._headers, persistent=self._persistent,
+                              auth=auth, connect_timeout=self._connect_timeout,
+                              max_redirects=max_redirects, pool_size=POOL_SIZE,
+                              reader=self._reader, headers_of=self._wire_headers,
+                              on_session=self._no_tool_headers)
+        self._legacy = self._poster.legacy
         self._workers = Workers(max_idle=POOL_SIZE)
         self._parked = threading.local()   # .job: a request send_led() left for lead()
         self._lapsed: dict[Any, str] = {}   # id -> method: led requests that timed out
@@ -231,61 +227,16 @@ class HTTPTransport(Transport):
             _load()
             self._trace = wire_trace(f"http {self._shown}")
             self._reader.start(self._trace)
-            if self._persistent:
-                self._session = self._new_session()
-                self._direct = _direct.pool_for(self.url, self._session, size=POOL_SIZE,
-                                                trace=self._trace)
+            self._poster.start(self._trace)
             self._state = "open"
 
-    def _new_session(self) -> requests.Session:
-        session: requests.Session = _wire.new_session(self.url, pool_size=POOL_SIZE,
-                                                      trace=self._trace)
-        return session
-
-    @staticmethod
-    def _close_session(session: requests.Session) -> None:
-        _wire.close_session(session)
+    @property
+    def _session(self) -> requests.Session | None:
+        """The persistent pool (None: not persistent, or not started)."""
+        return self._poster.pool
 
     def _no_tool_headers(self) -> None:
         self.wants_tool_headers = False   # a 2025-11-25 session: x-mcp-header is 2026-07-28 only
-
-    # -- what its session asks (mcp_client._http.session.Carrier) -------------------
-
-    def open_pool(self) -> requests.Session:
-        """The requests session a long exchange (the GET stream) uses: ours, or a new one."""
-        return self._session or self._new_session()
-
-    def close_pool(self, pool: requests.Session) -> None:
-        """Done with a pool :meth:`open_pool` gave: a new one is closed."""
-        if pool is not self._session:
-            self._close_session(pool)
-
-    def request(self, pool: requests.Session, verb: str, what: str,
-                headers: Mapping[str, str], *,
-                read_timeout: float | None = None) -> requests.Response:
-        """``verb`` (GET, DELETE) the endpoint: our headers, then ``headers``, no body.
-
-        Raises:
-            TransportError: no HTTP answer.
-        """
-        out = {**self._headers, **headers}
-        if not self._persistent:
-            out["Connection"] = "close"
-        return self._http(pool, verb, what, self.url, None, out, read_timeout=read_timeout)
-
-    def post_own(self, message: dict[str, Any], *, pool: requests.Session,
-                 handle: Any) -> dict[str, Any] | None:
-        """POST a message of its session's own (a new session's handshake) and read the answer.
-
-        Returns:
-            the answer, kept rather than delivered (None: a notification).
-        """
-        method = message["method"]
-        exchange = Exchange(0, message.get("id"), method, handle)
-        exchange.pool, exchange.sink = pool, []
-        wire, _ = self._legacy.stamp(self._wire_headers(message, None), method)
-        self._post_and_read(exchange, _ENCODE(message).encode("utf-8"), wire, expire=False)
-        return exchange.sink[0] if exchange.sink else None
 
     # -- sending -------------------------------------------------------------------
 
@@ -425,7 +376,7 @@ class HTTPTransport(Transport):
     def _run(self, exchange: Exchange, body: bytes, headers: dict[str, str]) -> None:
         try:
             with _wire.active(exchange.handle):
-                self._exchange(exchange, body, headers)
+                self._poster.exchange(exchange, body, headers)
         except MCPClientError as exc:   # ours, or an auth= object's (mcp_client.auth.AuthError)
             if self._lapse(exchange):
                 return
@@ -457,102 +408,6 @@ class HTTPTransport(Transport):
             while len(self._lapsed) > _LAPSED_KEPT:
                 del self._lapsed[next(iter(self._lapsed))]
         return True
-
-    def _exchange(self, exchange: Exchange, body: bytes, headers: dict[str, str]) -> None:
-        session = self._session or self._new_session()
-        exchange.pool = session
-        try:
-            for retried in (False, True):
-                wire, sent = self._legacy.stamp(headers, exchange.method)
-                if not self._post_and_read(exchange, body, wire, expire=bool(sent) and not retried):
-                    return
-                # 2025-11-25 session management: a 404 to a request that carried the
-                # session id means the session is gone; the request was never processed.
-                assert sent is not None
-                self._legacy.renew(session, sent, exchange.handle)
-        finally:
-            if session is not self._session:
-                self._close_session(session)
-
-    def _post_and_read(self, exchange: Exchange, body: bytes, headers: dict[str, str], *,
-                       expire: bool) -> bool:
-        """POST and read the answer; True (nothing read) on a 404 when ``expire`` is set."""
-        assert exchange.pool is not None
-        url = self.url
-        for _ in range(self._max_redirects + 1):
-            if exchange.handle.aborted:
-                return False
-            response = self._post_once(exchange, url, body, headers)
-            try:
-                if expire and response.status_code == 404:
-                    error = self._legacy.expired(response, exchange.method)
-                    if error is None:
-                        return True
-                    if exchange.ident is not None:
-                        self._answers.answer(exchange, {**error, "id": exchange.ident})
-                    return False
-                if response.status_code not in (301, 302, 303, 307, 308):
-                    self._answers.read(exchange, response)
-                    return False
-                url = self._redirect(exchange, url, response)
-            finally:
-                response.close()
-        raise TransportError(f"{exchange.method}: more than {self._max_redirects} "
-                             f"redirects, the last to {redact_url(url)}")
-
-    def _post_once(self, exchange: Exchange, url: str, body: bytes,
-                   headers: dict[str, str]) -> Any:
-        """One POST of ``exchange``: the direct path when it may take it, else requests'.
-
-        A bearer token the direct path sent and the server refused in a way
-        ``auth=`` can cure (:func:`~mcp_client._http.direct.for_auth`) is sent
-        again the requests way, whose ``auth=`` hook recovers.
-        """
-        assert exchange.pool is not None
-        direct = self._direct
-        if direct is not None and exchange.pool is self._session \
-                and not len(exchange.pool.cookies):
-            prepared = direct.prepare(url, body, headers, self._auth)
-            if prepared is not None:
-                request, authorized = prepared
-                try:
-                    exchange.remaining()   # raises once the caller's timeout passed
-                    response = direct.post(request, connect_timeout=self._connect_timeout,
-                                           deadline=exchange.deadline, handle=exchange.handle)
-                except _direct.DirectError as exc:
-                    raise self._failures.direct(exc, exchange.method, url) from None
-                if not authorized or not _direct.for_auth(response.status_code,
-                                                          response.headers):
-                    if "Set-Cookie" in response.headers:
-                        _wire.keep_cookies(exchange.pool, url, response.headers)
-                    return response
-                response.close()
-        return self._http(exchange.pool, "POST", exchange.method, url, body, headers,
-                          read_timeout=exchange.remaining())
-
-    def _http(self, session: requests.Session, verb: str, what: str, url: str,
-              body: bytes | None, headers: Mapping[str, str], *,
-              read_timeout: float | None = None) -> requests.Response:
-        """One HTTP request, its failures translated (the response is streamed)."""
-        with self._failures.mapped(what, verb, url):
-            response: requests.Response = _wire.send(
-                session, verb, url, body=body, headers=headers,
-                auth=_wire.explicit_auth(self._auth, headers),
-                timeout=(self._connect_timeout, read_timeout))
-        return response
-
-    def _redirect(self, exchange: Exchange, url: str, response: requests.Response) -> str:
-        location = response.headers.get("Location")
-        rule, target = _follow(url, location) if location else ("no Location header", None)
-        if response.status_code in (307, 308) and target and rule is None:
-            log.debug("%s: following HTTP %s to %s", exchange.method, response.status_code,
-                      redact_url(target))
-            return target
-        shown = redact_url(target) if target else "(no Location header)"
-        why = f" ({rule})" if rule and target else ""
-        raise TransportError(f"{exchange.method}: the server redirected to "
-                             f"{shown}{why}; only same-origin 307/308 "
-                             "redirects are followed", status=response.status_code)
 
     # -- callbacks -----------------------------------------------------------------
 
@@ -595,12 +450,5 @@ class HTTPTransport(Transport):
             exchange.handle.abort()
         self._legacy.stop(self._connect_timeout + 5)
         self._workers.stop(self._connect_timeout + 5)
-        if self._direct is not None:
-            self._direct.close()
-        session = self._session
-        if session is None and self._legacy.session_id:
-            session = self._new_session()   # not persistent: a connection for the DELETE
-        if session is not None:
-            self._legacy.end(session, self._connect_timeout)   # 2025-11-25: DELETE ends the session
-            self._close_session(session)
+        self._poster.close()   # and, in a 2025-11-25 session, DELETE
         log.debug("closed %s", self)
