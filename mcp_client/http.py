@@ -1,17 +1,21 @@
 """The Streamable HTTP transport, in both eras: every message its own POST.
 
 This module owns the HTTP side of the wire (2026-07-28 basic/transports;
-Streamable HTTP): one ``POST`` per JSON-RPC message to one
-endpoint, the headers that mirror the body for gateways, reading the answer
-as ``application/json`` or as a ``text/event-stream`` (:mod:`mcp_client.sse`),
-status codes and redirects, cancellation by closing the response, and the
-worker threads that do all of it.  Once an ``initialize`` succeeds, the
-connection is a 2025-11-25 session, whose additions -- ``Mcp-Session-Id``,
-the GET stream, resuming, DELETE -- ``mcp_client._http.session`` owns.  It
-must not know about results or the ``x-mcp-header`` catalogue: the client
-passes ``Mcp-Param-*`` headers per message (:mod:`mcp_client.xheaders`).
-``requests`` and ``urllib3`` are imported when the transport starts, never
-by ``import mcp_client``.
+Streamable HTTP): one ``POST`` per JSON-RPC message to one endpoint, the
+headers that mirror the body for gateways, cancellation by closing the
+response, and the worker threads that do it all.  Its parts live in
+:mod:`mcp_client._http`: ``poster`` sends (the direct path or requests',
+redirects, the pool), ``posts`` reads a POST's answer as
+``application/json`` or as a ``text/event-stream`` through the ``answers``
+reader (:mod:`mcp_client.sse`, :func:`mcp_client.protocol.decode_message`),
+and ``failures`` says every requests/urllib3 failure as a
+:class:`~mcp_client.exceptions.TransportError`.  Once an ``initialize``
+succeeds, the connection is a 2025-11-25 session, whose additions --
+``Mcp-Session-Id``, the GET stream, resuming, DELETE --
+``mcp_client._http.session`` owns.  It must not know about results or the
+``x-mcp-header`` catalogue: the client passes ``Mcp-Param-*`` headers per
+message (:mod:`mcp_client.xheaders`).  ``requests`` and ``urllib3`` are
+imported when the transport starts, never by ``import mcp_client``.
 
 Threads: :meth:`HTTPTransport.send` returns at once; each message is posted
 by a worker thread of its own (``mcp-http-request-<id>``, or ``mcp-http-post-<n>``
