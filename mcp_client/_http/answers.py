@@ -65,11 +65,6 @@ class Reader:
 
         self.trace, self._wire_errors = trace, WIRE_ERRORS
 
-    @property
-    def wire_errors(self) -> tuple[type[BaseException], ...]:
-        """What a read of a begun answer raises when the wire fails (after :meth:`start`)."""
-        return self._wire_errors
-
     # -- a body ----------------------------------------------------------------------
 
     def body(self, response: Any, what: str) -> bytes:

@@ -69,7 +69,11 @@ def delay_of(retry_ms: int | None) -> float:
 
 
 class Carrier(Protocol):
-    """What a :class:`LegacySession` asks of its transport (``HTTPTransport`` is one)."""
+    """What a :class:`LegacySession` asks of its transport.
+
+    The transport's :class:`~mcp_client._http.poster.Poster` is one; a test
+    double is another.
+    """
 
     def request(self, pool: requests.Session, verb: str, what: str,
                 headers: Mapping[str, str], *,
@@ -99,7 +103,7 @@ class LegacySession:
     """The handshake-era state of one HTTP transport (all methods thread-safe).
 
     Args:
-        carrier: the transport, which sends what this session asks it to.
+        carrier: what sends for the transport (its poster): this session's requests too.
         reader: the transport's answer reader (warnings, deliveries, bounds).
     """
 
