@@ -36,8 +36,10 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ._http.answers import Reader, shorten
 from ._http.checks import check_settings, follow, media_type
-from ._redact import redact_text, redact_url
+from ._http.failures import Failures
+from ._redact import redact_url
 from ._log import WireTrace, warn_through, wire_trace
 from .exceptions import MCPClientError, ServerGone, TransportClosed, TransportError
 from .sse import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEParser
@@ -50,8 +52,6 @@ __all__ = ["SSETransport"]
 
 log = logging.getLogger(__name__)
 
-_READ_SIZE = 64 * 1024
-_EXCERPT = 300
 _serials = itertools.count(1)
 
 
@@ -98,6 +98,9 @@ class SSETransport(Transport):
         self._on_close: CloseCallback | None = None
         self._on_warn: WarnCallback | None = None
         self._trace: WireTrace | None = None   # set by start(): see mcp_client._log
+        self._reading = Reader(Failures(url, self._connect_timeout),
+                               max_event_bytes=max_event_bytes, warn=self._warn,
+                               deliver=self._deliver)
 
     def __repr__(self) -> str:
         endpoint = redact_url(self._endpoint) if self._endpoint else None
@@ -121,6 +124,7 @@ class SSETransport(Transport):
                 raise MCPClientError(f"cannot start a transport that is {self._state}")
             self._on_message, self._on_close, self._on_warn = on_message, on_close, on_warn
             self._trace = wire_trace(f"sse {self._shown}")
+            self._reading.start(self._trace)
             self._session = _http_wire.new_session(self.url, pool_size=8, trace=self._trace)
             self._handle = _http_wire.Handle()
             self._state = "open"
@@ -158,57 +162,40 @@ class SSETransport(Transport):
 
     def _stream(self) -> str | None:
         """Open and read the stream; why it ended, when that is worth saying."""
-        from ._http.wire import WIRE_ERRORS, explicit_auth
-
-        import requests
+        from ._http.wire import explicit_auth
 
         assert self._session is not None
         headers = {**self._headers, "Accept": "text/event-stream"}
         try:
-            response = self._session.get(self.url, headers=headers,
-                                         auth=explicit_auth(self._auth, headers),
-                                         timeout=(self._connect_timeout, None), stream=True,
-                                         allow_redirects=False)
-        except requests.exceptions.RequestException as exc:
-            self._fail_ready(TransportError(f"cannot open the HTTP+SSE stream at {self._shown}: "
-                                            f"{redact_text(str(exc), self.url)}"))
+            with self._reading.failures.mapped("the HTTP+SSE stream", "GET", self.url):
+                response = self._session.get(self.url, headers=headers,
+                                             auth=explicit_auth(self._auth, headers),
+                                             timeout=(self._connect_timeout, None), stream=True,
+                                             allow_redirects=False)
+        except TransportError as exc:
+            self._fail_ready(exc)
             return None
         with response:
             kind = media_type(response.headers.get("Content-Type"))
             if not 200 <= response.status_code < 300 or kind != "text/event-stream":
-                body = response.raw.read(_EXCERPT * 4, decode_content=True) or b""
                 self._fail_ready(TransportError(
                     f"GET {self._shown}: no HTTP+SSE stream there", status=response.status_code,
-                    body=" ".join(body.decode("utf-8", "replace").split())[:_EXCERPT],
-                    headers=response.headers))
+                    body=self._reading.excerpt(response), headers=response.headers))
                 return None
             parser = SSEParser(max_event_bytes=self._max_event)
-            while self._state == "open":
-                try:
-                    chunk = response.raw.read1(_READ_SIZE, decode_content=True)
-                except WIRE_ERRORS as exc:
-                    return f"the HTTP+SSE stream broke: {redact_text(str(exc), self.url)}"
-                if not chunk:
-                    return None
-                for event in parser.feed(chunk):
-                    self._event(event)
-        return None
+            why = self._reading.drain(response, parser, self._event,
+                                      going=lambda: self._state == "open")
+        return None if why in (None, "ended") else f"the HTTP+SSE stream {why}"
 
-    def _event(self, event: SSEEvent) -> None:
-        if self._trace is not None:
-            self._trace.event(event.event, event.data, event.id)
-        if event.event == "endpoint":
+    def _event(self, event: SSEEvent) -> bool:
+        message = self._reading.message(event)   # None: not a message (said if it is broken)
+        if message is not None:
+            self._deliver(message)
+        elif event.event == "endpoint":
             self._set_endpoint(event.data.strip())
-            return
-        if event.event != "message" or not event.data.strip():
-            return
-        try:
-            message = json.loads(event.data)
-        except (ValueError, RecursionError):
-            message = None
-        if not isinstance(message, dict):
-            self._warn(f"skipped an SSE event that is not a JSON-RPC message: {event.data[:200]!r}")
-            return
+        return False   # read on: the stream is the session
+
+    def _deliver(self, message: dict[str, Any]) -> None:
         if self._on_message is not None:
             try:
                 self._on_message(message)
@@ -268,8 +255,6 @@ class SSETransport(Transport):
             raise self._failure
 
     def _post(self, endpoint: str, body: bytes, method: Any) -> None:
-        import requests
-
         from ._http.wire import Handle, active, explicit_auth
 
         assert self._session is not None
@@ -277,19 +262,15 @@ class SSETransport(Transport):
         headers = {**self._headers, "Content-Type": "application/json"}
         if not self._persistent:
             headers["Connection"] = "close"
-        try:
-            with active(Handle()):   # so that urllib3's records of it are redacted too
-                response = self._session.post(
-                    endpoint, data=body, headers=headers, auth=explicit_auth(self._auth, headers),
-                    timeout=(self._connect_timeout, self._connect_timeout), allow_redirects=False)
-        except requests.exceptions.RequestException as exc:
-            raise TransportError(f"{what}: the POST to {redact_url(endpoint)} failed: "
-                                 f"{redact_text(str(exc), endpoint, self.url)}") from None
+        # so that urllib3's records of it are redacted too: active(Handle())
+        with active(Handle()), self._reading.failures.mapped(what, "POST", endpoint):
+            response = self._session.post(
+                endpoint, data=body, headers=headers, auth=explicit_auth(self._auth, headers),
+                timeout=(self._connect_timeout, self._connect_timeout), allow_redirects=False)
         with response:
             if not 200 <= response.status_code < 300:
                 raise TransportError(f"{what}: {redact_url(endpoint)} refused the message",
-                                     status=response.status_code,
-                                     body=" ".join(response.text.split())[:_EXCERPT],
+                                     status=response.status_code, body=shorten(response.content),
                                      headers=response.headers)
 
     # -- shutting down -------------------------------------------------------------

@@ -29,7 +29,7 @@ __all__ = [
     "MODERN_VERSIONS", "LEGACY_VERSIONS", "LATEST_LEGACY_VERSION", "LOG_LEVELS",
     "META_PROTOCOL_VERSION", "META_CLIENT_INFO", "META_CLIENT_CAPABILITIES",
     "META_LOG_LEVEL", "META_SERVER_INFO", "CACHEABLE_METHODS", "INPUT_METHODS",
-    "encode_line", "request_line", "json_encoder",
+    "encode_line", "request_line", "json_encoder", "decode_message",
     "BOOKKEEPING_KEYS", "HEADER_MISMATCH", "MISSING_CAPABILITY", "UNSUPPORTED_VERSION",
     "URL_ELICITATION_REQUIRED",
     "METHOD_NOT_FOUND", "PARSE_ERROR", "INVALID_REQUEST", "INVALID_PARAMS", "INTERNAL_ERROR",
@@ -267,6 +267,35 @@ def request_line(ident: int, method: str, params: Mapping[str, Any] | None,
 
 
 _METHOD_TEXT: dict[str, str] = {}
+
+#: json.loads' own decoder, kept: ``NaN`` and ``Infinity`` read as floats, a
+#: repeated key's last value wins, as every reader of ours always did.
+_decode = json.JSONDecoder().decode
+
+
+def decode_message(data: str | bytes) -> dict[str, Any]:
+    """One JSON-RPC message off the wire: a JSON object, as text or UTF-8 bytes.
+
+    The one decoder of every transport (a stdio line, an HTTP body, an SSE
+    event's data).  A leading byte order mark is skipped (some servers'
+    runtimes write one); bytes must be UTF-8 (RFC 8259 §8.1), so a caller
+    that tolerates bad bytes decodes them itself first.  Whether the object
+    is a request, a notification or an answer is :func:`classify`'s question.
+
+    Raises:
+        ProtocolError: ``code`` :data:`PARSE_ERROR` and ``message`` ``"not
+            JSON"`` (not UTF-8, not JSON, nested too deeply to parse), or
+            :data:`INVALID_REQUEST` and ``"not a JSON-RPC message"`` (JSON,
+            but not an object).
+    """
+    try:
+        text = data if type(data) is str else data.decode("utf-8")  # type: ignore[union-attr]
+        message = _decode(text[1:] if text[:1] == "\ufeff" else text)
+    except (ValueError, RecursionError) as exc:   # UnicodeDecodeError is a ValueError
+        raise ProtocolError(PARSE_ERROR, "not JSON") from exc
+    if type(message) is not dict:
+        raise ProtocolError(INVALID_REQUEST, "not a JSON-RPC message")
+    return message
 
 
 def notification(method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -72,7 +72,8 @@ from ._stdio.process import (KILL, close_pipes, exit_code, exit_steps, join_thre
 from ._stdio.reading import PipeReader, read_to_end
 from ._stdio.tail import StderrTail
 from ._stdio.watcher import Watch, watch
-from .exceptions import MCPClientError, ServerGone, SpawnFailed, TransportClosed
+from .exceptions import MCPClientError, ProtocolError, ServerGone, SpawnFailed, TransportClosed
+from .protocol import decode_message
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from ._log import WireTrace, warn_through, wire_trace
 
@@ -296,12 +297,9 @@ class StdioTransport(Transport):
         except UnicodeDecodeError:   # one bad byte must not cost a whole answer
             text, mangled = line.decode("utf-8", "replace"), True
         try:
-            message = json.loads(text[1:] if text.startswith("\ufeff") else text)
-        except (ValueError, RecursionError):   # RecursionError: nested too deeply to parse
-            self._warn(f"skipped a stdout line that is not JSON: {line[:200]!r}")
-            return
-        if not isinstance(message, dict):
-            self._warn(f"skipped a stdout line that is not a JSON-RPC message: {line[:200]!r}")
+            message = decode_message(text)
+        except ProtocolError as exc:
+            self._warn(f"skipped a stdout line that is {exc.message}: {line[:200]!r}")
             return
         if mangled:
             self._warn(f"a stdout line is not valid UTF-8; its bad bytes became U+FFFD: "

@@ -9,15 +9,19 @@ transports.
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 from .._origin import UnsafeURL, authority_of, resolve, same_origin
 from .._redact import redact_url
-from ..exceptions import MCPClientError
+from ..exceptions import MCPClientError, TransportError
 
-__all__ = ["OWNED_HEADERS", "media_type", "follow", "check_header", "check_settings"]
+__all__ = ["OWNED_HEADERS", "media_type", "follow", "redirect", "check_header",
+           "check_settings"]
+
+log = logging.getLogger(__name__)
 
 #: Headers the transport sets itself; a caller may not (lower case).
 OWNED_HEADERS = frozenset({"content-type", "accept", "mcp-protocol-version", "mcp-method",
@@ -45,6 +49,26 @@ def follow(base: str, reference: str) -> tuple[str | None, str]:
     except UnsafeURL as exc:
         return exc.rule, reference
     return same_origin(target, base), target
+
+
+def redirect(what: str, url: str, response: Any) -> str:
+    """Where a redirect of the request ``what`` to ``url`` leads, if it may be followed.
+
+    Only a 307/308 to the same origin is (a POST elsewhere would leak the
+    request and its credentials).
+
+    Raises:
+        TransportError: any other redirect, naming where it pointed and the rule.
+    """
+    location = response.headers.get("Location")
+    rule, target = follow(url, location) if location else ("no Location header", None)
+    if response.status_code in (307, 308) and target and rule is None:
+        log.debug("%s: following HTTP %s to %s", what, response.status_code, redact_url(target))
+        return target
+    shown = redact_url(target) if target else "(no Location header)"
+    why = f" ({rule})" if rule and target else ""
+    raise TransportError(f"{what}: the server redirected to {shown}{why}; only same-origin "
+                         "307/308 redirects are followed", status=response.status_code)
 
 
 def _parts(url: str) -> tuple[str, str, int | None]:

@@ -18,30 +18,31 @@ from the Server", "Resumability and Redelivery"):
 * ``DELETE`` with the session id on close (405 means the server keeps
   sessions to itself, and is ignored).
 
-It must not read responses itself beyond the GET stream's events: a POST's
-answer is read by the transport, which calls :meth:`LegacySession.capture`
-when an ``initialize`` succeeded.  Nothing here runs before ``initialize``
-was answered: a modern (2026-07-28) connection never touches it.
+It must not read responses itself beyond the GET stream's events (through
+the transport's :class:`~mcp_client._http.answers.Reader`): a POST's answer
+is read by the transport, which calls :meth:`LegacySession.capture` when an
+``initialize`` succeeded.  It talks to its transport only through
+:class:`Carrier`.  Nothing here runs before ``initialize`` was answered: a
+modern (2026-07-28) connection never touches it.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
+from .answers import Reader
 from .checks import media_type
-from ..exceptions import MCPClientError, TransportError
+from ..exceptions import MCPClientError, ProtocolError, TransportError
+from ..protocol import METHOD_NOT_FOUND, decode_message
 from ..sse import SSEEvent, SSEParser
 
 if TYPE_CHECKING:
     import requests
 
-    from ..http import HTTPTransport
-
-__all__ = ["LegacySession", "MAX_RESUMES", "DEFAULT_RETRY_MS", "STREAM_OPEN_WAIT"]
+__all__ = ["LegacySession", "Carrier", "MAX_RESUMES", "DEFAULT_RETRY_MS", "STREAM_OPEN_WAIT"]
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +59,6 @@ _LISTEN_FAILURES = 3
 STREAM_OPEN_WAIT = 1.0
 #: The headers of 2026-07-28 that a handshake-era request does not carry.
 _MODERN_ONLY = ("MCP-Protocol-Version", "Mcp-Method", "Mcp-Name")
-_READ_SIZE = 64 * 1024
 _SESSION_ID = re.compile(r"[\x21-\x7e]{1,1024}")   # 2025-11-25 session management
 
 
@@ -68,11 +68,48 @@ def delay_of(retry_ms: int | None) -> float:
     return min(ms, _MAX_RETRY_MS) / 1000
 
 
-class LegacySession:
-    """The handshake-era state of one HTTP transport (all methods thread-safe)."""
+class Carrier(Protocol):
+    """What a :class:`LegacySession` asks of its transport.
 
-    def __init__(self, transport: HTTPTransport) -> None:
-        self._transport = transport
+    The transport's :class:`~mcp_client._http.poster.Poster` is one; a test
+    double is another.
+    """
+
+    def request(self, pool: requests.Session, verb: str, what: str,
+                headers: Mapping[str, str], *,
+                read_timeout: float | None = None) -> requests.Response:
+        """``verb`` the endpoint, the transport's own headers under ``headers``.
+
+        Raises:
+            TransportError: no HTTP answer (the failure said as the transport says it).
+        """
+
+    def post_own(self, message: dict[str, Any], *, pool: requests.Session,
+                 handle: Any) -> dict[str, Any] | None:
+        """POST a message of the session's own as it posts the client's; its answer.
+
+        Returns:
+            the answer, kept rather than delivered (None: a notification).
+        """
+
+    def open_pool(self) -> requests.Session:
+        """A requests session for a long exchange: the transport's, or a new one."""
+
+    def close_pool(self, pool: requests.Session) -> None:
+        """Done with a pool :meth:`open_pool` gave (a new one is closed)."""
+
+
+class LegacySession:
+    """The handshake-era state of one HTTP transport (all methods thread-safe).
+
+    Args:
+        carrier: what sends for the transport (its poster): this session's requests too.
+        reader: the transport's answer reader (warnings, deliveries, bounds).
+    """
+
+    def __init__(self, carrier: Carrier, reader: Reader) -> None:
+        self._carrier = carrier
+        self._reader = reader
         self._lock = threading.Lock()
         self._renewing = threading.RLock()   # one re-initialize at a time; POSTs wait for it
         self.stopping = threading.Event()    # set by close(): every wait here ends
@@ -101,20 +138,25 @@ class LegacySession:
         if isinstance(params, Mapping):
             self._init_params = dict(params)
 
-    def capture(self, result: Any, session_id: str | None) -> None:
-        """An ``initialize`` succeeded: keep its version and its session id (if any)."""
+    def capture(self, result: Any, session_id: str | None) -> bool:
+        """An ``initialize`` succeeded: keep its version and its session id (if any).
+
+        Returns:
+            whether a session began -- then no request carries tool headers
+            any more (``x-mcp-header`` is 2026-07-28 only).
+        """
         version = result.get("protocolVersion") if isinstance(result, Mapping) else None
         if not isinstance(version, str):
-            return
+            return False
         if session_id is not None and not _SESSION_ID.fullmatch(session_id):
             # 2025-11-25: visible ASCII only; anything else could not be sent back
-            self._transport._warn(f"ignored a malformed Mcp-Session-Id {session_id[:80]!r}")
+            self._reader.warn(f"ignored a malformed Mcp-Session-Id {session_id[:80]!r}")
             session_id = None
         with self._lock:
             self.version = version
             self.session_id = session_id or None
-        self._transport.wants_tool_headers = False   # x-mcp-header is 2026-07-28 only
         log.debug("legacy Streamable HTTP %s, session %s", version, session_id)
+        return True
 
     def stamp(self, headers: Mapping[str, str], method: str) -> tuple[dict[str, str], str | None]:
         """One POST's headers in this era, and the session id they carry.
@@ -147,8 +189,8 @@ class LegacySession:
                 raise TransportError("the session expired before any initialize was sent",
                                      status=404)
             self._renewals += 1
-            self._transport._warn(f"the server no longer knows session {expired} (HTTP 404); "
-                                  "starting a new session and retrying")
+            self._reader.warn(f"the server no longer knows session {expired} (HTTP 404); "
+                              "starting a new session and retrying")
             ident = f"mcp-client-reinitialize-{self._renewals}"
             answer = self._own_request(pool, handle, ident, "initialize", self._init_params)
             if "result" not in answer:
@@ -156,51 +198,40 @@ class LegacySession:
                                      f"{answer.get('error')!r:.300}", status=404)
             self._own_request(pool, handle, None, "notifications/initialized", None)
 
-    def expired(self, exchange: Any, response: requests.Response) -> bool:
-        """Whether a 404 to a request with a session id says the session is gone.
+    def expired(self, response: requests.Response, what: str) -> dict[str, Any] | None:
+        """Whether a 404 to request ``what`` with a session id says the session is gone.
 
-        It does, unless its body is a ``-32601`` error (the method is unknown,
-        which a server may also say with 404): that error is then the answer.
+        Returns:
+            None: it does; or the ``-32601`` error its body holds (the method is
+            unknown, which a server may also say with 404): that is the answer.
         """
-        from .wire import WIRE_ERRORS
-
         if media_type(response.headers.get("Content-Type")) != "application/json":
-            return True
-        unreadable: tuple[type[BaseException], ...] = (ValueError, RecursionError, *WIRE_ERRORS)
+            return None
         try:
-            message = json.loads(response.raw.read(_READ_SIZE, decode_content=True))
-        except unreadable:
-            return True
-        error = message.get("error") if isinstance(message, dict) else None
-        if not isinstance(error, dict) or error.get("code") != -32601:
-            return True
-        if exchange.ident is not None:
-            self._transport._answer(exchange, {**message, "id": exchange.ident})
-        return False
+            message = decode_message(self._reader.body(response, what))
+        except (TransportError, ProtocolError):
+            return None
+        error = message.get("error")
+        if not isinstance(error, dict) or error.get("code") != METHOD_NOT_FOUND:
+            return None
+        return message
 
     def _own_request(self, pool: requests.Session, handle: Any, ident: Any, method: str,
                      params: dict[str, Any] | None) -> dict[str, Any]:
-        """Send a message of the transport's own (a new session's handshake) and wait.
+        """Send a message of the session's own (a new session's handshake) and wait.
 
         Returns:
             the answer message ({} for a notification).
         """
-        from ..http import _Exchange
-
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if ident is not None:
             message["id"] = ident
         if params is not None:
             message["params"] = params
-        exchange = _Exchange(0, ident, method, handle)
-        exchange.pool, exchange.sink = pool, []
-        transport = self._transport
-        wire, _ = self.stamp(transport._wire_headers(message, None), method)
-        transport._post_and_read(exchange, json.dumps(message).encode("utf-8"), wire,
-                                 expire=False)
-        if ident is not None and not exchange.sink:
+        answer = self._carrier.post_own(message, pool=pool, handle=handle)
+        if ident is not None and answer is None:
             raise TransportError(f"{method}: no answer")
-        return exchange.sink[0] if exchange.sink else {}
+        return answer or {}
 
     # -- the GET stream ----------------------------------------------------------
 
@@ -239,8 +270,7 @@ class LegacySession:
     def _listen(self, opened: threading.Event) -> None:
         from .wire import Handle, active
 
-        transport = self._transport
-        pool = transport._session or transport._new_session()
+        pool = self._carrier.open_pool()
         failures, retry = 0, None
         self._opened = opened
         try:
@@ -259,20 +289,17 @@ class LegacySession:
                 if self.stopping.wait(delay_of(retry)):
                     return
             if failures >= _LISTEN_FAILURES:
-                transport._warn(f"the GET stream failed {failures} times in a row; "
-                                "listening for server messages stopped")
+                self._reader.warn(f"the GET stream failed {failures} times in a row; "
+                                  "listening for server messages stopped")
         finally:
             opened.set()
-            if pool is not transport._session:
-                transport._close_session(pool)
+            self._carrier.close_pool(pool)
 
     def _listen_once(self, pool: requests.Session, retry: int | None) -> tuple[str, int | None]:
         """One GET stream: ``"done"`` (none is offered), ``"heard"`` or ``"failed"``."""
-        transport = self._transport
         try:
-            response = transport._http(pool, "GET", "the GET stream", transport.url, None,
-                                       self._plain(self._get_headers(
-                                           self._listen_last_id)))
+            response = self._carrier.request(pool, "GET", "the GET stream",
+                                             self._get_headers(self._listen_last_id))
         except TransportError as exc:
             log.debug("the GET stream could not be opened: %s", exc)
             return "failed", retry
@@ -286,50 +313,30 @@ class LegacySession:
                 return "done", retry
             if not 200 <= status < 300 or kind != "text/event-stream":
                 return "failed", retry
-            parser = SSEParser(max_event_bytes=transport._max_event)
+            parser = SSEParser(max_event_bytes=self._reader.max_event_bytes)
             heard = self._drain(response, parser)
             self._listen_last_id = parser.last_event_id or self._listen_last_id
             return ("heard" if heard else "failed"), parser.retry or retry
 
     def _drain(self, response: requests.Response, parser: SSEParser) -> bool:
         """Deliver the GET stream's messages until it ends; True if any arrived."""
-        from .wire import WIRE_ERRORS
-
-        failures: tuple[type[BaseException], ...] = (MCPClientError, *WIRE_ERRORS)
         heard = False
-        while not self.stopping.is_set():
-            try:
-                chunk = response.raw.read1(_READ_SIZE, decode_content=True)
-                events = parser.feed(chunk) if chunk else []
-            except failures as exc:
-                log.debug("the GET stream broke: %s", exc)
-                return heard
-            if not chunk:
-                return heard
-            for event in events:
-                heard = True
-                self._deliver(event)
+
+        def deliver(event: SSEEvent) -> bool:   # any JSON-RPC message, delivered as it is
+            nonlocal heard
+            heard = True
+            message = self._reader.message(event)
+            if message is not None:
+                self._reader.deliver(message)
+            return False
+
+        try:
+            why = self._reader.drain(response, parser, deliver,
+                                     going=lambda: not self.stopping.is_set())
+        except MCPClientError as exc:   # an event too large
+            why = f"broke: {exc}"
+        log.debug("the GET stream %s", why)
         return heard
-
-    def _deliver(self, event: SSEEvent) -> None:
-        """A GET stream's event: any JSON-RPC message, delivered as it is."""
-        if self._transport._trace is not None:
-            self._transport._trace.event(event.event, event.data, event.id)
-        if event.event != "message":
-            return
-        message = parse_event_data(event.data)
-        if message is not None:
-            self._transport._deliver(message)
-        elif event.data.strip():
-            self._transport._warn("skipped an SSE event that is not a JSON-RPC message: "
-                                  f"{event.data[:200]!r}")
-
-    def _plain(self, extra: Mapping[str, str]) -> dict[str, str]:
-        """A GET's or DELETE's headers: the caller's, then the protocol's ``extra``."""
-        out = {**self._transport._headers, **extra}
-        if not self._transport._persistent:
-            out["Connection"] = "close"
-        return out
 
     # -- resuming a response stream ----------------------------------------------
 
@@ -344,9 +351,8 @@ class LegacySession:
         """
         if self.stopping.wait(delay_of(retry_ms)):
             return None
-        transport = self._transport
-        response = transport._http(pool, "GET", f"{method} (resuming)", transport.url, None,
-                                   self._plain(self._get_headers(last_id)))
+        response = self._carrier.request(pool, "GET", f"{method} (resuming)",
+                                         self._get_headers(last_id))
         kind = (response.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if 200 <= response.status_code < 300 and kind == "text/event-stream":
             return response
@@ -371,33 +377,23 @@ class LegacySession:
             if thread.is_alive():
                 log.warning("%s did not finish", thread.name)
 
-    def end(self, pool: requests.Session) -> None:
-        """DELETE the session, if there is one (2025-11-25: 405 is allowed); never raises."""
+    def end(self, pool: requests.Session, timeout: float) -> None:
+        """DELETE the session, if there is one (2025-11-25: 405 is allowed); never raises.
+
+        ``timeout`` bounds waiting for its answer.
+        """
         from .wire import Handle, active
 
         sent = self.session_id
         if not sent:
             return
-        transport = self._transport
         try:
             with active(Handle()):   # so that urllib3's records of it are redacted too
-                response = transport._http(pool, "DELETE", "ending the session", transport.url,
-                                           None, self._plain(self._get_headers(None)),
-                                           read_timeout=transport._connect_timeout)
+                response = self._carrier.request(pool, "DELETE", "ending the session",
+                                                 self._get_headers(None), read_timeout=timeout)
         except TransportError as exc:
             log.debug("DELETE of session %s failed: %s", sent, exc)
             return
         with response:
             if response.status_code not in (200, 202, 204, 404, 405):
                 log.debug("DELETE of session %s: HTTP %s", sent, response.status_code)
-
-
-def parse_event_data(data: str) -> dict[str, Any] | None:
-    """One SSE event's JSON-RPC message, or None for an empty or unreadable one."""
-    if not data.strip():
-        return None   # a priming event (an id and a retry, no message)
-    try:
-        message = json.loads(data)
-    except (ValueError, RecursionError):
-        return None
-    return message if isinstance(message, dict) else None

@@ -201,15 +201,20 @@ class _Spy(HTTPTransport):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.threads: list[tuple[str, threading.Thread]] = []
+        poster = self._poster
+        post_once, send = poster._post_once, poster._send
 
-    def _post_once(self, exchange: Any, *args: Any) -> Any:   # every POST, either path
-        self.threads.append((exchange.method, threading.current_thread()))
-        return super()._post_once(exchange, *args)
+        def spied_post_once(exchange: Any, *args: Any) -> Any:   # every POST, either path
+            self.threads.append((exchange.method, threading.current_thread()))
+            return post_once(exchange, *args)
 
-    def _http(self, session: Any, verb: str, what: str, *args: Any, **kwargs: Any) -> Any:
-        if verb != "POST":
-            self.threads.append((what, threading.current_thread()))
-        return super()._http(session, verb, what, *args, **kwargs)
+        def spied_send(pool: Any, verb: str, what: str, *args: Any, **kwargs: Any) -> Any:
+            if verb != "POST":
+                self.threads.append((what, threading.current_thread()))
+            return send(pool, verb, what, *args, **kwargs)
+
+        poster._post_once = spied_post_once   # type: ignore[method-assign]
+        poster._send = spied_send   # type: ignore[method-assign]
 
 
 class LedPostTest(LeakCheckingTestCase):

@@ -4,13 +4,16 @@ from connect_http, server requests, and endpoint events that are missing, foreig
 from __future__ import annotations
 
 import json
+import queue
 import time
 from typing import Any
+from unittest import mock
 
 from mcp_client import Client, MCPClientError, TransportError
 from mcp_client.http_sse import SSETransport
 from mcp_client.types import text_of
 
+from .. import httpkit
 from ..httpkit import WAIT, Everywhere, ScriptedCase, ScriptedServer, SSEScript, elapsed
 
 
@@ -49,6 +52,21 @@ class ConnectSSETest(SSECase):
         script.push({"jsonrpc": "2.0", "id": "p1", "method": "ping"})
         self.assertEqual(script.answers.get(timeout=WAIT),
                          {"jsonrpc": "2.0", "id": "p1", "result": {}})
+
+    def test_an_event_that_holds_no_message_is_skipped_and_said(self) -> None:
+        srv, script = self.sse_server()
+        said: queue.Queue[str] = queue.Queue()
+        client = self.sse_client(srv, on_warn=said.put)
+        client.list_tools()
+        framed = httpkit.event
+        with mock.patch.object(httpkit, "event",
+                               lambda m: m if isinstance(m, bytes) else framed(m)):
+            script.push(b"event: message\r\ndata: {broken\r\n\r\n")
+            script.push(b"event: message\r\ndata: [1, 2]\r\n\r\n")
+            first, second = said.get(timeout=WAIT), said.get(timeout=WAIT)
+        self.assertEqual(first, "skipped an SSE event that is not JSON: '{broken'")
+        self.assertEqual(second, "skipped an SSE event that is not a JSON-RPC message: '[1, 2]'")
+        self.assertEqual(client.call_tool("echo")["content"][0]["text"], "ok")
 
     def test_a_late_endpoint_is_waited_for(self) -> None:
         srv, script = self.sse_server(endpoint_delay=0.3)
