@@ -22,7 +22,7 @@ from mcp_client.unknown_keys import UnknownKeys
 
 from mcp_client.transport import Transport
 
-from ..base import PYTHON, LeakCheckingTestCase, fake_server, server
+from ..base import PYTHON, LeakCheckingTestCase, discover, fake_server, server
 from ..httpkit import LiveServer
 
 ECHO: dict[str, Any] = {"tool": "echo", "arguments": {"text": "hi"}}
@@ -201,7 +201,7 @@ class BrokenImplementationsTest(LeakCheckingTestCase):
 
         def make() -> Transport:
             fake = Renaming()
-            fake.on("server/discover", DISCOVER)
+            fake.on("server/discover", discover({"tools": {}}, name="fake"))
             return fake
 
         with self.assertRaisesRegex(AssertionError, "line_wire promises the same message"):
