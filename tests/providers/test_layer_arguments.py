@@ -68,7 +68,7 @@ class LeaseTableArgumentsTest(ArgumentCase):
         for value in (0, -1, math.inf, math.nan, True, "300", None):
             with self.subTest(value=value):
                 self.assert_invalid(lambda: LeaseTable(value),  # type: ignore[arg-type]
-                                   "default_ttl", value, self.REASON)
+                                    "default_ttl", value, self.REASON)
         self.assertEqual(LeaseTable(0.5).default_ttl, 0.5)
 
     def test_clock(self) -> None:

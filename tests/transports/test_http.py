@@ -213,7 +213,7 @@ class _Spy(HTTPTransport):
                 self.threads.append((what, threading.current_thread()))
             return send(pool, verb, what, *args, **kwargs)
 
-        poster._post_once = spied_post_once   # type: ignore[method-assign]
+        poster._post_once = spied_post_once   # type: ignore[method-assign, assignment]
         poster._send = spied_send   # type: ignore[method-assign]
 
 

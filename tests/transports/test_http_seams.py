@@ -111,7 +111,7 @@ class LegacySessionSeamTest(unittest.TestCase):
 
     def test_end_deletes_through_the_carrier(self) -> None:
         self.session.capture({"protocolVersion": "2025-11-25"}, "s-1")
-        self.session.end("pool", 3.5)
+        self.session.end("pool", 3.5)  # type: ignore[arg-type]  # the carrier double's pool
         self.assertEqual(self.carrier.requests, [(
             "DELETE", "ending the session", {"Accept": "text/event-stream",
                                              "MCP-Protocol-Version": "2025-11-25",
@@ -121,7 +121,7 @@ class LegacySessionSeamTest(unittest.TestCase):
     def test_renew_posts_the_handshake_through_the_carrier(self) -> None:
         self.session.note_initialize({"protocolVersion": "2025-11-25", "capabilities": {}})
         self.session.capture({"protocolVersion": "2025-11-25"}, "s-1")
-        self.session.renew("pool", "s-1", None)
+        self.session.renew("pool", "s-1", None)  # type: ignore[arg-type]  # as above
         self.assertEqual([(m["method"], m.get("id")) for m in self.carrier.posted],
                          [("initialize", "mcp-client-reinitialize-1"),
                           ("notifications/initialized", None)])
@@ -144,7 +144,8 @@ class LegacySessionSeamTest(unittest.TestCase):
         for headers, body, expected in cases:
             with self.subTest(body=body[:40]):
                 response = _Response(body, status=404, headers=headers)
-                self.assertEqual(self.session.expired(response, "tools/call"), expected)
+                answer = self.session.expired(response, "tools/call")  # type: ignore[arg-type]
+                self.assertEqual(answer, expected)
 
 
 class ReaderTest(unittest.TestCase):
@@ -184,16 +185,24 @@ class ReaderTest(unittest.TestCase):
         for body, then, awaiting, why in cases:
             with self.subTest(why=why, awaiting=awaiting):
                 seen: list[SSEEvent] = []
-                got = self.reader.drain(_Response(body, then=then), SSEParser(),
-                                        lambda e: seen.append(e) is not None,
+
+                def keep(event: SSEEvent) -> bool:
+                    seen.append(event)
+                    return False
+
+                got = self.reader.drain(_Response(body, then=then), SSEParser(), keep,
                                         awaiting=awaiting)
                 self.assertEqual((got, len(seen)), (why, 1))
 
     def test_drain_stops_when_the_handler_says_so_or_going_is_false(self) -> None:
         body = b"data: 1\n\ndata: 2\n\n"
         seen: list[str] = []
-        self.assertIsNone(self.reader.drain(_Response(body), SSEParser(),
-                                            lambda e: seen.append(e.data) is None))
+
+        def first_only(event: SSEEvent) -> bool:
+            seen.append(event.data)
+            return True
+
+        self.assertIsNone(self.reader.drain(_Response(body), SSEParser(), first_only))
         self.assertEqual(seen, ["1"])
         reads: list[None] = []
         self.assertEqual(self.reader.drain(_Response(body), SSEParser(), lambda e: False,
@@ -209,7 +218,8 @@ class ReaderTest(unittest.TestCase):
                          ("tools/call: the response body is larger than "
                           "max_event_bytes=1024 (HTTP 200)", 200))
         broken = _Response(status=200)
-        broken.raw.read = lambda *a, **k: (_ for _ in ()).throw(OSError(5, "I/O error"))
+        broken.raw.read = lambda *a, **k: (_ for _ in ()).throw(  # type: ignore[method-assign]
+            OSError(5, "I/O error"))
         with self.assertRaises(TransportError) as caught:
             self.reader.body(broken, "tools/call")
         self.assertIn("tools/call: the response broke off: I/O error", str(caught.exception))

@@ -66,7 +66,7 @@ class ConnectSSETest(SSECase):
             first, second = said.get(timeout=WAIT), said.get(timeout=WAIT)
         self.assertEqual(first, "skipped an SSE event that is not JSON: '{broken'")
         self.assertEqual(second, "skipped an SSE event that is not a JSON-RPC message: '[1, 2]'")
-        self.assertEqual(client.call_tool("echo")["content"][0]["text"], "ok")
+        self.assertEqual(text_of(client.call_tool("echo")), "ok")
 
     def test_a_late_endpoint_is_waited_for(self) -> None:
         srv, script = self.sse_server(endpoint_delay=0.3)
