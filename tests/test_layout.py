@@ -3,7 +3,9 @@
 The rules are the dependency graph of the package (the "wings and roles"
 layout): the vocabulary imports nothing but itself, the wire knows no client,
 the client knows no layer, layers know no client, product code never imports
-the test doubles, and no module-level import closes a cycle.  A new public
+the test doubles, no module imports another wing's private module, and no
+import closes a cycle -- counting lazy (in-function) and ``TYPE_CHECKING``
+imports.  No module is over 600 lines and no class over 400.  A new public
 module has to be added to :data:`PUBLIC` on purpose.
 """
 
@@ -258,3 +260,72 @@ class StandsAloneTest(unittest.TestCase):
                  for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
                  if any(word in line for word in self.OUTSIDE)]
         self.assertEqual(found, [])
+
+
+def _every_edge() -> dict[str, set[str]]:
+    """Who imports whom, counting lazy (in-function) and typing-only imports too; a
+    submodule importing its own package's face is how Python loads it anyway."""
+    return {module: {target for target, _ in targets
+                     if target in EVERY_IMPORT and not module.startswith(target + ".")}
+            for module, targets in EVERY_IMPORT.items()}
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in sorted(edges[module]):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(_short(member))
+                if member == module:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for module in sorted(edges):
+        if module not in index:
+            visit(module)
+    return groups
+
+
+class SizeAndCycleTest(unittest.TestCase):
+    """What keeps a wing readable: short modules, short classes, no cycle of any kind."""
+
+    MAX_MODULE_LINES = 600
+    MAX_CLASS_LINES = 400
+
+    def test_no_module_is_over_600_lines(self) -> None:
+        long = {str(path.relative_to(PACKAGE)): count for path in sorted(PACKAGE.rglob("*.py"))
+                if (count := len(path.read_text("utf-8").splitlines())) > self.MAX_MODULE_LINES}
+        self.assertEqual(long, {})
+
+    def test_no_class_is_over_400_lines(self) -> None:
+        long = {}
+        for path in sorted(PACKAGE.rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+                if isinstance(node, ast.ClassDef) and node.end_lineno is not None:
+                    count = node.end_lineno - node.lineno + 1
+                    if count > self.MAX_CLASS_LINES:
+                        long[f"{path.relative_to(PACKAGE)}:{node.name}"] = count
+        self.assertEqual(long, {})
+
+    def test_no_import_cycle_counting_lazy_and_typing_imports(self) -> None:
+        self.assertEqual(_cycles(_every_edge()), [])
+
+    def test_the_cycle_finder_finds_a_cycle(self) -> None:
+        edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+        self.assertEqual(_cycles(edges), [["a", "b", "c"]])
