@@ -298,6 +298,23 @@ def decode_message(data: str | bytes) -> dict[str, Any]:
     return message
 
 
+#: ``json.loads`` without its wrappers: (value, end) of the JSON text at an index.
+_scan: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
+
+
+def quick_message(text: str) -> dict[str, Any] | None:
+    """:func:`decode_message`'s fast path, for a transport's reader loop: the message
+    when ``text`` is one JSON object and nothing else (no byte order mark, no blank
+    around it), else None -- and the caller asks :func:`decode_message`, which reads
+    what is left over (a BOM, blanks) and says what is wrong.  It never raises, and
+    what it returns is what :func:`decode_message` would."""
+    try:
+        message, end = _scan(text, 0)
+    except (ValueError, StopIteration, RecursionError):
+        return None
+    return message if end == len(text) and type(message) is dict else None
+
+
 def notification(method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A JSON-RPC notification (no id, nobody answers it)."""
     message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}

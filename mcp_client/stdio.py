@@ -73,7 +73,7 @@ from ._stdio.reading import PipeReader, read_to_end
 from ._stdio.tail import StderrTail
 from ._stdio.watcher import Watch, watch
 from .exceptions import MCPClientError, ProtocolError, ServerGone, SpawnFailed, TransportClosed
-from .protocol import decode_message
+from .protocol import decode_message, quick_message
 from .transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 from ._log import WireTrace, warn_through, wire_trace
 
@@ -92,8 +92,6 @@ _POSIX = os.name == "posix"
 
 #: One encoder for every message (json.dumps with options builds a new one per call).
 _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
-#: ``json.loads`` without its wrappers: (value, end) of the JSON text at an index.
-_scan: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
 
 
 class StdioTransport(Transport):
@@ -277,19 +275,17 @@ class StdioTransport(Transport):
             self._trace.received(line)
         if line[:1] == b"{":   # the common case, kept short: one object alone on its line
             try:
-                text = line.decode("utf-8")
-                message, end = _scan(text, 0)
-            except (ValueError, StopIteration, RecursionError):
-                pass   # the long way below says what is wrong with it
-            else:
-                if end == len(text) and type(message) is dict:
-                    callback = self._on_message   # _deliver(), inline: once per answer
-                    if callback is not None:
-                        try:
-                            callback(message)
-                        except Exception as exc:  # never let a callback kill the reader
-                            self._warn(f"message handler raised {exc!r}")
-                    return
+                message = quick_message(line.decode("utf-8"))
+            except UnicodeDecodeError:
+                message = None   # the long way below says what is wrong with it
+            if message is not None:
+                callback = self._on_message   # _deliver(), inline: once per answer
+                if callback is not None:
+                    try:
+                        callback(message)
+                    except Exception as exc:  # never let a callback kill the reader
+                        self._warn(f"message handler raised {exc!r}")
+                return
         if not line.strip():
             return
         try:

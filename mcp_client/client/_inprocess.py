@@ -33,6 +33,7 @@ from typing import Any, Mapping
 
 from .._log import WireTrace, warn_through, wire_trace
 from ..exceptions import MCPClientError, ServerGone, TransportClosed
+from ..protocol import decode_message
 from ..transport import CloseCallback, ErrorCallback, MessageCallback, Transport, WarnCallback
 
 __all__ = ["InProcessTransport", "lowlevel_server"]
@@ -227,7 +228,7 @@ class InProcessTransport(Transport):
                 text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
                 if self._trace is not None:
                     self._trace.received(text)
-                self._inbox.put(json.loads(text))
+                self._inbox.put(decode_message(text))
 
     def _stopped(self, failure: BaseException | None) -> None:
         """The server's loop ended: on its own (a death) or after :meth:`close`."""

@@ -6,7 +6,7 @@ import math
 import unittest
 
 from mcp_client.exceptions import ProtocolError
-from mcp_client.protocol import INVALID_REQUEST, PARSE_ERROR, decode_message
+from mcp_client.protocol import INVALID_REQUEST, PARSE_ERROR, decode_message, quick_message
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 PING_TEXT = '{"jsonrpc":"2.0","id":1,"method":"ping"}'
@@ -88,3 +88,26 @@ class DecodeMessageTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class QuickMessageTest(unittest.TestCase):
+    """quick_message, the reader loops' fast path, never disagrees with decode_message:
+    it returns the same message, or None and leaves the saying to decode_message."""
+
+    AGREE = [PING_TEXT, '{"a":NaN}', '{"a":1,"a":2}', '{"text":"h\u00e9 \u2603"}', "{}",
+             '{"nested":' * 50 + "1" + "}" * 50]
+    LEAVE = ["\ufeff" + PING_TEXT, f" {PING_TEXT}", f"{PING_TEXT}\n", "", "{", '{"a":1}}',
+             '{"a":1} {"b":2}', "[]", "7", "null", "NaN", "{'a':1}",
+             "[" * 100_000 + "]" * 100_000, '{"a":' * 100_000]
+
+    def test_a_lone_object_reads_as_decode_message_reads_it(self) -> None:
+        for text in self.AGREE:
+            with self.subTest(text=text[:40]):
+                message = quick_message(text)
+                self.assertIs(type(message), dict)
+                self.assertEqual(repr(message), repr(decode_message(text)))
+
+    def test_anything_else_is_left_to_decode_message(self) -> None:
+        for text in self.LEAVE:
+            with self.subTest(text=text[:40]):
+                self.assertIsNone(quick_message(text))
