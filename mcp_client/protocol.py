@@ -283,9 +283,9 @@ def decode_message(data: str | bytes) -> dict[str, Any]:
     is a request, a notification or an answer is :func:`classify`'s question.
 
     Raises:
-        ProtocolError: ``code`` :data:`PARSE_ERROR` and ``message`` ``"not
+        ProtocolError: ``code`` ``PARSE_ERROR`` (-32700) and ``message`` ``"not
             JSON"`` (not UTF-8, not JSON, nested too deeply to parse), or
-            :data:`INVALID_REQUEST` and ``"not a JSON-RPC message"`` (JSON,
+            ``INVALID_REQUEST`` (-32600) and ``"not a JSON-RPC message"`` (JSON,
             but not an object).
     """
     try:
