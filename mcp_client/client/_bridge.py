@@ -61,8 +61,8 @@ from __future__ import annotations
 import copy
 import functools
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, Sequence, TypeVar, \
-    Union
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, Protocol, Sequence, \
+    TypeVar, Union
 
 from .. import batch
 from ..exceptions import MCPClientError
@@ -79,6 +79,13 @@ if TYPE_CHECKING:
 __all__ = ["Bridge", "Outcome", "client_names"]
 
 log = logging.getLogger(__name__)
+
+
+class ListTools(Protocol):
+    """``list_tools(refresh=False)``: the tools a model may be offered (the catalogue)."""
+
+    def __call__(self, *, refresh: bool = False) -> list[Any]: ...
+
 
 #: What a call to the server came back as: the result, or the exception it raised.
 Outcome = Union[Mapping[str, Any], BaseException]
@@ -178,7 +185,7 @@ class Bridge:
             ``start`` is used otherwise.
     """
 
-    def __init__(self, *, list_tools: Callable[..., Any], call: CallFunction,
+    def __init__(self, *, list_tools: ListTools, call: CallFunction,
                  start: StartFunction | None = None,
                  can_pipeline: Callable[[], bool] | None = None,
                  executor: Callable[[], Executor | None] | None = None,
