@@ -91,7 +91,7 @@ around a lock call are forwarded to the inner provider in separate batches, so
 a ``lock_release`` never overtakes the write before it.
 
 Fencing: every grant takes the table's next integer, its fencing token
-(:attr:`Lease.token`, strictly increasing per table, that is per workspace;
+(``Lease.token``, strictly increasing per table, that is per workspace;
 a renew keeps the path's token, a path granted again after it expired or was
 released gets a higher one).  A mutating call this agent's leases cover is
 forwarded with ``_meta["mcp-client-sync/lease"] = {"workspace": ..., "token":

@@ -14,6 +14,7 @@ from typing import Any
 from mcp_client import Client
 from mcp_client.leases import LEASE_META, Lease, Leases, LeaseTable
 from mcp_client.provider import call_meta
+from mcp_client.reasons import REASON_PARAM, Reasons
 from mcp_client.registry import Registry
 from mcp_client.testing import InProcessTransport
 
@@ -218,6 +219,29 @@ class LayerMetaTest(LeakCheckingTestCase):
                          {"workspace": "default", "token": token_of(table, "a", "/w/a.txt")})
         self.assertEqual(params["_meta"]["trace"], "t-1")
         self.assertIn("io.modelcontextprotocol/protocolVersion", params["_meta"])  # the client's
+
+    def test_identical_calls_with_different_meta_are_not_merged(self) -> None:
+        fake = fake_server({"tools": {}})
+        fake.on("tools/list", {"tools": [{"name": "look", "inputSchema": {"type": "object"},
+                                          "annotations": {"readOnlyHint": True}}]})
+        fake.on("tools/call", {"content": [{"type": "text", "text": "ok"}]})
+        client = Client(transport=fake)
+        self.addCleanup(client.close)
+        plain = [call(str(i), "look", {"q": 1}) for i in range(2)]
+        client.execute_tool_calls(plain)
+        self.assertEqual(len(fake.requests("tools/call")), 1)   # merged, as before
+        marked = [call(str(i), "look", {"q": 1}, meta={"n": i}) for i in range(2)]
+        results = client.execute_tool_calls(marked)
+        self.assertEqual([r["is_error"] for r in results], [False, False])
+        sent = fake.requests("tools/call")[1:]
+        self.assertEqual(sorted(m["params"]["_meta"]["n"] for m in sent), [0, 1])
+
+    def test_reasons_passes_a_calls_meta_on(self) -> None:
+        inner = Recorder()
+        Reasons(inner).execute_tool_calls([
+            call("1", "fs_write", {"path": "a.txt", REASON_PARAM: "asked"}, meta={"x": 1})])
+        self.assertEqual(inner.received[0]["_meta"], {"x": 1})
+        self.assertEqual(inner.received[0]["function"]["arguments"], {"path": "a.txt"})
 
     def test_call_tool_takes_meta(self) -> None:
         fake = fake_server({"tools": {}})
