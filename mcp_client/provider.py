@@ -21,7 +21,9 @@ contract (:class:`Provider`):
   call**: a malformed call, an unknown tool, a refusal, a failure on the
   wire each become that call's ``is_error`` entry.  ``calls`` that is not a
   list (None, a number, a single call dict) is a programming error, raised as
-  :class:`~mcp_client.exceptions.MCPClientError`.  The entries are for the
+  :class:`~mcp_client.exceptions.MCPClientError`.  A call dict may carry a
+  request ``_meta`` for its ``tools/call`` (:func:`call_meta`); a provider
+  that does not send MCP requests ignores it.  The entries are for the
   program and the layers; :func:`chat_messages` (also ``mcp_client.chat_messages``)
   turns them into the tool messages a Chat Completions request carries.
 * ``tool_annotations(name)`` (optional) returns what the tool's server said
@@ -55,9 +57,9 @@ if TYPE_CHECKING:
     from .types import ChatToolMessage, ToolAnnotations, ToolDeclaration, ToolMessage
 
 __all__ = ["Provider", "Layer", "is_provider", "declared_name", "CallParts", "read_call",
-           "refuse_unreadable", "parse_arguments", "as_call_list", "arguments_key",
-           "declaration", "tool_message", "error_message", "result_message", "chat_messages",
-           "flatten_content", "base64_size", "describe_failure", "json_kind"]
+           "refuse_unreadable", "call_meta", "with_meta", "parse_arguments", "as_call_list",
+           "arguments_key", "declaration", "tool_message", "error_message", "result_message",
+           "chat_messages", "flatten_content", "base64_size", "describe_failure", "json_kind"]
 
 log = logging.getLogger(__name__)
 
@@ -294,6 +296,26 @@ def refuse_unreadable(parts: CallParts) -> ToolMessage | None:
     if parts.problem is None and parts.name is not None:
         return None
     return error_message(parts.ident, f"malformed tool call: {parts.problem}")
+
+
+def call_meta(call: Any) -> dict[str, Any] | None:
+    """The request ``_meta`` a call asks its ``tools/call`` to carry, or None.
+
+    A call dict may hold a top-level ``"_meta"`` object beside ``id`` and
+    ``function`` (a layer puts it there, :func:`with_meta`); a provider that
+    sends MCP requests (a client, a registry passing calls on) carries it to
+    the wire as ``params._meta``.  Anything else there is ignored.
+    """
+    meta = call.get("_meta") if type(call) is dict else None
+    return dict(meta) if isinstance(meta, dict) and meta else None
+
+
+def with_meta(call: Any, parts: CallParts, meta: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``call`` (read as ``parts``) as a dict, with ``meta`` merged into its
+    ``_meta``: the call's other ``_meta`` keys are kept, ``meta``'s keys win."""
+    merged = {**(call_meta(call) or {}), **meta}
+    return {"id": parts.ident, "type": "function",
+            "function": {"name": parts.name, "arguments": parts.arguments}, "_meta": merged}
 
 
 def as_call_list(calls: Any) -> list[Any]:

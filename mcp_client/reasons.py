@@ -42,7 +42,7 @@ import json
 import threading
 from typing import TYPE_CHECKING, Any
 
-from .provider import CallParts, Layer, declared_name, parse_arguments
+from .provider import CallParts, Layer, call_meta, declared_name, parse_arguments
 
 if TYPE_CHECKING:
     from .types import ToolDeclaration, ToolMessage
@@ -140,5 +140,9 @@ class Reasons(Layer):
         del arguments[REASON_PARAM]
         rendered: Any = json.dumps(arguments) if isinstance(parts.arguments, str) else arguments
         original_id = call.get("id") if isinstance(call, dict) else getattr(call, "id", None)
-        return {"id": original_id, "type": "function",
-                "function": {"name": parts.name, "arguments": rendered}}
+        stripped: dict[str, Any] = {"id": original_id, "type": "function",
+                                    "function": {"name": parts.name, "arguments": rendered}}
+        meta = call_meta(call)   # a request _meta rides on with the call
+        if meta is not None:
+            stripped["_meta"] = meta
+        return stripped

@@ -71,8 +71,8 @@ from .exceptions import MCPClientError
 from ._toolfilter import ToolFilter
 from .local import LocalServer, is_sdk_server
 from .names import Bindings, NameMap
-from .provider import (CallParts, as_call_list, declared_name, error_message, is_provider,
-                       read_call, refuse_unreadable)
+from .provider import (CallParts, as_call_list, call_meta, declared_name, error_message,
+                       is_provider, read_call, refuse_unreadable)
 from ._log import warn_through
 
 if TYPE_CHECKING:
@@ -381,7 +381,8 @@ class Registry:
         Raises:
             MCPClientError: ``calls`` is not a list (a programming error).
         """
-        parts = [read_call(call) for call in as_call_list(calls)]
+        items = as_call_list(calls)
+        parts = [read_call(call) for call in items]
         answers: list[ToolMessage | None] = [None] * len(parts)
         batches: dict[str, list[tuple[int, dict[str, Any]]]] = {}
         for index, part in enumerate(parts):
@@ -392,8 +393,12 @@ class Registry:
             if routed is None:
                 answers[index] = error_message(part.ident, f"unknown tool: {part.name}")
                 continue
-            forwarded = {"id": part.ident, "type": "function",
-                         "function": {"name": routed[1], "arguments": part.arguments}}
+            forwarded: dict[str, Any] = {
+                "id": part.ident, "type": "function",
+                "function": {"name": routed[1], "arguments": part.arguments}}
+            meta = call_meta(items[index])   # a layer's request _meta goes on with it
+            if meta is not None:
+                forwarded["_meta"] = meta
             batches.setdefault(routed[0], []).append((index, forwarded))
         for prefix, slots in batches.items():
             for (index, _), answer in zip(slots, self._run(prefix, slots, parts)):

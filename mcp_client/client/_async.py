@@ -48,7 +48,8 @@ if TYPE_CHECKING:
         def call_tool(self, name: str, arguments: Mapping[str, Any] | None = ..., *,
                       timeout: float | None = ..., cancelled: Any = ...,
                       progress_token: str | int | None = ...,
-                      validate: bool = ...) -> CallToolResult: ...
+                      validate: bool = ...,
+                      meta: Mapping[str, Any] | None = ...) -> CallToolResult: ...
 
         def read_resource(self, uri: str, *, refresh: bool = ..., timeout: float | None = ...,
                           cancelled: Any = ...) -> ReadResourceResult: ...

@@ -67,9 +67,9 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, Pr
 from .. import batch
 from ..exceptions import MCPClientError
 from ..names import Bindings, NameMap, is_llm_name
-from ..provider import (CallParts, arguments_key, as_call_list, declaration, describe_failure,
-                        error_message, parse_arguments, read_call, refuse_unreadable,
-                        result_message)
+from ..provider import (CallParts, arguments_key, as_call_list, call_meta, declaration,
+                        describe_failure, error_message, parse_arguments, read_call,
+                        refuse_unreadable, result_message)
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
@@ -89,11 +89,14 @@ class ListTools(Protocol):
 
 #: What a call to the server came back as: the result, or the exception it raised.
 Outcome = Union[Mapping[str, Any], BaseException]
-#: ``call(name, arguments, tool_call_id)``: one ``tools/call``'s result (it may raise).
-CallFunction = Callable[[str, dict[str, Any], Union[str, None]], Any]
+#: ``call(name, arguments, tool_call_id)``: one ``tools/call``'s result (it may raise);
+#: a call that carries a request ``_meta`` (:func:`mcp_client.provider.call_meta`) is
+#: ``call(name, arguments, tool_call_id, meta=meta)``.
+CallFunction = Callable[..., Any]
 #: ``start(name, arguments, tool_call_id)``: a pipelined ``tools/call``; the Future's
-#: *result* is the :data:`Outcome` (it may also raise :class:`MCPClientError` at once).
-StartFunction = Callable[[str, dict[str, Any], Union[str, None]], "Future[Outcome]"]
+#: *result* is the :data:`Outcome` (it may also raise :class:`MCPClientError` at once);
+#: ``meta=`` as for :data:`CallFunction`.
+StartFunction = Callable[..., "Future[Outcome]"]
 #: ``volley([(name, arguments, tool_call_id), ...])``: pipelined ``tools/call`` requests
 #: sent together, one :data:`Outcome` each, in order; None when they cannot be (a task tool).
 VolleyFunction = Callable[[Sequence["tuple[str, dict[str, Any], Union[str, None]]"]],
@@ -298,10 +301,11 @@ class Bridge:
             MCPClientError: ``calls`` is not a list (a programming error, not a
                 model's).
         """
-        parts = [read_call(call) for call in as_call_list(calls)]
+        items = as_call_list(calls)
+        parts = [read_call(call) for call in items]
         catalogue = self._catalogue_for(parts)
         entries, planned = _plan(parts, catalogue, self._bindings.key_for)
-        outcomes = self._run(planned, parts, catalogue)
+        outcomes = self._run(planned, parts, catalogue, [call_meta(call) for call in items])
         for (index, target, _), outcome in zip(planned, outcomes):
             part = parts[index]
             assert part.name is not None
@@ -337,10 +341,12 @@ class Bridge:
             catalogue = self._fetch_catalogue(refresh=True) or catalogue
         return catalogue
 
-    def _call(self, name: str, arguments: dict[str, Any], ident: Any) -> Outcome:
+    def _call(self, name: str, arguments: dict[str, Any], ident: Any,
+              meta: dict[str, Any] | None = None) -> Outcome:
         """One ``tools/call``; an exception is returned, never raised."""
         try:
-            result = self._call_tool(name, arguments, None if ident is None else str(ident))
+            result = self._call_tool(name, arguments, _call_id(ident)) if meta is None else \
+                self._call_tool(name, arguments, _call_id(ident), meta=meta)
         except Exception as exc:
             if not isinstance(exc, MCPClientError):
                 log.exception("tools/call %s failed inside the client", name)
@@ -349,11 +355,13 @@ class Bridge:
             return MCPClientError(f"the answer to {name} is not a result object")
         return result
 
-    def _start(self, name: str, arguments: dict[str, Any], ident: Any) -> Future[Outcome]:
+    def _start(self, name: str, arguments: dict[str, Any], ident: Any,
+               meta: dict[str, Any] | None = None) -> Future[Outcome]:
         """:meth:`_call`, pipelined: the Future's result is the outcome."""
         assert self._start_tool is not None
         try:
-            return self._start_tool(name, arguments, None if ident is None else str(ident))
+            return self._start_tool(name, arguments, _call_id(ident)) if meta is None else \
+                self._start_tool(name, arguments, _call_id(ident), meta=meta)
         except MCPClientError as exc:   # an outcome: the Future's result, as for a failed call
             from concurrent.futures import Future
 
@@ -362,7 +370,10 @@ class Bridge:
             return refused
 
     def _run(self, planned: Sequence[tuple[int, str, dict[str, Any]]],
-             parts: Sequence[CallParts], catalogue: _Catalogue | None) -> list[Outcome]:
+             parts: Sequence[CallParts], catalogue: _Catalogue | None,
+             metas: Sequence[dict[str, Any] | None]) -> list[Outcome]:
+        """Run the planned calls; one with a request ``_meta`` is never merged with
+        another, nor sent in a volley, and its ``_meta`` goes with it."""
         widen = batch.may_overlap([target for _, target, _ in planned],
                                   None if catalogue is None else catalogue.annotations(),
                                   concurrency=self._concurrency,
@@ -370,14 +381,17 @@ class Bridge:
                                   serial_tools=self._serial_tools)
         pipelined = widen and self._start_tool is not None and \
             self._can_pipeline is not None and self._can_pipeline()
-        if pipelined and self._volley is not None:
+        if pipelined and self._volley is not None and not any(metas):
             together = self._together(planned, parts)
             if together is not None:
                 return together
-        tasks = [batch.Task(functools.partial(self._call, target, arguments, parts[index].ident),
-                            arguments_key(target, arguments) if widen else None,
+        tasks = [batch.Task(functools.partial(self._call, target, arguments, parts[index].ident,
+                                              metas[index]),
+                            arguments_key(target, arguments) if widen and not metas[index]
+                            else None,
                             functools.partial(self._start, target, arguments,
-                                              parts[index].ident) if pipelined else None)
+                                              parts[index].ident, metas[index])
+                            if pipelined else None)
                  for index, target, arguments in planned]
         pool = self._executor() if self._executor is not None and widen and not pipelined \
             else None

@@ -318,7 +318,8 @@ class Client(AsyncTwins, Extras, Resources, Skills):
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
                   timeout: float | None = None, cancelled: Any = None,
                   progress_token: str | int | None = None,
-                  validate: bool = False) -> CallToolResult:
+                  validate: bool = False,
+                  meta: Mapping[str, Any] | None = None) -> CallToolResult:
         """Call a tool and return its result.
 
         A tool that fails reports ``isError`` in a perfectly good result; that
@@ -343,6 +344,9 @@ class Client(AsyncTwins, Extras, Resources, Skills):
             validate: check the result against the tool's ``outputSchema`` (a pattern in
                 it that does not finish within what is left of this budget, at most 1 s, is a
                 mismatch).
+            meta: the request's ``params._meta`` (a JSON object), merged under
+                the client's own keys: a lease layer's fencing token
+                (``mcp-client-sync/lease``, :mod:`mcp_client.leases`) travels so.
 
         Returns:
             ``{"content": [...], "isError"?: True, "structuredContent"?: ...}``.
@@ -353,7 +357,7 @@ class Client(AsyncTwins, Extras, Resources, Skills):
                 None, ``data`` ``{"tool", "path", "reason"}``).
             Timeout, Cancelled, ServerGone, TransportClosed, MCPClientError: as any call.
         """
-        params = tool_params(name, arguments, progress_token)
+        params = tool_params(name, arguments, progress_token, meta)
         started = time.monotonic()
         result = self._tasks.call(params, timeout=timeout, cancelled=cancelled,
                                   progress_token=progress_token)

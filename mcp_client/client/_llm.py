@@ -34,17 +34,19 @@ def bridge_for(connection: Connection, tasks: Tasks, catalogue: Catalogue,
                outputs: OutputChecks, options: Mapping[str, Any]) -> Bridge:
     """The bridge over a client's ``connection``, ``tasks`` and ``catalogue``, with its options."""
 
-    def call(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
+    def call(name: str, arguments: dict[str, Any], tool_call_id: str | None,
+             meta: dict[str, Any] | None = None) -> Any:
         # progress is reported under the model's tool_call_id, the join key
-        # back to the model's tool card
-        return tasks.call(tool_params(name, arguments), timeout=None, cancelled=None,
-                          tool_call_id=tool_call_id)
+        # back to the model's tool card; a layer's request _meta goes as params._meta
+        return tasks.call(tool_params(name, arguments, meta=meta), timeout=None,
+                          cancelled=None, tool_call_id=tool_call_id)
 
-    def start(name: str, arguments: dict[str, Any], tool_call_id: str | None) -> Any:
+    def start(name: str, arguments: dict[str, Any], tool_call_id: str | None,
+              meta: dict[str, Any] | None = None) -> Any:
+        params = tool_params(name, arguments, meta=meta)
         if tasks.task_tool(name):   # polled on a worker: a task is no single answer
-            return connection.submit(tasks.outcome, tool_params(name, arguments))
-        return connection.start_call(tool_params(name, arguments), tool_call_id=tool_call_id,
-                                     outcome=True)
+            return connection.submit(tasks.outcome, params)
+        return connection.start_call(params, tool_call_id=tool_call_id, outcome=True)
 
     def volley(calls: Sequence[tuple[str, dict[str, Any], str | None]]) -> list[Any] | None:
         try:   # a task tool is polled on a worker; a bad call says why on its own path

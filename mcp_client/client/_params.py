@@ -19,15 +19,22 @@ __all__ = ["tool_params", "prompt_params"]
 
 
 def tool_params(name: str, arguments: Mapping[str, Any] | None,
-                progress_token: Any = None) -> dict[str, Any]:
-    """A ``tools/call``'s params, checked."""
+                progress_token: Any = None, meta: Mapping[str, Any] | None = None,
+                ) -> dict[str, Any]:
+    """A ``tools/call``'s params, checked; ``meta`` (when not empty) is its ``_meta``."""
     if not isinstance(name, str) or not name:
         raise MCPClientError(f"a tool name must be a non-empty string, not {name!r}")
     if progress_token is not None and (isinstance(progress_token, bool) or
                                        not isinstance(progress_token, (str, int))):
         raise MCPClientError("progress_token must be a string or an integer")
-    return {"name": name, "arguments": dict(arguments) if type(arguments) is dict
-            else _arguments(arguments)}   # a dict: _arguments() without its frame
+    params = {"name": name, "arguments": dict(arguments) if type(arguments) is dict
+              else _arguments(arguments)}   # a dict: _arguments() without its frame
+    if meta is not None:
+        if not isinstance(meta, Mapping) or not all(isinstance(key, str) for key in meta):
+            raise MCPClientError("meta must be a dict (a JSON object) with string keys")
+        if meta:   # merged under the request's own envelope (protocol.request)
+            params["_meta"] = dict(meta)
+    return params
 
 
 def prompt_params(name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:

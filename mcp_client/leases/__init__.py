@@ -90,14 +90,28 @@ refusal and the error -- is a strict JSON object (``{"acquired": true,
 around a lock call are forwarded to the inner provider in separate batches, so
 a ``lock_release`` never overtakes the write before it.
 
+Fencing: every grant takes the table's next integer, its fencing token
+(``Lease.token``, strictly increasing per table, that is per workspace;
+a renew keeps the path's token, a path granted again after it expired or was
+released gets a higher one).  A mutating call this agent's leases cover is
+forwarded with ``_meta["mcp-client-sync/lease"] = {"workspace": ..., "token":
+...}`` (:data:`LEASE_META`; the highest token among its leases over the
+call's places; the workspace is the table's ``workspace`` when it has one,
+else ``"default"``), merged into whatever ``_meta`` the call already carries
+(:func:`mcp_client.provider.with_meta`); a call no lease of this agent covers
+(outside strict mode) carries none.  A server that remembers the highest token
+it has seen per path and refuses an older one stops a holder that paused past
+its TTL -- the lease check alone cannot -- and ``examples/servers/files_server.py``
+does so (the recipe: the "Fencing tokens" section of the layers guide).
+
 None of this reaches outside the process: a lease is advisory and dies with
 it.  The server's own sandbox stays the filesystem's truth.
 """
 
 from __future__ import annotations
 
-from ._layer import ACQUIRE, ENFORCED_TOOLS, RELEASE, TTL_CAP_FACTOR, Leases
+from ._layer import ACQUIRE, ENFORCED_TOOLS, LEASE_META, RELEASE, TTL_CAP_FACTOR, Leases
 from ._table import ANYWHERE, Conflict, Hold, Lease, LeaseTable
 
 __all__ = ["LeaseTable", "Leases", "Lease", "Hold", "Conflict", "ACQUIRE", "RELEASE",
-           "ENFORCED_TOOLS", "TTL_CAP_FACTOR", "ANYWHERE"]
+           "ENFORCED_TOOLS", "TTL_CAP_FACTOR", "ANYWHERE", "LEASE_META"]

@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 from .. import paths
 from ..exceptions import InvalidArgument
 from ..policy import command_locations
-from ..provider import CallParts, Layer, declared_name, error_message, parse_arguments, tool_message
+from ..provider import (CallParts, Layer, declared_name, error_message, parse_arguments,
+                        tool_message, with_meta)
 from ._table import ANYWHERE, Conflict, Lease, LeaseTable, is_seconds
 
 if TYPE_CHECKING:
     from ..types import ToolAnnotations, ToolDeclaration, ToolMessage
 
 __all__ = ["Leases", "ACQUIRE", "RELEASE", "ENFORCED_TOOLS", "TTL_CAP_FACTOR", "DEFAULT_WAIT",
-           "POLL_SECONDS"]
+           "POLL_SECONDS", "LEASE_META"]
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,9 @@ TTL_CAP_FACTOR = 10
 DEFAULT_WAIT = 90.0
 #: How often a waiting acquire looks again, at the least: about once a second.
 POLL_SECONDS = 1.0
+#: The request ``_meta`` key a forwarded mutating call carries its lease's fencing
+#: token under: ``{"workspace": str, "token": int}``.
+LEASE_META = "mcp-client-sync/lease"
 
 _DECLARATIONS: list[dict[str, Any]] = [
     {"type": "function", "function": {
@@ -375,10 +379,30 @@ class Leases(Layer):
             return error_message(part.ident,
                                  self._teach(tool, None if location is None else location.value))
         try:
+            fence = self._fence(claim.places)
+            if fence is not None:
+                call = with_meta(call, part, {LEASE_META: fence})
             answers = list(self.provider.execute_tool_calls([call]))
         finally:
             self.table.end_hold(claim)
         return answers[0] if answers else error_message(part.ident, "no result")
+
+    def _fence(self, places: Iterable[str | None]) -> dict[str, Any] | None:
+        """The fencing ``_meta`` for a call writing ``places``: the highest token among
+        this agent's leases over any of them, or None when none covers one.
+
+        Read after the hold is taken: while it lasts no other holder can be
+        granted these places, so a lease seen here is still the newest grant.
+        """
+        wanted = [place for place in places if place is not None]
+        tokens = [lease.token for lease in self.table.snapshot()
+                  if lease.holder == self.agent_id and not lease.in_flight and
+                  any(paths.contains(lease.path, place) is paths.Tri.YES for place in wanted)]
+        if not tokens:
+            return None
+        workspace = getattr(self.table, "workspace", None)
+        return {"workspace": workspace if isinstance(workspace, str) else "default",
+                "token": max(tokens)}
 
     def _blocked(self, tool: str, blocker: Lease, location: paths.Location | None) -> str:
         held = f"held for {self.table.held_for(blocker):.0f}s"

@@ -34,6 +34,10 @@ class Lease:
     :meth:`LeaseTable.hold`): it has no TTL (``expires`` is infinite) and ends
     when the call's answer is in; its ``path`` is :data:`ANYWHERE` when the
     call names a location that cannot be read.
+
+    ``token`` is the lease's fencing token: every grant takes the table's next
+    integer, so a later grant of a path always has a higher one; a renew (the
+    holder re-acquiring what it still holds) keeps it.  A hold's is 0.
     """
 
     path: str
@@ -41,6 +45,7 @@ class Lease:
     since: float
     expires: float
     in_flight: bool = False
+    token: int = 0
 
 
 class Hold:
@@ -150,6 +155,7 @@ class LeaseTable:
         self._cond = threading.Condition()
         self._leases: dict[str, Lease] = {}
         self._holds: list[Hold] = []
+        self._token = 0     # the last fencing token granted
 
     def __repr__(self) -> str:
         return (f"<LeaseTable leases={len(self._leases)} in_flight={len(self._holds)} "
@@ -169,7 +175,9 @@ class LeaseTable:
         """Claim every path or none.
 
         Another holder's lease or in-flight hold over any of the paths refuses
-        the whole claim; the holder's own never does.
+        the whole claim; the holder's own never does.  A grant takes the
+        table's next fencing token for the paths it newly claims; a path the
+        holder still holds keeps its token (a renew).
 
         Returns:
             None when granted; otherwise a lease (or an ``in_flight`` hold, as a
@@ -183,10 +191,15 @@ class LeaseTable:
                 blocker = self._in_the_way(holder, path)
                 if blocker is not None:
                     return blocker
+            token = self._token + 1
             for path in wanted:
                 held = self._leases.get(path)
-                since = held.since if held is not None and held.holder == holder else now
-                self._leases[path] = Lease(path, holder, since, now + ttl)
+                if held is not None and held.holder == holder:
+                    self._leases[path] = Lease(path, holder, held.since, now + ttl,
+                                               token=held.token)
+                else:
+                    self._token = token
+                    self._leases[path] = Lease(path, holder, now, now + ttl, token=token)
             return None
 
     def release(self, holder: str, released: Iterable[str] | None = None) -> list[str]:
