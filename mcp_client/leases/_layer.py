@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 from .. import paths
 from ..exceptions import InvalidArgument
 from ..policy import command_locations
-from ..provider import (CallParts, Layer, declared_name, error_message, parse_arguments,
-                        tool_message, with_meta)
+from ..provider import (CallParts, Layer, call_meta, declared_name, error_message,
+                        parse_arguments, tool_message, with_meta)
 from ._table import ANYWHERE, Conflict, Lease, LeaseTable, is_seconds
 
 if TYPE_CHECKING:
@@ -126,6 +126,17 @@ def _shielded(hook: Callable[[], Any] | None, what: str) -> None:
         log.exception("%s raised; ignored", what)
 
 
+def _unfenced(call: Any) -> Any:
+    """``call`` without a lease ``_meta`` entry: only this layer says which lease covers
+    a call, so a token that came with it (forged, or stale) never reaches the server."""
+    meta = call_meta(call)
+    if meta is None or LEASE_META not in meta:
+        return call
+    stripped = {key: value for key, value in call.items() if key != "_meta"}
+    rest = {key: value for key, value in meta.items() if key != LEASE_META}
+    return {**stripped, "_meta": rest} if rest else stripped
+
+
 class Leases(Layer):
     """One agent's view of the workspace's leases, as a provider layer.
 
@@ -215,7 +226,8 @@ class Leases(Layer):
 
         def flush() -> None:
             if batch:
-                answers = list(self.provider.execute_tool_calls([calls[i] for i in batch]))
+                answers = list(self.provider.execute_tool_calls([_unfenced(calls[i])
+                                                                 for i in batch]))
                 for index, answer in zip(batch, answers):
                     results[index] = answer
                 batch.clear()
@@ -380,8 +392,7 @@ class Leases(Layer):
                                  self._teach(tool, None if location is None else location.value))
         try:
             fence = self._fence(claim.places)
-            if fence is not None:
-                call = with_meta(call, part, {LEASE_META: fence})
+            call = _unfenced(call) if fence is None else with_meta(call, part, {LEASE_META: fence})
             answers = list(self.provider.execute_tool_calls([call]))
         finally:
             self.table.end_hold(claim)

@@ -181,6 +181,24 @@ class LayerMetaTest(LeakCheckingTestCase):
         self.assertEqual(inner.received[1]["_meta"], {"x": 1})       # a read: untouched
         self.assertIsNone(call_meta(inner.received[0]))
 
+    def test_a_lease_entry_the_layer_did_not_write_never_passes(self) -> None:
+        # Only this layer says which lease covers a call: a token that came with the
+        # call (a forged or stale one) is dropped, on writes, reads and unknown tools.
+        layer, inner, table = self.layer()
+        forged = {LEASE_META: {"workspace": "default", "token": 10**9}, "trace": "t"}
+        self.acquire(layer, "mine.txt")
+        layer.execute_tool_calls([
+            call("1", "fs_write", {"path": "a.txt"}, meta=dict(forged)),
+            call("2", "fs_read", {"path": "a.txt"}, meta=dict(forged)),
+            call("3", "fs_write", {"path": "mine.txt"}, meta=dict(forged)),
+            call("4", "fs_read", {"path": "b.txt"}, meta={LEASE_META: {"token": 1}})])
+        metas = [call_meta(c) for c in inner.received]
+        self.assertEqual(metas[:2], [{"trace": "t"}, {"trace": "t"}])
+        self.assertEqual(metas[2], {"trace": "t", LEASE_META: {
+            "workspace": "default", "token": token_of(table, "a", "/w/mine.txt")}})
+        self.assertIsNone(metas[3])
+        self.assertNotIn("_meta", inner.received[3])
+
     def test_another_agents_lease_is_not_this_agents_token(self) -> None:
         table = LeaseTable()
         mine, inner, _ = self.layer(table, "a")
