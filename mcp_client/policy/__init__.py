@@ -15,7 +15,9 @@ lease layer: what a call's commands may change.
 from __future__ import annotations
 
 from ._places import command_locations as command_locations  # noqa: F401 -- for leases
+from ._book import GrantBook, GrantBookError, MemoryBook, SQLiteBook
 from ._grants import Grants
 from ._policy import ANSWERS, FLOOR_CHECKS, LEASE_TOOLS, REFUSED, Policy
 
-__all__ = ["Policy", "Grants", "ANSWERS", "LEASE_TOOLS", "FLOOR_CHECKS", "REFUSED"]
+__all__ = ["Policy", "Grants", "ANSWERS", "LEASE_TOOLS", "FLOOR_CHECKS", "REFUSED",
+           "GrantBook", "GrantBookError", "MemoryBook", "SQLiteBook"]

@@ -394,25 +394,36 @@ class SQLiteBook:
         return db
 
     def _create(self, db: sqlite3.Connection) -> None:
-        """The schema and its version row, once per file (idempotent, one transaction)."""
-        if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        """Check the version row; create the schema first if there is none (one write
+        transaction, idempotent), so a locked file is still readable."""
+        if self._version(db) is None:
             db.execute("PRAGMA journal_mode=WAL")
-        db.execute("BEGIN IMMEDIATE")
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                if self._version(db) is None:
+                    db.execute("INSERT INTO mcp_grant_schema (version) VALUES (?)",
+                               (SCHEMA_VERSION,))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        version = self._version(db)
+        if version is not None and version > SCHEMA_VERSION:
+            raise sqlite3.DatabaseError(f"its schema is version {version}, newer than this "
+                                        f"library's {SCHEMA_VERSION}")
+
+    @staticmethod
+    def _version(db: sqlite3.Connection) -> int | None:
         try:
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
             row = db.execute("SELECT max(version) FROM mcp_grant_schema").fetchone()
-            if row[0] is None:
-                db.execute("INSERT INTO mcp_grant_schema (version) VALUES (?)",
-                           (SCHEMA_VERSION,))
-            elif row[0] > SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(f"its schema is version {row[0]}, newer than "
-                                            f"this library's {SCHEMA_VERSION}")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return None
             raise
+        return None if row[0] is None else int(row[0])
 
     def __repr__(self) -> str:
         return f"<SQLiteBook {self.where}>"
