@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from ._places import command_locations as command_locations  # noqa: F401 -- for leases
 from ._book import GrantBook, GrantBookError, MemoryBook, SQLiteBook
-from ._grants import Grants
+from ._grants import Grants, GrantStore
 from ._policy import ANSWERS, FLOOR_CHECKS, LEASE_TOOLS, REFUSED, Policy
 
 __all__ = ["Policy", "Grants", "ANSWERS", "LEASE_TOOLS", "FLOOR_CHECKS", "REFUSED",
-           "GrantBook", "GrantBookError", "MemoryBook", "SQLiteBook"]
+           "GrantBook", "GrantBookError", "GrantStore", "MemoryBook", "SQLiteBook"]

@@ -78,7 +78,8 @@ class Holder:
     @classmethod
     def mine(cls) -> Holder:
         """The calling thread, with a fresh nonce."""
-        return cls(socket.gethostname(), os.getpid(), threading.get_ident())
+        thread = threading.current_thread().ident   # (registers a thread Python did not start)
+        return cls(socket.gethostname(), os.getpid(), thread or threading.get_ident())
 
     def gone(self) -> bool:
         """Whether this holder is certainly dead: on this host, its process (or, in this
@@ -121,7 +122,8 @@ class GrantBook(Protocol):
     """Where one human's grants live (the role :class:`MemoryBook` and :class:`SQLiteBook` play).
 
     Thread-safe; every method is one atomic step.  ``rules`` are plain data,
-    already validated and in key order; identity is :func:`canonical`.
+    already validated and in key order; a grant's identity is its JSON with
+    sorted keys.
     """
 
     where: str
@@ -166,6 +168,8 @@ class MemoryBook:
 
     def __init__(self, name: str = "default") -> None:
         self.where = f"memory book {name!r}"
+        #: Bumped by every change of the grants (so a reader may keep what it compiled).
+        self.generation = 0
         self._lock = threading.Lock()
         self._rules: list[tuple[str, dict[str, Any]]] = []
         self._history: list[dict[str, Any]] = []
@@ -179,6 +183,7 @@ class MemoryBook:
                 key = canonical(rule)
                 if all(known != key for known, _ in self._rules):
                     self._rules.append((key, copy.deepcopy(dict(rule))))
+                    self.generation += 1
                     self._history.append(_record("grant", rule, time.time(), agent=agent,
                                                  question=question))
                     added.append(copy.deepcopy(dict(rule)))
@@ -195,6 +200,7 @@ class MemoryBook:
             if position is None:
                 return None
             _, rule = self._rules.pop(position)
+            self.generation += 1
             self._history.append(_record("revoke", rule, time.time(), agent=agent,
                                          question=None))
             return rule

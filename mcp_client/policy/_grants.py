@@ -1,7 +1,7 @@
 """The book of remembered answers (:class:`Grants`) and the lock every question goes through.
 
-A :class:`Grants` keeps its grants in a :class:`~mcp_client.policy._book.GrantBook`:
-a :class:`~mcp_client.policy._book.MemoryBook` when no store is given (one
+A :class:`Grants` keeps its grants in a :class:`~mcp_client.policy.GrantBook`:
+a :class:`~mcp_client.policy.MemoryBook` when no store is given (one
 process; what ``Grants`` always was), else ``store.book(book)`` -- shared by
 every process that opens the same store and book.  This module validates and
 compiles what the book holds; it never decides a call (that is
@@ -11,7 +11,7 @@ No caching, so read-your-writes across processes: every decision reads the
 book, and a grant whose :meth:`Grants.add` returned in one process is in force
 for the next decision that starts in any process sharing the book.  A book
 that cannot be read or written raises
-:class:`~mcp_client.policy._book.GrantBookError`; the policy refuses the call
+:class:`~mcp_client.policy.GrantBookError`; the policy refuses the call
 (it fails closed), and nothing written before is lost.
 
 Questions: one book is one human.  Without a store a question holds a
@@ -154,7 +154,7 @@ class Grants:
             with a store they are added to the book (idempotently).
         store: where the book lives, shared across processes (anything with
             ``book(name)`` returning a
-            :class:`~mcp_client.policy._book.GrantBook`); ``None`` keeps it in
+            :class:`~mcp_client.policy.GrantBook`); ``None`` keeps it in
             this object.
         book: the book's name in the store.
         agent: a name written into the audit record of each grant this
@@ -175,6 +175,7 @@ class Grants:
         self._book: GrantBook = store.book(book) if store is not None else MemoryBook(book)
         self._ask_lock = _FleetQuestion(self._book) if self.shared else _OneQuestion()
         self._compiled: dict[str, Rule] = {}
+        self._kept: tuple[int | None, list[Rule]] = (None, [])
         self._lock = threading.Lock()
         first = compile_rules(grants, where="grant", decisions=("allow", "deny"))
         if first:
@@ -192,6 +193,9 @@ class Grants:
             GrantBookError: the book could not be read, or holds a grant that
                 does not validate (never skipped: it may be a deny).
         """
+        generation = getattr(self._book, "generation", None)   # a MemoryBook's: in-process
+        if generation is not None and self._kept[0] == generation:
+            return list(self._kept[1])
         sources = self._book.rules()
         rules, compiled = [], {}
         with self._lock:
@@ -207,7 +211,9 @@ class Grants:
                 compiled[key] = rule
                 rules.append(rule)
             self._compiled = compiled
-        return rules
+            if generation is not None:
+                self._kept = (generation, rules)
+        return list(rules)
 
     def add(self, rules: Iterable[Rule], *, question: Any = None) -> bool:
         """Remember ``rules`` (already validated), skipping ones already in the book.

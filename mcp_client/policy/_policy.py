@@ -300,8 +300,12 @@ class Policy(Layer):
     def __repr__(self) -> str:
         mode = "interactive" if self.interactive else "headless"
         shared = " shared-book" if self._store is not None else ""
+        try:
+            grants: int | str = len(self.grants)
+        except GrantBookError:          # a shared book that is unavailable right now
+            grants = "?"
         return (f"<Policy rules={len(self._rules)} roots={len(self._roots)} "
-                f"grants={len(self.grants)}{shared} {mode}>")
+                f"grants={grants}{shared} {mode}>")
 
     # -- deciding -------------------------------------------------------------------------
 

@@ -348,7 +348,9 @@ class SharedGrantsTest(TempCase):
         grants = Grants([WRITE], agent="solo")
         self.assertFalse(grants.shared)
         self.assertEqual(repr(grants), "<Grants 1 grants>")
+        self.assertEqual([rule.source for rule in grants.rules()], [WRITE])
         self.assertEqual(grants.revoke(0), WRITE)
+        self.assertEqual(grants.rules(), [])                    # nothing kept past a change
         self.assertEqual([r["event"] for r in grants.history()], ["grant", "revoke"])
         with self.assertRaises(InvalidArgument):
             grants.revoke(0)
@@ -431,6 +433,7 @@ class SharedGrantsTest(TempCase):
         result = policy.execute_tool_calls([call("fs_write", {"path": "/srv/work/a"})])[0]
         self.assertRefused(result, "could not decide", self.path)
         self.assertIn("<Grants unavailable", repr(grants))
+        self.assertIn("grants=? shared-book", repr(policy))
         os.rmdir(self.path)
         os.rename(self.path + ".away", self.path)
         self.assertFalse(policy.execute_tool_calls([call("fs_write", {"path": "/srv/work/a"})])
