@@ -26,6 +26,7 @@ from mcp_client.exceptions import InvalidArgument
 from mcp_client.policy import (REFUSED, GrantBook, GrantBookError, Grants, MemoryBook, Policy,
                                SQLiteBook)
 from mcp_client.policy._book import SCHEMA_VERSION, Holder
+from mcp_client.policy._grants import _FleetQuestion
 from mcp_client.policy.rules import compile_rule
 from mcp_client.types import ToolMessage
 
@@ -438,6 +439,36 @@ class SharedGrantsTest(TempCase):
         os.rename(self.path + ".away", self.path)
         self.assertFalse(policy.execute_tool_calls([call("fs_write", {"path": "/srv/work/a"})])
                          [0]["is_error"])
+
+
+class RenewCounting(MemoryBook):
+    """A memory book that says when its question lease was renewed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.renewed = threading.Event()
+
+    def renew_question(self, holder: Holder, ttl: float) -> bool:
+        renewed = super().renew_question(holder, ttl)
+        self.renewed.set()
+        return renewed
+
+
+class FleetQuestionTest(TempCase):
+    def test_the_lease_is_renewed_while_open_and_released_after(self) -> None:
+        book = RenewCounting()
+        question = _FleetQuestion(book, ttl=0.06)
+        self.assertTrue(question.enter())
+        try:
+            self.assertFalse(question.enter())       # the same thread: refused, not a deadlock
+            self.assertTrue(book.question_open())
+            self.assertTrue(book.renewed.wait(WAIT))
+            self.assertTrue(book.question_open())
+            self.assertIn("mcp-question-lease-", {t.name[:19] for t in threading.enumerate()})
+        finally:
+            question.leave()
+        self.assertFalse(book.question_open())       # and the renewing thread was joined
+        self.assertNotIn("mcp-question-lease-", {t.name[:19] for t in threading.enumerate()})
 
 
 # -- separate processes ----------------------------------------------------------------------
