@@ -95,8 +95,8 @@ question (permission or elicitation) goes through one non-reentrant
 given (one book is one human), else the policy's own; a book kept in a store
 adds its question lease, so one question is open at a time across every
 process sharing the book.  A shared book that cannot be read or written fails
-closed: the call is refused, saying which book (an elicitation is declined).  A human deliberating
-stalls every waiting batch; a UI that wants a deadline imposes it inside the
+closed: the call is refused, saying which book (an elicitation is declined).
+A human deliberating stalls every waiting batch; a UI that wants a deadline imposes it inside the
 callback.  An ``on_ask`` (or ``on_grant``, which runs under the same lock
 while its call is still being decided) that dispatches a policy-mediated call
 which has to ask, from inside the callback, would wait on its own question for
