@@ -1,7 +1,9 @@
 """Permissions: the :class:`Policy` layer, its shared :class:`Grants`, and the rule language.
 
-This package is the face of the permission unit.  The decision and the
-grants live in :mod:`._policy`, the rule language in
+This package is the face of the permission unit.  The decision lives in
+:mod:`._policy`, the grants in :mod:`._grants` (kept in a book,
+:mod:`._book`: in memory, or in an SQLite file many processes share), the
+rule language in
 :mod:`mcp_client.policy.rules` (public: ``RuleError``, ``compile_rule``...),
 the shell reader in :mod:`._shell` (what it knows of particular programs in
 :mod:`._programs`, the command checks in :mod:`._checks`), and the call as a
@@ -13,6 +15,9 @@ lease layer: what a call's commands may change.
 from __future__ import annotations
 
 from ._places import command_locations as command_locations  # noqa: F401 -- for leases
-from ._policy import ANSWERS, FLOOR_CHECKS, LEASE_TOOLS, REFUSED, Grants, Policy
+from ._book import GrantBook, GrantBookError, MemoryBook, SQLiteBook
+from ._grants import Grants, GrantStore
+from ._policy import ANSWERS, FLOOR_CHECKS, LEASE_TOOLS, REFUSED, Policy
 
-__all__ = ["Policy", "Grants", "ANSWERS", "LEASE_TOOLS", "FLOOR_CHECKS", "REFUSED"]
+__all__ = ["Policy", "Grants", "ANSWERS", "LEASE_TOOLS", "FLOOR_CHECKS", "REFUSED",
+           "GrantBook", "GrantBookError", "GrantStore", "MemoryBook", "SQLiteBook"]

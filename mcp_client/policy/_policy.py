@@ -2,11 +2,12 @@
 
 :class:`Policy` wraps a provider (anything with ``tools_for_llm()`` and
 ``execute_tool_calls(calls)``) and is one, so it stacks anywhere a provider
-goes.  :class:`Grants` is the lock-protected
-book of remembered answers that many policies can share.  The rule language
+goes.  :class:`Grants` (:mod:`mcp_client.policy._grants`) is the
+book of remembered answers that many policies, and with a store many
+processes, can share.  The rule language
 lives in :mod:`mcp_client.policy.rules`, location logic in :mod:`mcp_client.paths`,
-command reading in :mod:`mcp_client.policy._shell`.  This module owns the decision,
-the grants and the one seam to the human; it never touches the filesystem and
+command reading in :mod:`mcp_client.policy._shell`.  This module owns the decision
+and the one seam to the human; it never touches the filesystem and
 starts no thread.
 
 How one call is decided, failing closed at every step:
@@ -91,8 +92,11 @@ raising -- refuses the call and remembers nothing.
 Threads: decisions run on the caller's thread; many may run at once.  Every
 question (permission or elicitation) goes through one non-reentrant
 ``threading.Lock`` with no timeout -- the book's, when ``grants_store`` is
-given (one book is one human), else the policy's own.  A human deliberating
-stalls every waiting batch; a UI that wants a deadline imposes it inside the
+given (one book is one human), else the policy's own; a book kept in a store
+adds its question lease, so one question is open at a time across every
+process sharing the book.  A shared book that cannot be read or written fails
+closed: the call is refused, saying which book (an elicitation is declined).
+A human deliberating stalls every waiting batch; a UI that wants a deadline imposes it inside the
 callback.  An ``on_ask`` (or ``on_grant``, which runs under the same lock
 while its call is still being decided) that dispatches a policy-mediated call
 which has to ask, from inside the callback, would wait on its own question for
@@ -110,18 +114,19 @@ from __future__ import annotations
 
 import copy
 import logging
-import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, cast
 
 from ._asking import ANSWERS, interpret, suggested_rule
+from ._book import GrantBookError
 from ._calls import parse_arguments, shown
+from ._grants import Grants
 from .._options import unknown_option
 from ..exceptions import MCPClientError
 from ..paths import Tri, common_directory
 from ..provider import CallParts, Layer, declared_name, error_message, refuse_unreadable
-from .rules import (ANNOTATIONS_UNREAD, CHECK_FUNCTIONS, RULE_KEYS, Facts, Rule, RuleError,
-                    check_roots, compile_rule, compile_rules, gather)
+from .rules import (ANNOTATIONS_UNREAD, CHECK_FUNCTIONS, Facts, Rule, RuleError, check_roots,
+                    compile_rules, gather)
 
 if TYPE_CHECKING:
     from ..types import ToolDeclaration, ToolMessage
@@ -141,94 +146,8 @@ REFUSED = "refused by policy"
 _OPTIONS = ("rules", "roots", "on_ask", "on_grant", "grants", "grants_store")
 
 
-def _ordered(source: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: copy.deepcopy(source[key]) for key in RULE_KEYS if key in source}
-
-
-class _OneQuestion:
-    """The lock every question goes through, which knows the thread that holds it."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._owner: int | None = None
-
-    def enter(self) -> bool:
-        """Take the lock; False, without waiting, if this thread already holds it."""
-        me = threading.get_ident()
-        if self._owner == me:
-            return False
-        self._lock.acquire()
-        self._owner = me
-        return True
-
-    def leave(self) -> None:
-        self._owner = None
-        self._lock.release()
-
-
 _NESTED = ("it was asked from inside on_ask or on_grant, which are still waiting for an "
            "earlier answer on this thread, and a question cannot wait on itself")
-
-
-class Grants:
-    """The shared book of remembered answers: one session, one grant set.
-
-    Hand one book to every policy of a fleet as ``grants_store``: an always-
-    answer given to any of them is written here, and every policy reads the
-    book on every decision, so a grant is in force for a call a millisecond
-    later on another thread.  The book also carries the lock that serialises
-    questions, because one book is one human.
-
-    Args:
-        grants: grants to start with (plain data from a previous session's
-            ``.grants``): rules whose ``decision`` is ``allow`` or ``deny``.
-
-    Raises:
-        RuleError: a grant that does not validate (naming its index and key).
-    """
-
-    def __init__(self, grants: Sequence[Mapping[str, Any]] | None = None) -> None:
-        self._lock = threading.Lock()
-        self._ask_lock = _OneQuestion()
-        self._rules = [self._stored(rule) for rule in compile_rules(
-            grants, where="grant", decisions=("allow", "deny"))]
-
-    @staticmethod
-    def _stored(rule: Rule) -> Rule:
-        return compile_rule(_ordered(rule.source), rule.index, where="grant")
-
-    @property
-    def grants(self) -> list[dict[str, Any]]:
-        """A copy of every grant, as plain data (oldest first)."""
-        with self._lock:
-            return [copy.deepcopy(rule.source) for rule in self._rules]
-
-    def rules(self) -> list[Rule]:
-        """A snapshot of the validated grants."""
-        with self._lock:
-            return list(self._rules)
-
-    def add(self, rules: Iterable[Rule]) -> bool:
-        """Remember ``rules`` (already validated), skipping ones already in the book.
-
-        Returns:
-            Whether anything new was written.
-        """
-        added = False
-        with self._lock:
-            for rule in rules:
-                source = _ordered(rule.source)
-                if all(known.source != source for known in self._rules):
-                    self._rules.append(compile_rule(source, len(self._rules), where="grant"))
-                    added = True
-        return added
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._rules)
-
-    def __repr__(self) -> str:
-        return f"<Grants {len(self)} grants>"
 
 
 @dataclass
@@ -381,8 +300,12 @@ class Policy(Layer):
     def __repr__(self) -> str:
         mode = "interactive" if self.interactive else "headless"
         shared = " shared-book" if self._store is not None else ""
+        try:
+            grants: int | str = len(self.grants)
+        except GrantBookError:          # a shared book that is unavailable right now
+            grants = "?"
         return (f"<Policy rules={len(self._rules)} roots={len(self._roots)} "
-                f"grants={len(self.grants)}{shared} {mode}>")
+                f"grants={grants}{shared} {mode}>")
 
     # -- deciding -------------------------------------------------------------------------
 
@@ -475,7 +398,13 @@ class Policy(Layer):
             return _Outcome(False, f"{REFUSED}: the answer about {facts.tool} could not be "
                                    f"used ({exc}), so it was not run and nothing was "
                                    "remembered.")
-        if remember and self._book.add(remember):
+        try:
+            added = bool(remember) and self._book.add(remember, question=question)
+        except GrantBookError as exc:
+            log.warning("the answer about %s was not remembered: %s", facts.tool, exc)
+            return _Outcome(False, f"{REFUSED}: the answer about {facts.tool} could not be "
+                                   f"remembered ({exc}), so it was not run.")
+        if added:
             self._tell_grant()
         if action in ("allow-once", "always-allow"):
             return _Outcome(True)
@@ -492,7 +421,12 @@ class Policy(Layer):
     def _elicit(self, request: dict[str, Any]) -> Any:
         if self._on_ask is None:
             return {"action": "decline"}
-        if not self._ask_lock.enter():
+        try:
+            entered = self._ask_lock.enter()
+        except GrantBookError as exc:
+            log.warning("declined an elicitation: %s", exc)
+            return {"action": "decline"}
+        if not entered:
             log.warning("declined an elicitation: %s", _NESTED)
             return {"action": "decline"}
         try:
