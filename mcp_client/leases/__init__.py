@@ -90,8 +90,13 @@ refusal and the error -- is a strict JSON object (``{"acquired": true,
 around a lock call are forwarded to the inner provider in separate batches, so
 a ``lock_release`` never overtakes the write before it.
 
-None of this reaches outside the process: a lease is advisory and dies with
-it.  The server's own sandbox stays the filesystem's truth.
+Without a store, none of this reaches outside the process: a lease is
+advisory and dies with it.  ``LeaseTable(store=open_store(url),
+workspace=...)`` (:mod:`mcp_client.store`) keeps the leases and holds in the
+store instead, shared by every process that opens the same store and
+workspace; each grant then carries a fencing token (``Lease.token``),
+strictly increasing per workspace.  The server's own sandbox stays the
+filesystem's truth.
 """
 
 from __future__ import annotations

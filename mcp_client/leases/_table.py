@@ -3,7 +3,8 @@
 :class:`LeaseTable` is one per workspace, shared by every agent's
 :class:`~mcp_client.leases.Leases` and safe to call from any thread: every
 question is answered, and every claim granted or refused, in one step under
-its lock.  What a lease, a hold and a conflict are is told in
+its lock -- or, given a store (:mod:`mcp_client.store`), in one transaction
+there.  What a lease, a hold and a conflict are is told in
 :mod:`mcp_client.leases`.  It knows paths (:mod:`mcp_client.paths`) and
 nothing of tools, calls or providers.
 """
@@ -154,7 +155,7 @@ class LeaseTable:
     there, shared by every table that opens the same store and ``workspace``
     -- in other processes too -- and every method asks the store: expiry then
     follows the store's clock (``clock`` is not used), and each grant carries
-    a fencing token (:attr:`Lease.token`).  A store that cannot answer raises
+    a fencing token (``Lease.token``).  A store that cannot answer raises
     :class:`~mcp_client.store.StoreUnavailable`; nothing is granted.
 
     Args:

@@ -9,11 +9,11 @@ workspace shares one table, and every lease grant carries a fencing token
 * ``open_store("memory:")`` -- :class:`MemoryStore`: this process only, on the
   monotonic clock (the semantics of a table without a store, plus tokens).
 * ``open_store("sqlite:///abs/path.db")`` or a plain file path --
-  :class:`SQLiteStore`: one host, many processes (stdlib :mod:`sqlite3`,
+  :class:`SQLiteStore`: one host, many processes (stdlib ``sqlite3``,
   WAL journal, ``BEGIN IMMEDIATE`` per operation).  Expiry follows the
   host's wall clock, read inside each transaction; all processes on a host
-  read the same clock.  Keep the file on a local disk: SQLite's locking is
-  not reliable on network filesystems.
+  read the same clock.  A file on a network filesystem (NFS, SMB...) is
+  refused: SQLite's locking is not reliable there.
 * ``postgresql://`` and ``redis://`` URLs are recognised and refused with
   :class:`UnsupportedStore`: those engines are not in this version.
 
@@ -37,7 +37,7 @@ What a store keeps and how (see :class:`Store`):
   :class:`StoreUnavailable` naming the store and grants nothing; the next
   call tries again.
 
-A store is safe to use from any thread and closeable (:meth:`close`, or a
+A store is safe to use from any thread and closeable (:meth:`Store.close`, or a
 ``with`` block).  URLs are shown with any password hidden.
 """
 
@@ -52,6 +52,7 @@ from .._redact import redact_url
 from ..exceptions import InvalidArgument
 from ._base import (Refusal, Store, StoredHold, StoredLease, StoreError, StoreUnavailable,
                     UnsupportedStore)
+from . import _proc
 from ._sql import SQLEngine
 
 __all__ = ["open_store", "Store", "MemoryStore", "SQLiteStore", "StoredLease", "StoredHold",
@@ -104,15 +105,23 @@ class SQLiteStore(_Closing, SQLEngine):
         path: the database file.
         lock_timeout: seconds an operation waits for the write lock before it
             raises :class:`StoreUnavailable`.
+        mounts: the mount table read to find the file's filesystem (a test
+            may pass its own).
 
     Raises:
-        StoreUnavailable: the file cannot be opened or made.
+        StoreUnavailable: the file cannot be opened or made, or it is on a
+            network filesystem (NFS, SMB...), where SQLite's locks do not hold.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 5.0,
+                 mounts: str = "/proc/mounts") -> None:
         if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
             raise InvalidArgument("path", path, "must be a file path")
         self.path = os.path.abspath(os.fspath(path))
+        kind = _proc.filesystem(os.path.realpath(os.path.dirname(self.path)), mounts)
+        if kind in _proc.NETWORK_FILESYSTEMS:
+            raise StoreUnavailable(f"sqlite://{self.path}", f"on a network filesystem ({kind}): "
+                                   "SQLite's locking is not reliable there; use a local disk")
         super().__init__(f"sqlite://{self.path}", self.path, clock=time.time,
                          lock_timeout=_lock_timeout(lock_timeout), wal=True)
 

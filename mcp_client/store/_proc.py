@@ -1,4 +1,4 @@
-"""Which process this is, and whether another one on this host is still alive.
+"""This host: which process this is, whether another one is alive, what disk a file is on.
 
 A store keeps an in-flight hold as a row stamped with its process (host, pid
 and, on Linux, the process's start time, so a reused pid is not taken for the
@@ -11,7 +11,12 @@ from __future__ import annotations
 import os
 import socket
 
-__all__ = ["HOST", "started", "alive"]
+__all__ = ["HOST", "started", "alive", "filesystem", "NETWORK_FILESYSTEMS"]
+
+#: Filesystem types whose locking SQLite cannot rely on (its "How To Corrupt An
+#: SQLite Database File", section 2.1; WAL also needs shared memory on one host).
+NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs",
+                                 "ceph", "glusterfs", "fuse.sshfs", "lustre", "gpfs"})
 
 #: This host's name, as holds are stamped with it.
 HOST = socket.gethostname()
@@ -53,3 +58,22 @@ def alive(pid: int, since: str | None) -> bool:
     if fields[0] == "Z":
         return False
     return since is None or len(fields) <= 19 or fields[19] == since
+
+
+def filesystem(path: str, mounts: str = "/proc/mounts") -> str | None:
+    """The type of the filesystem ``path`` is on (the longest mount point above it);
+    None when the mount table cannot be read (off Linux)."""
+    try:
+        with open(mounts, encoding="utf-8", errors="replace") as table:
+            rows = [line.split() for line in table]
+    except OSError:
+        return None
+    best: tuple[int, str] | None = None
+    for row in rows:
+        if len(row) < 3:
+            continue
+        point = row[1].replace("\\040", " ")
+        inside = path == point or path.startswith(point.rstrip("/") + "/")
+        if inside and (best is None or len(point) > best[0]):
+            best = (len(point), row[2])
+    return None if best is None else best[1]

@@ -37,8 +37,8 @@ class _Dir(unittest.TestCase):
         self.addCleanup(folder.cleanup)
         self.dir = folder.name
 
-    def sqlite(self, name: str = "fleet.db", **options: float) -> SQLiteStore:
-        store = SQLiteStore(os.path.join(self.dir, name), **options)
+    def sqlite(self, name: str = "fleet.db", *, lock_timeout: float = 5.0) -> SQLiteStore:
+        store = SQLiteStore(os.path.join(self.dir, name), lock_timeout=lock_timeout)
         self.addCleanup(store.close)
         return store
 
@@ -85,6 +85,19 @@ class OpenStoreTest(_Dir):
         with self.assertRaises(StoreUnavailable) as caught:
             open_store(os.path.join(self.dir, "no", "such", "dir", "x.db"))
         self.assertIn("x.db", str(caught.exception))
+
+    def test_a_file_on_a_network_filesystem_is_refused(self) -> None:
+        mounts = os.path.join(self.dir, "mounts")
+        real = os.path.realpath(self.dir)
+        with open(mounts, "w", encoding="utf-8") as table:
+            table.write(f"/dev/sda1 / ext4 rw 0 0\nserver:/export {real} nfs4 rw 0 0\n")
+        with self.assertRaises(StoreUnavailable) as caught:
+            SQLiteStore(os.path.join(self.dir, "x.db"), mounts=mounts)
+        self.assertIn("nfs4", str(caught.exception))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "x.db")))
+        with open(mounts, "w", encoding="utf-8") as table:
+            table.write(f"/dev/sda1 / ext4 rw 0 0\nserver:/export {real}/other nfs4 rw 0 0\n")
+        SQLiteStore(os.path.join(self.dir, "x.db"), mounts=mounts).close()
 
     def test_close_is_idempotent_and_a_closed_store_refuses(self) -> None:
         store = self.sqlite()
