@@ -37,7 +37,9 @@ What a store keeps and how (see :class:`Store`):
   :class:`StoreUnavailable` naming the store and grants nothing; the next
   call tries again.
 
-A store is safe to use from any thread and closeable (:meth:`Store.close`, or a
+A store is opened in each process that uses it: one opened before a
+``fork()`` raises :class:`StoreError` in the child (SQLite connections must
+not cross a fork).  A store is safe to use from any thread and closeable (:meth:`Store.close`, or a
 ``with`` block).  URLs are shown with any password hidden.
 """
 

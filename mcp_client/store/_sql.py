@@ -68,7 +68,8 @@ class SQLEngine:
         self._changed = threading.Condition(threading.Lock())
         self._generation = 0
         self._seen = threading.local()
-        self._owner = f"{_proc.HOST}:{os.getpid()}:{uuid.uuid4().hex}"
+        self._pid = os.getpid()
+        self._owner = f"{_proc.HOST}:{self._pid}:{uuid.uuid4().hex}"
         self._started = _proc.started(os.getpid())
         try:
             self._conn: sqlite3.Connection | None = sqlite3.connect(
@@ -108,6 +109,10 @@ class SQLEngine:
     @contextmanager
     def _write(self) -> Iterator[float]:
         """One ``BEGIN IMMEDIATE`` transaction; yields the store's clock read inside it."""
+        if os.getpid() != self._pid:
+            # SQLite forbids carrying a connection across fork(); so would our lock.
+            raise StoreError(self.name, "opened in another process (a parent before fork); "
+                                        "open the store in each process")
         if not self._lock.acquire(timeout=self.lock_timeout):
             raise StoreUnavailable(self.name, f"busy past {self.lock_timeout:g}s")
         try:

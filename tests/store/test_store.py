@@ -9,6 +9,7 @@ import tempfile
 import threading
 import time
 import unittest
+import warnings
 from typing import Any
 
 from mcp_client.exceptions import InvalidArgument, MCPClientError
@@ -106,6 +107,28 @@ class OpenStoreTest(_Dir):
         with self.assertRaises(StoreError):
             store.acquire("w", "a", ["/p"], 10)
         self.assertIn("closed", repr(store))
+
+    @unittest.skipUnless(hasattr(os, "fork"), "fork() only")
+    def test_a_store_opened_before_fork_refuses_in_the_child(self) -> None:
+        store = self.sqlite()
+        reader, writer = os.pipe()
+        with warnings.catch_warnings():   # 3.12+: fork() beside threads; the child uses none
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:   # the child: report, and leave without running the parent's cleanups
+            try:
+                store.acquire("w", "child", ["/p"], 10)
+                answer = b"granted"
+            except StoreError as exc:
+                answer = str(exc).encode()
+            os.write(writer, answer)
+            os._exit(0)
+        os.close(writer)
+        with os.fdopen(reader, "rb") as pipe:
+            answer = pipe.read()
+        os.waitpid(pid, 0)
+        self.assertIn(b"open the store in each process", answer)
+        self.assertEqual(store.leases("w"), [])
 
     def test_another_schema_version_is_refused(self) -> None:
         path = os.path.join(self.dir, "old.db")
