@@ -271,6 +271,26 @@ class _Operations:
         assert isinstance(held, Hold)
         table.end_hold(held)
 
+    def test_threads_racing_on_one_store_make_one_winner(self) -> None:
+        table = self.table()
+        start = threading.Barrier(16)
+        won: list[int] = []
+
+        def claim(index: int) -> None:
+            start.wait(PROMPT)
+            if table.try_acquire(f"t{index}", ["/w/shared", f"/w/own{index}"], 60) is None:
+                won.append(index)
+
+        threads = [threading.Thread(target=claim, args=(index,), name=f"store-racer-{index}")
+                   for index in range(16)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(PROMPT)
+        self.assertEqual(len(won), 1)
+        self.assertEqual(sorted(lease.path for lease in table.snapshot()),
+                         ["/w/own%d" % won[0], "/w/shared"])
+
     def test_a_release_wakes_a_waiter_in_another_thread(self) -> None:
         table = self.table()
         self.assertIsNone(table.try_acquire("a", ["/w"], 60))
@@ -308,6 +328,18 @@ class MemoryStoreTest(_Operations, LeakCheckingTestCase):
         self.assertEqual(table.held_for(table.snapshot()[0]), 9.5)
         self.clock.now += 0.5
         self.assertIsNone(table.try_acquire("b", ["/w"], 10))
+
+    def test_a_holder_paused_past_its_ttl_is_fenced_out(self) -> None:
+        table = self.table()
+        self.assertIsNone(table.try_acquire("slow", ["/w/f"], 10))
+        (old,) = table.snapshot()
+        self.clock.now += 11   # "slow" pauses (GC, SIGSTOP) past its TTL
+        self.assertIsNone(table.try_acquire("fast", ["/w/f"], 10))
+        (new,) = table.snapshot()
+        self.assertGreater(new.token, old.token)
+        blocker = table.try_acquire("slow", ["/w/f"], 10)   # waking, it cannot renew
+        assert blocker is not None
+        self.assertEqual((blocker.holder, blocker.token), ("fast", new.token))
 
 
 class SQLiteStoreTest(_Operations, _Dir, LeakCheckingTestCase):
