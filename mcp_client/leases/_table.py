@@ -35,8 +35,11 @@ class Lease:
     ``in_flight`` marks a mutating call's hold rather than a lease (see
     :meth:`LeaseTable.hold`): it has no TTL (``expires`` is infinite) and ends
     when the call's answer is in; its ``path`` is :data:`ANYWHERE` when the
-    call names a location that cannot be read.  ``token`` is the grant's
-    fencing token (0 for a hold).
+    call names a location that cannot be read.
+
+    ``token`` is the lease's fencing token: every grant takes the table's next
+    integer, so a later grant of a path always has a higher one; a renew (the
+    holder re-acquiring what it still holds) keeps it.  A hold's is 0.
     """
 
     path: str
