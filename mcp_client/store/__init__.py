@@ -27,8 +27,11 @@ What a store keeps and how (see :class:`Store`):
 * In-flight holds (a mutating call between forwarding and its answer) are
   rows stamped with the host, pid and start time of the process that made
   them, so another process sees them, and the holds of a process that died
-  (SIGKILL included) are purged by the next operation on that host.  Leases
-  of a dead process are not purged: they run out by their TTL.
+  (SIGKILL included) are purged by the next operation on that host, and so
+  are holds from before the host's last boot.  Holds stamped by another host
+  or pid namespace (a container sharing the file) cannot be judged and stay
+  until their process ends them (failing closed).  Leases of a dead process
+  are not purged: they run out by their TTL.
 * A waiting acquire notices releases from other processes by polling
   ``PRAGMA data_version`` (5 ms, doubling to 100 ms); a release in the same
   process wakes it at once.

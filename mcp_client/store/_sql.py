@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS leases (
 CREATE TABLE IF NOT EXISTS holds (
     id INTEGER PRIMARY KEY AUTOINCREMENT, workspace TEXT NOT NULL, holder TEXT NOT NULL,
     places TEXT NOT NULL, since REAL NOT NULL, owner TEXT NOT NULL,
-    host TEXT NOT NULL, pid INTEGER NOT NULL, started TEXT);
+    host TEXT NOT NULL, boot TEXT, pidns TEXT, pid INTEGER NOT NULL, started TEXT);
 CREATE TABLE IF NOT EXISTS fencing (workspace TEXT PRIMARY KEY, token INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
 """
@@ -148,9 +148,9 @@ class SQLEngine:
     def _purge(self, workspace: str, now: float) -> None:
         conn = self._connection()
         conn.execute("DELETE FROM leases WHERE workspace = ? AND expires <= ?", (workspace, now))
-        dead = [key for key, pid, started in conn.execute(
-            "SELECT id, pid, started FROM holds WHERE workspace = ? AND host = ?",
-            (workspace, _proc.HOST)) if not _proc.alive(pid, started)]
+        dead = [key for key, pid, started, boot, pidns in conn.execute(
+            "SELECT id, pid, started, boot, pidns FROM holds WHERE workspace = ? AND host = ?",
+            (workspace, _proc.HOST)) if _proc.gone(pid, started, boot, pidns)]
         if dead:
             conn.executemany("DELETE FROM holds WHERE id = ?", [(key,) for key in dead])
             self._touched()
@@ -265,10 +265,10 @@ class SQLEngine:
                 if strict and (place is None or not self._covers(workspace, holder, place)):
                     return Refusal(index, None)
             cursor = self._connection().execute(
-                "INSERT INTO holds (workspace, holder, places, since, owner, host, pid, started) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO holds (workspace, holder, places, since, owner, host, boot, pidns, "
+                "pid, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (workspace, holder, json.dumps(list(places)), now, self._owner, _proc.HOST,
-                 os.getpid(), self._started))
+                 _proc.BOOT, _proc.PIDNS, os.getpid(), self._started))
             assert cursor.lastrowid is not None
             return StoredHold(cursor.lastrowid, now)
 

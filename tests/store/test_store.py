@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import socket
 import sqlite3
 import tempfile
 import threading
@@ -366,6 +367,19 @@ class SQLiteStoreTest(_Operations, _Dir, LeakCheckingTestCase):
         self.assertEqual(len(other.holds()), 1)
         first.close()
         self.assertEqual(other.holds(), [])
+
+    @unittest.skipUnless(os.path.exists("/proc/sys/kernel/random/boot_id"), "Linux only")
+    def test_holds_of_another_boot_go_and_of_another_namespace_stay(self) -> None:
+        table = self.table()
+        raw = sqlite3.connect(os.path.join(self.dir, "fleet.db"), isolation_level=None)
+        self.addCleanup(raw.close)
+        host = socket.gethostname()
+        for holder, boot, pidns in (("rebooted", "another-boot", None),
+                                    ("contained", None, "pid:[1]")):
+            raw.execute("INSERT INTO holds (workspace, holder, places, since, owner, host, "
+                        "boot, pidns, pid, started) VALUES ('default', ?, '[\"/w/x\"]', 0, "
+                        "'elsewhere', ?, ?, ?, 1, NULL)", (holder, host, boot, pidns))
+        self.assertEqual([lease.holder for lease in table.holds()], ["contained"])
 
     def test_expiry_by_the_wall_clock(self) -> None:
         table = self.table()
