@@ -39,9 +39,9 @@ PUBLIC = {
     "mcp_client.local",
     "mcp_client.names", "mcp_client.paths", "mcp_client.policy", "mcp_client.policy.rules",
     "mcp_client.protocol", "mcp_client.provider", "mcp_client.reasons", "mcp_client.registry",
-    "mcp_client.sse", "mcp_client.stdio", "mcp_client.testing", "mcp_client.testing.fake",
-    "mcp_client.testing.kits", "mcp_client.transport", "mcp_client.types",
-    "mcp_client.unknown_keys", "mcp_client.xheaders",
+    "mcp_client.sse", "mcp_client.stdio", "mcp_client.store", "mcp_client.testing",
+    "mcp_client.testing.fake", "mcp_client.testing.kits", "mcp_client.transport",
+    "mcp_client.types", "mcp_client.unknown_keys", "mcp_client.xheaders",
 }
 
 

@@ -10,7 +10,11 @@ away.  This package closes that window with file leases.
   lease on a directory covers everything below it, so two leases conflict
   when either path contains the other (segment-wise, as
   :mod:`mcp_client.paths` compares; paths that differ only in case are taken
-  to conflict, failing closed).
+  to conflict, failing closed).  Given a store
+  (``LeaseTable(store=open_store(url), workspace=...)``, :mod:`mcp_client.store`),
+  the table keeps its leases and holds there instead, shared by every process
+  that opens the same store and workspace; without one, nothing reaches
+  outside the process.
 * :class:`Leases` -- one per agent, a provider wrapping a provider.  It
   publishes ``lock_acquire(paths, ttl?, wait?)`` and ``lock_release(paths?)``
   without any prefix, routes those names ahead of everything else, and

@@ -3,7 +3,8 @@
 :class:`LeaseTable` is one per workspace, shared by every agent's
 :class:`~mcp_client.leases.Leases` and safe to call from any thread: every
 question is answered, and every claim granted or refused, in one step under
-its lock.  What a lease, a hold and a conflict are is told in
+its lock -- or, given a store (:mod:`mcp_client.store`), in one transaction
+there.  What a lease, a hold and a conflict are is told in
 :mod:`mcp_client.leases`.  It knows paths (:mod:`mcp_client.paths`) and
 nothing of tools, calls or providers.
 """
@@ -18,6 +19,7 @@ from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 from .. import paths
 from ..exceptions import InvalidArgument
+from ..store import Store, StoredHold, StoredLease, StoreError
 
 __all__ = ["LeaseTable", "Lease", "Hold", "Conflict", "ANYWHERE", "is_seconds"]
 
@@ -74,6 +76,21 @@ class Hold:
         """The hold as leases (``in_flight``), one per place."""
         return [Lease(ANYWHERE if place is None else place, self.holder, self.since, math.inf,
                       in_flight=True) for place in self.places]
+
+
+class _StoredHold(Hold):
+    """A hold kept in a store: ``key`` ends it there."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, holder: str, places: Sequence[str | None], since: float,
+                 key: int) -> None:
+        super().__init__(holder, places, since)
+        self.key = key
+
+
+def _lease(record: StoredLease | None) -> Lease | None:
+    return None if record is None else Lease(*record)
 
 
 class Conflict(NamedTuple):
@@ -137,20 +154,36 @@ class LeaseTable:
     TTL is a positive, finite number of seconds.  A bad argument is an
     :class:`~mcp_client.exceptions.InvalidArgument`.
 
+    With a ``store`` (:mod:`mcp_client.store`), the leases and holds live
+    there, shared by every table that opens the same store and ``workspace``
+    -- in other processes too -- and every method asks the store: expiry then
+    follows the store's clock (``clock`` is not used), and each grant carries
+    a fencing token (``Lease.token``).  A store that cannot answer raises
+    :class:`~mcp_client.store.StoreUnavailable`; nothing is granted.
+
     Args:
         default_ttl: seconds a lease lasts unless a call says otherwise.
         clock: monotonic seconds (a test may pass its own).
+        store: where the leases live; None keeps them in this table.
+        workspace: which of the store's tables this is.
 
     Raises:
         InvalidArgument: ``default_ttl`` is not a positive, finite number of
-            seconds, or ``clock`` is not callable.
+            seconds, ``clock`` is not callable, ``store`` is not a
+            :class:`~mcp_client.store.Store`, or ``workspace`` is not a
+            non-empty string.
     """
 
     def __init__(self, default_ttl: float = 300, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, store: Store | None = None,
+                 workspace: str = "default") -> None:
         self.default_ttl = _positive("default_ttl", default_ttl)
         if not callable(clock):
             raise InvalidArgument("clock", clock, "must be callable")
+        if store is not None and not isinstance(store, Store):
+            raise InvalidArgument("store", store, "must be a Store (mcp_client.store)")
+        self.store = store
+        self.workspace = _holder(workspace, "workspace")
         self._clock = clock
         self._cond = threading.Condition()
         self._leases: dict[str, Lease] = {}
@@ -158,6 +191,14 @@ class LeaseTable:
         self._token = 0     # the last fencing token granted
 
     def __repr__(self) -> str:
+        if self.store is not None:
+            try:
+                counts = (f"leases={len(self.store.leases(self.workspace))} "
+                          f"in_flight={len(self.store.holds(self.workspace))}")
+            except StoreError:
+                counts = "unavailable"
+            return (f"<LeaseTable store={self.store!r} workspace={self.workspace!r} {counts} "
+                    f"default_ttl={self.default_ttl:g}>")
         return (f"<LeaseTable leases={len(self._leases)} in_flight={len(self._holds)} "
                 f"default_ttl={self.default_ttl:g}>")
 
@@ -167,6 +208,8 @@ class LeaseTable:
 
     def snapshot(self) -> list[Lease]:
         """The live leases (copies)."""
+        if self.store is not None:
+            return [Lease(*record) for record in self.store.leases(self.workspace)]
         with self._cond:
             self._purge(self._clock())
             return [Lease(**vars(lease)) for lease in self._leases.values()]
@@ -184,6 +227,8 @@ class LeaseTable:
             :class:`Lease`) of another holder that is in the way.
         """
         holder, wanted, ttl = _holder(holder), _path_list("wanted", wanted), _positive("ttl", ttl)
+        if self.store is not None:
+            return _lease(self.store.acquire(self.workspace, holder, wanted, ttl))
         with self._cond:
             now = self._clock()
             self._purge(now)
@@ -206,6 +251,9 @@ class LeaseTable:
         """Give back ``released`` (all of ``holder``'s when None); returns what was freed."""
         holder = _holder(holder)
         wanted = None if released is None else set(_path_list("released", released))
+        if self.store is not None:
+            return self.store.release(self.workspace, holder,
+                                      None if wanted is None else sorted(wanted))
         with self._cond:
             freed = [p for p, lease in self._leases.items()
                      if lease.holder == holder and (wanted is None or p in wanted)]
@@ -220,6 +268,8 @@ class LeaseTable:
 
     def release_all(self) -> None:
         """Empty the table of leases (at shutdown); a call in flight keeps its hold."""
+        if self.store is not None:
+            return self.store.release_all(self.workspace)
         with self._cond:
             self._leases.clear()
             self._cond.notify_all()
@@ -227,6 +277,8 @@ class LeaseTable:
     def blocking(self, holder: str, path: str | None) -> Lease | None:
         """Another holder's lease or in-flight hold over ``path`` (any of theirs when
         ``path`` is unknown)."""
+        if self.store is not None:
+            return _lease(self.store.blocking(self.workspace, holder, path))
         with self._cond:
             self._purge(self._clock())
             return self._in_the_way(holder, path)
@@ -236,6 +288,8 @@ class LeaseTable:
 
         Only leases count: a hold of the holder's own is not permission.
         """
+        if self.store is not None:
+            return self.store.covers(self.workspace, holder, path)
         with self._cond:
             self._purge(self._clock())
             return self._covers(holder, path)
@@ -257,6 +311,11 @@ class LeaseTable:
             :class:`Conflict` that refused it.
         """
         holder, places = _holder(holder), _path_list("places", places, unknown=True)
+        if self.store is not None:
+            got = self.store.hold(self.workspace, holder, places, strict=strict)
+            if isinstance(got, StoredHold):
+                return _StoredHold(holder, places, got.since, got.key)
+            return Conflict(got.at, _lease(got.blocker))
         with self._cond:
             now = self._clock()
             self._purge(now)
@@ -274,12 +333,18 @@ class LeaseTable:
         """End a hold (its call's answer is in); idempotent.  Wakes waiting claims."""
         if not isinstance(held, Hold):
             raise InvalidArgument("held", held, "must be a Hold from hold()")
+        if self.store is not None:
+            if not isinstance(held, _StoredHold):
+                raise InvalidArgument("held", held, "must be a Hold from this table's hold()")
+            return self.store.end_hold(self.workspace, held.key)
         with self._cond:
             self._holds = [h for h in self._holds if h is not held]
             self._cond.notify_all()
 
     def holds(self) -> list[Lease]:
         """The holds of calls in flight, one ``in_flight`` :class:`Lease` per place."""
+        if self.store is not None:
+            return [Lease(*record) for record in self.store.holds(self.workspace)]
         with self._cond:
             return [lease for held in self._holds for lease in held.leases()]
 
@@ -301,9 +366,13 @@ class LeaseTable:
 
     def wait_for_change(self, timeout: float) -> None:
         """Block until a release, or ``timeout`` seconds."""
+        if self.store is not None:
+            self.store.wait(self.workspace, timeout)
+            return
         with self._cond:
             self._cond.wait(timeout)
 
     def held_for(self, lease: Lease) -> float:
         """Seconds since ``lease`` was first taken."""
-        return max(0.0, self._clock() - lease.since)
+        now = self._clock() if self.store is None else self.store.now()
+        return max(0.0, now - lease.since)

@@ -1,0 +1,166 @@
+"""The fleet store: one workspace's leases shared by every process that opens it.
+
+A :class:`~mcp_client.leases.LeaseTable` keeps its leases in its own process
+unless it is given a store (``LeaseTable(store=open_store(url),
+workspace="repo")``); then every process that opens the same store and
+workspace shares one table, and every lease grant carries a fencing token
+(``Lease.token``), strictly increasing per workspace.
+
+* ``open_store("memory:")`` -- :class:`MemoryStore`: this process only, on the
+  monotonic clock (the semantics of a table without a store, plus tokens).
+* ``open_store("sqlite:///abs/path.db")`` or a plain file path --
+  :class:`SQLiteStore`: one host, many processes (stdlib ``sqlite3``,
+  WAL journal, ``BEGIN IMMEDIATE`` per operation).  Expiry follows the
+  host's wall clock, read inside each transaction; all processes on a host
+  read the same clock.  A file on a network filesystem (NFS, SMB...) is
+  refused: SQLite's locking is not reliable there.
+* ``postgresql://`` and ``redis://`` URLs are recognised and refused with
+  :class:`UnsupportedStore`: those engines are not in this version.
+
+What a store keeps and how (see :class:`Store`):
+
+* An acquire is all or nothing, atomic in the store: another holder's lease
+  or in-flight hold over any wanted path refuses the whole claim (overlap
+  by path containment, paths differing only in case conflict).  Re-acquiring
+  a path one holds renews it and keeps its token; a new grant takes the next
+  token.  Release frees only the caller's own leases.
+* In-flight holds (a mutating call between forwarding and its answer) are
+  rows stamped with the host, pid and start time of the process that made
+  them, so another process sees them, and the holds of a process that died
+  (SIGKILL included) are purged by the next operation on that host, and so
+  are holds from before the host's last boot.  Holds stamped by another host
+  or pid namespace (a container sharing the file) cannot be judged and stay
+  until their process ends them (failing closed).  Leases of a dead process
+  are not purged: they run out by their TTL.
+* A waiting acquire notices releases from other processes by polling
+  ``PRAGMA data_version`` (5 ms, doubling to 100 ms); a release in the same
+  process wakes it at once.
+* The store fails closed: when the database cannot be opened, or stays
+  locked past ``lock_timeout`` (5 s), the operation raises
+  :class:`StoreUnavailable` naming the store and grants nothing; the next
+  call tries again.
+
+A store is opened in each process that uses it: one opened before a
+``fork()`` raises :class:`StoreError` in the child (SQLite connections must
+not cross a fork).  A store is safe to use from any thread and closeable (:meth:`Store.close`, or a
+``with`` block).  URLs are shown with any password hidden.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from typing import Any
+
+from .._redact import redact_url
+from ..exceptions import InvalidArgument
+from ._base import (Refusal, Store, StoredHold, StoredLease, StoreError, StoreUnavailable,
+                    UnsupportedStore)
+from . import _proc
+from ._sql import SQLEngine
+
+__all__ = ["open_store", "Store", "MemoryStore", "SQLiteStore", "StoredLease", "StoredHold",
+           "Refusal", "StoreError", "StoreUnavailable", "UnsupportedStore"]
+
+#: URL schemes of engines this version does not provide yet.
+NOT_YET = {"postgresql": "PostgreSQL", "postgres": "PostgreSQL", "redis": "Redis",
+           "rediss": "Redis"}
+
+
+def _lock_timeout(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            not 0 < value < math.inf:
+        raise InvalidArgument("lock_timeout", value, "must be a positive number of seconds")
+    return float(value)
+
+
+class _Closing:
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()   # type: ignore[attr-defined]
+
+
+class MemoryStore(_Closing, SQLEngine):
+    """A store in this process's memory (an in-memory SQLite database).
+
+    Args:
+        clock: the store's clock, monotonic seconds (a test may pass its own).
+        lock_timeout: seconds an operation waits for another thread's.
+    """
+
+    def __init__(self, *, clock: Any = time.monotonic, lock_timeout: float = 5.0) -> None:
+        if not callable(clock):
+            raise InvalidArgument("clock", clock, "must be callable")
+        super().__init__("memory:", ":memory:", clock=clock,
+                         lock_timeout=_lock_timeout(lock_timeout), wal=False)
+
+    def __repr__(self) -> str:
+        return f"<MemoryStore {'closed' if self._conn is None else 'open'}>"
+
+
+class SQLiteStore(_Closing, SQLEngine):
+    """A store in an SQLite file: one host, many processes.
+
+    The file and its schema are made on first use.
+
+    Args:
+        path: the database file.
+        lock_timeout: seconds an operation waits for the write lock before it
+            raises :class:`StoreUnavailable`.
+        mounts: the mount table read to find the file's filesystem (a test
+            may pass its own).
+
+    Raises:
+        StoreUnavailable: the file cannot be opened or made, or it is on a
+            network filesystem (NFS, SMB...), where SQLite's locks do not hold.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 5.0,
+                 mounts: str = "/proc/mounts") -> None:
+        if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+            raise InvalidArgument("path", path, "must be a file path")
+        self.path = os.path.abspath(os.fspath(path))
+        kind = _proc.filesystem(os.path.realpath(os.path.dirname(self.path)), mounts)
+        if kind in _proc.NETWORK_FILESYSTEMS:
+            raise StoreUnavailable(f"sqlite://{self.path}", f"on a network filesystem ({kind}): "
+                                   "SQLite's locking is not reliable there; use a local disk")
+        super().__init__(f"sqlite://{self.path}", self.path, clock=time.time,
+                         lock_timeout=_lock_timeout(lock_timeout), wal=True)
+
+    def __repr__(self) -> str:
+        return f"<SQLiteStore {self.path!r} {'closed' if self._conn is None else 'open'}>"
+
+
+def open_store(url: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> Store:
+    """The store a URL names.
+
+    Args:
+        url: ``"memory:"``, ``"sqlite:///abs/path.db"`` (the absolute path
+            ``/abs/path.db``) or a plain file path.
+        lock_timeout: seconds an operation waits for the store's lock.
+
+    Raises:
+        UnsupportedStore: a ``postgresql://`` or ``redis://`` URL (not in this
+            version).
+        InvalidArgument: anything else that is not a store URL.
+        StoreUnavailable: the database cannot be opened.
+    """
+    if isinstance(url, os.PathLike):
+        return SQLiteStore(url, lock_timeout=lock_timeout)
+    if not isinstance(url, str) or not url:
+        raise InvalidArgument("url", url, "must be a store URL or a file path")
+    if url == "memory:":
+        return MemoryStore(lock_timeout=lock_timeout)
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return SQLiteStore(url, lock_timeout=lock_timeout)
+    if scheme.lower() in NOT_YET:
+        raise UnsupportedStore(redact_url(url), f"{NOT_YET[scheme.lower()]} is not available "
+                                                "in this version; use sqlite:///path or memory:")
+    if scheme.lower() != "sqlite" or not rest.startswith("/"):
+        raise InvalidArgument("url", redact_url(url),
+                              "must be memory:, sqlite:///ABSOLUTE/PATH or a file path")
+    return SQLiteStore(rest, lock_timeout=lock_timeout)

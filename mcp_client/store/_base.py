@@ -1,0 +1,167 @@
+"""What every store promises: the :class:`Store` protocol, its records and its errors.
+
+Pure data and one comparison: no database, no threads.  The engines live in
+:mod:`mcp_client.store._sql`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple, Protocol, Sequence, runtime_checkable
+
+from .. import paths
+from ..exceptions import MCPClientError
+
+__all__ = ["Store", "StoredLease", "StoredHold", "Refusal", "StoreError", "StoreUnavailable",
+           "UnsupportedStore", "ANYWHERE", "meets"]
+
+#: The path an in-flight hold whose location cannot be read is shown under
+#: (the same mark :mod:`mcp_client.leases` uses).
+ANYWHERE = "*"
+
+
+class StoredLease(NamedTuple):
+    """One lease (or one place of an in-flight hold) as a store keeps it.
+
+    ``since`` and ``expires`` are on the store's clock; ``expires`` is infinite
+    and ``token`` 0 for a hold (``in_flight``).
+    """
+
+    path: str
+    holder: str
+    since: float
+    expires: float
+    in_flight: bool
+    token: int
+
+
+class StoredHold(NamedTuple):
+    """A granted in-flight hold: the key to end it with, and when it began (store clock)."""
+
+    key: int
+    since: float
+
+
+class Refusal(NamedTuple):
+    """Why a hold was refused: ``places[at]`` is in the way of ``blocker`` (None: strict mode
+    wanted a lease of the caller's own there)."""
+
+    at: int
+    blocker: StoredLease | None
+
+
+class StoreError(MCPClientError):
+    """A store could not do what was asked.
+
+    Attributes:
+        store: which store, as it may be shown (a password never is).
+        reason: what went wrong.
+    """
+
+    def __init__(self, store: str, reason: str) -> None:
+        self.store = store
+        self.reason = reason
+        super().__init__(f"store {store}: {reason}")
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.store, self.reason))
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached, or stayed locked past its bound.
+
+    Nothing was granted: a lease acquire that meets this error holds nothing
+    (the store fails closed).  The next call tries again; nothing needs restarting.
+    """
+
+
+class UnsupportedStore(StoreError):
+    """The URL names an engine this version does not provide (PostgreSQL, Redis)."""
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A lease table shared by whoever opens the same store.
+
+    Every method takes the ``workspace`` it acts in first.  Every answer is
+    decided in one atomic step in the store, on the store's clock
+    (:meth:`now`).  A store is safe to call from any thread, and closeable
+    (:meth:`close`, or a ``with`` block); a closed store raises
+    :class:`StoreError`.  Arguments are not checked here: the
+    :class:`~mcp_client.leases.LeaseTable` in front of it does that.
+    """
+
+    def now(self) -> float:
+        """The store's clock, in seconds (what ``since`` and ``expires`` are on)."""
+        ...
+
+    def acquire(self, workspace: str, holder: str, wanted: Sequence[str],
+                ttl: float) -> StoredLease | None:
+        """Grant every path or none; None when granted, else another holder's lease or hold."""
+        ...
+
+    def release(self, workspace: str, holder: str, released: Sequence[str] | None) -> list[str]:
+        """Free ``holder``'s leases on ``released`` (all when None); returns what was freed."""
+        ...
+
+    def release_all(self, workspace: str) -> None:
+        """Free every lease of the workspace (holds stay)."""
+        ...
+
+    def leases(self, workspace: str) -> list[StoredLease]:
+        """The live leases."""
+        ...
+
+    def holds(self, workspace: str) -> list[StoredLease]:
+        """The in-flight holds, one record per place."""
+        ...
+
+    def blocking(self, workspace: str, holder: str, path: str | None) -> StoredLease | None:
+        """Another holder's lease or hold over ``path`` (None: a path that could be anything)."""
+        ...
+
+    def covers(self, workspace: str, holder: str, path: str) -> bool:
+        """Whether ``holder`` has a lease on ``path`` or above it."""
+        ...
+
+    def hold(self, workspace: str, holder: str, places: Sequence[str | None], *,
+             strict: bool) -> StoredHold | Refusal:
+        """Judge a mutating call and hold its places until :meth:`end_hold`."""
+        ...
+
+    def end_hold(self, workspace: str, key: int) -> None:
+        """End a hold (idempotent)."""
+        ...
+
+    def wait(self, workspace: str, timeout: float) -> bool:
+        """Block until something may have been freed, or ``timeout``; whether it woke early."""
+        ...
+
+    def close(self) -> None:
+        """Let go of the database; safe to call twice."""
+        ...
+
+    def __enter__(self) -> Store:
+        ...
+
+    def __exit__(self, *exc_info: object) -> None:
+        ...
+
+
+def _overlap(a: str, b: str) -> bool:
+    """Whether two normalised paths conflict (either contains the other; case fails closed)."""
+    return paths.contains(a, b) is not paths.Tri.NO or paths.contains(b, a) is not paths.Tri.NO
+
+
+def meets(place: str | None, path: str | None) -> bool:
+    """Whether a held place and a wanted path may conflict (None: could be anything).
+
+    The same rule as :class:`~mcp_client.leases.LeaseTable` in memory.
+    """
+    return place is None or path is None or _overlap(place, path)
+
+
+def hold_records(holder: str, places: Sequence[str | None], since: float) -> list[StoredLease]:
+    """A hold's places as records (``in_flight``, no TTL, no token)."""
+    return [StoredLease(ANYWHERE if place is None else place, holder, since, math.inf, True, 0)
+            for place in places]
