@@ -34,6 +34,9 @@ __all__ = [
     "SpawnFailed",
     "SkillError",
     "InvalidArgument",
+    "StoreError",
+    "StoreUnavailable",
+    "UnsupportedStore",
 ]
 
 
@@ -381,3 +384,32 @@ class InvalidArgument(MCPClientError, ValueError, TypeError):
 
     def __reduce__(self) -> Any:
         return (type(self), (self.argument, self.value, self.reason))
+
+
+class StoreError(MCPClientError):
+    """A fleet store (:mod:`mcp_client.store`) could not do what was asked.
+
+    Attributes:
+        store: which store, as it may be shown (a password never is).
+        reason: what went wrong.
+    """
+
+    def __init__(self, store: str, reason: str) -> None:
+        self.store = store
+        self.reason = reason
+        super().__init__(f"store {store}: {reason}")
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.store, self.reason))
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached, or stayed locked past its bound.
+
+    Nothing was granted: a lease acquire that meets this error holds nothing
+    (the store fails closed).  The next call tries again; nothing needs restarting.
+    """
+
+
+class UnsupportedStore(StoreError):
+    """The URL names an engine this version does not provide."""

@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from .. import paths
-from ..exceptions import InvalidArgument
+from ..exceptions import InvalidArgument, StoreError
 from ..policy import command_locations
 from ..provider import (CallParts, Layer, call_meta, declared_name, error_message,
                         parse_arguments, tool_message, with_meta)
@@ -235,14 +235,20 @@ class Leases(Layer):
         for index, part in enumerate(parts):
             if part.name in (ACQUIRE, RELEASE):
                 flush()
-                results[index] = self._lock_call(part.ident, part.name, part.arguments)
+                try:
+                    results[index] = self._lock_call(part.ident, part.name, part.arguments)
+                except StoreError as exc:   # the store fails closed: nothing was granted
+                    results[index] = error_message(part.ident, f"{part.name}: {exc}")
                 continue
             named = None if part.name is None else self._places(part.name, part.arguments)
             if named is None:
                 batch.append(index)
                 continue
             flush()
-            results[index] = self._guarded(calls[index], part, named)
+            try:
+                results[index] = self._guarded(calls[index], part, named)
+            except StoreError as exc:   # judged on no table: not forwarded
+                results[index] = error_message(part.ident, f"{part.name}: {exc}; not run")
         flush()
         return [r if r is not None else error_message(None, "no result") for r in results]
 
@@ -395,7 +401,11 @@ class Leases(Layer):
             call = _unfenced(call) if fence is None else with_meta(call, part, {LEASE_META: fence})
             answers = list(self.provider.execute_tool_calls([call]))
         finally:
-            self.table.end_hold(claim)
+            try:
+                self.table.end_hold(claim)
+            except StoreError as exc:   # the answer is in: keep it; the hold ends with us
+                log.warning("%s: could not end the hold of %s (it stays until this process "
+                            "ends): %s", self.agent_id, tool, exc)
         return answers[0] if answers else error_message(part.ident, "no result")
 
     def _fence(self, places: Iterable[str | None]) -> dict[str, Any] | None:
@@ -411,9 +421,7 @@ class Leases(Layer):
                   any(paths.contains(lease.path, place) is paths.Tri.YES for place in wanted)]
         if not tokens:
             return None
-        workspace = getattr(self.table, "workspace", None)
-        return {"workspace": workspace if isinstance(workspace, str) else "default",
-                "token": max(tokens)}
+        return {"workspace": self.table.workspace, "token": max(tokens)}
 
     def _blocked(self, tool: str, blocker: Lease, location: paths.Location | None) -> str:
         held = f"held for {self.table.held_for(blocker):.0f}s"

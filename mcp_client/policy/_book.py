@@ -40,7 +40,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
-from ..exceptions import MCPClientError
+from ..exceptions import MCPClientError, StoreUnavailable
 
 __all__ = ["GrantBook", "GrantBookError", "Holder", "MemoryBook", "SQLiteBook", "canonical"]
 
@@ -48,17 +48,22 @@ __all__ = ["GrantBook", "GrantBookError", "Holder", "MemoryBook", "SQLiteBook", 
 SCHEMA_VERSION = 1
 
 
-class GrantBookError(MCPClientError):
+class GrantBookError(StoreUnavailable):
     """A grant book could not be read or written (the decision that needed it fails closed).
+
+    A :class:`~mcp_client.exceptions.StoreUnavailable`, so one ``except`` catches
+    a store's outage whether a lease or a grant met it.
 
     Attributes:
         where: what the book is (``sqlite:/path/to/file.db book 'default'``);
-            never a password.
+            never a password (also ``store``).
+        reason: what went wrong.
     """
 
     def __init__(self, where: str, message: str) -> None:
-        super().__init__(f"the grant book {where} is unavailable: {message}")
-        self.where = where
+        MCPClientError.__init__(self, f"the grant book {where} is unavailable: {message}")
+        self.where = self.store = where
+        self.reason = message
 
 
 def canonical(rule: Mapping[str, Any]) -> str:

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
 from typing import Any
 
@@ -59,6 +60,10 @@ from ._base import (Refusal, Store, StoredHold, StoredLease, StoreError, StoreUn
                     UnsupportedStore)
 from . import _proc
 from ._sql import SQLEngine
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..policy import GrantBook
 
 __all__ = ["open_store", "Store", "MemoryStore", "SQLiteStore", "StoredLease", "StoredHold",
            "Refusal", "StoreError", "StoreUnavailable", "UnsupportedStore"]
@@ -96,9 +101,20 @@ class MemoryStore(_Closing, SQLEngine):
             raise InvalidArgument("clock", clock, "must be callable")
         super().__init__("memory:", ":memory:", clock=clock,
                          lock_timeout=_lock_timeout(lock_timeout), wal=False)
+        self._books: dict[str, GrantBook] = {}
+        self._books_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"<MemoryStore {'closed' if self._conn is None else 'open'}>"
+
+    def book(self, name: str = "default") -> GrantBook:
+        """The grant book ``name`` (``Grants(store=..., book=name)``): the same one for
+        every caller in this process, as the store's leases are."""
+        from ..policy import MemoryBook
+        if not isinstance(name, str) or not name:
+            raise InvalidArgument("name", name, "must be a non-empty string")
+        with self._books_lock:
+            return self._books.setdefault(name, MemoryBook(name))
 
 
 class SQLiteStore(_Closing, SQLEngine):
@@ -132,6 +148,16 @@ class SQLiteStore(_Closing, SQLEngine):
 
     def __repr__(self) -> str:
         return f"<SQLiteStore {self.path!r} {'closed' if self._conn is None else 'open'}>"
+
+    def book(self, name: str = "default") -> GrantBook:
+        """The grant book ``name`` in this file (``Grants(store=..., book=name)``): every
+        process that opens the file shares it (its tables sit beside the leases')."""
+        from ..policy import SQLiteBook
+        if not isinstance(name, str) or not name:
+            raise InvalidArgument("name", name, "must be a non-empty string")
+        if self._conn is None:
+            raise StoreError(self.name, "closed")
+        return SQLiteBook(self.path, name, timeout=self.lock_timeout)
 
 
 def open_store(url: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> Store:

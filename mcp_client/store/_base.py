@@ -7,10 +7,14 @@ Pure data and one comparison: no database, no threads.  The engines live in
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple, Protocol, Sequence, runtime_checkable
+from typing import NamedTuple, Protocol, Sequence, runtime_checkable
 
 from .. import paths
-from ..exceptions import MCPClientError
+from ..exceptions import StoreError, StoreUnavailable, UnsupportedStore
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..policy import GrantBook
 
 __all__ = ["Store", "StoredLease", "StoredHold", "Refusal", "StoreError", "StoreUnavailable",
            "UnsupportedStore", "ANYWHERE", "meets"]
@@ -48,35 +52,6 @@ class Refusal(NamedTuple):
 
     at: int
     blocker: StoredLease | None
-
-
-class StoreError(MCPClientError):
-    """A store could not do what was asked.
-
-    Attributes:
-        store: which store, as it may be shown (a password never is).
-        reason: what went wrong.
-    """
-
-    def __init__(self, store: str, reason: str) -> None:
-        self.store = store
-        self.reason = reason
-        super().__init__(f"store {store}: {reason}")
-
-    def __reduce__(self) -> Any:
-        return (type(self), (self.store, self.reason))
-
-
-class StoreUnavailable(StoreError):
-    """The store cannot be reached, or stayed locked past its bound.
-
-    Nothing was granted: a lease acquire that meets this error holds nothing
-    (the store fails closed).  The next call tries again; nothing needs restarting.
-    """
-
-
-class UnsupportedStore(StoreError):
-    """The URL names an engine this version does not provide (PostgreSQL, Redis)."""
 
 
 @runtime_checkable
@@ -135,6 +110,11 @@ class Store(Protocol):
 
     def wait(self, workspace: str, timeout: float) -> bool:
         """Block until something may have been freed, or ``timeout``; whether it woke early."""
+        ...
+
+    def book(self, name: str = "default") -> GrantBook:
+        """The grant book ``name`` kept in this store, which every
+        :class:`~mcp_client.policy.Grants` given the store and the name shares."""
         ...
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import select
 import signal
 import socket
@@ -22,12 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from mcp_client import MCPClientError
-from mcp_client.exceptions import InvalidArgument
+from mcp_client.exceptions import InvalidArgument, StoreError, StoreUnavailable
+from mcp_client.leases import LeaseTable
 from mcp_client.policy import (REFUSED, GrantBook, GrantBookError, Grants, MemoryBook, Policy,
                                SQLiteBook)
 from mcp_client.policy._book import SCHEMA_VERSION, Holder
 from mcp_client.policy._grants import _FleetQuestion
 from mcp_client.policy.rules import compile_rule
+from mcp_client.store import open_store
 from mcp_client.types import ToolMessage
 
 from ..base import LeakCheckingTestCase
@@ -39,15 +42,12 @@ WRITE = {"tool": "fs_write", "decision": "allow", "under": "/srv/work"}
 
 WORKER = r'''
 import json, logging, sys
-from mcp_client.policy import Grants, Policy, SQLiteBook
+from mcp_client.policy import Grants, Policy
+from mcp_client.store import open_store
 from mcp_client.policy.rules import compile_rule
 from mcp_client.types import ToolMessage
 
 path, agent = sys.argv[1], sys.argv[2]
-
-class Store:
-    def book(self, name):
-        return SQLiteBook(path, name)
 
 class Provider:
     def tools_for_llm(self):
@@ -79,7 +79,7 @@ def on_ask(question):
         return sys.stdin.readline().strip()
     return mode
 
-grants = Grants(store=Store(), agent=agent)
+grants = Grants(store=open_store(path), agent=agent)   # the fleet store's own book
 asking = Policy(Provider(), on_ask=on_ask, grants_store=grants, roots={"fs": "/srv"})
 headless = Policy(Provider(), grants_store=grants, roots={"fs": "/srv"})
 logger = logging.getLogger("mcp_client.policy._grants")
@@ -472,6 +472,39 @@ class FleetQuestionTest(TempCase):
 
 
 # -- separate processes ----------------------------------------------------------------------
+
+
+class StoreBookTest(TempCase):
+    """The fleet stores hand out their books: ``Grants(store=open_store(url), book=name)``."""
+
+    def test_a_memory_store_has_one_book_per_name(self) -> None:
+        with open_store("memory:") as store:
+            self.assertIs(store.book("b"), store.book("b"))
+            one, two = Grants(store=store, book="b"), Grants(store=store, book="b")
+            other = Grants(store=store, book="c")
+            one.add([compile_rule(WRITE, 0, where="grant")])
+            self.assertEqual((two.grants, other.grants), ([WRITE], []))
+            with self.assertRaises(InvalidArgument):
+                store.book("")
+
+    def test_an_sqlite_store_keeps_its_books_beside_its_leases(self) -> None:
+        table_store = open_store(f"sqlite://{self.path}")
+        self.addCleanup(table_store.close)
+        table = LeaseTable(store=table_store, workspace="w")
+        self.assertIsNone(table.try_acquire("a", ["/srv/work"], 60))
+        Grants([WRITE], store=open_store(self.path), agent="one")
+        self.assertEqual(Grants(store=table_store).grants, [WRITE])
+        self.assertEqual([lease.path for lease in table.snapshot()], ["/srv/work"])
+        table_store.close()
+        with self.assertRaises(StoreError):
+            table_store.book("default")
+
+    def test_a_book_outage_is_a_store_outage(self) -> None:
+        error = GrantBookError("sqlite:/x.db book 'default'", "locked")
+        self.assertIsInstance(error, StoreUnavailable)
+        self.assertEqual((error.store, error.reason, error.where),
+                         ("sqlite:/x.db book 'default'", "locked", "sqlite:/x.db book 'default'"))
+        self.assertEqual(str(pickle.loads(pickle.dumps(error))), str(error))
 
 
 class ProcessesTest(TempCase):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import os
 import shutil
+import sqlite3
 import tempfile
 import threading
 from pathlib import Path
@@ -16,6 +18,7 @@ from mcp_client.leases import LEASE_META, Lease, Leases, LeaseTable
 from mcp_client.provider import call_meta
 from mcp_client.reasons import REASON_PARAM, Reasons
 from mcp_client.registry import Registry
+from mcp_client.store import SQLiteStore
 from mcp_client.testing import InProcessTransport
 
 from ..base import PYTHON, LeakCheckingTestCase, fake_server
@@ -207,15 +210,37 @@ class LayerMetaTest(LeakCheckingTestCase):
         mine.execute_tool_calls([call("1", "fs_write", {"path": "a.txt"})])
         self.assertNotIn("_meta", inner.received[0])
 
-    def test_the_workspace_is_the_tables_when_it_has_one(self) -> None:
-        class Named(LeaseTable):
-            workspace = "repo-1"
-
-        layer, inner, table = self.layer(Named())
+    def test_the_workspace_is_the_tables(self) -> None:
+        layer, inner, table = self.layer(LeaseTable(workspace="repo-1"))
         self.acquire(layer, "a.txt")
         layer.execute_tool_calls([call("1", "fs_write", {"path": "a.txt"})])
         self.assertEqual(inner.received[0]["_meta"][LEASE_META],
                          {"workspace": "repo-1", "token": token_of(table, "a", "/w/a.txt")})
+
+    def test_a_store_outage_refuses_the_call_and_forwards_nothing(self) -> None:
+        with tempfile.TemporaryDirectory(prefix="mcp-fence-") as folder:
+            path = os.path.join(folder, "fleet.db")
+            with SQLiteStore(path, lock_timeout=0.2) as store:
+                layer, inner, _ = self.layer(LeaseTable(store=store, workspace="w"))
+                self.acquire(layer, "a.txt")
+                blocker = sqlite3.connect(path, isolation_level=None)
+                try:
+                    blocker.execute("BEGIN IMMEDIATE")      # another process holds the lock
+                    results = layer.execute_tool_calls([
+                        call("1", "fs_write", {"path": "a.txt"}),
+                        call("2", "lock_acquire", {"paths": ["b.txt"], "wait": 0}),
+                        call("3", "fs_read", {"path": "a.txt"})])
+                    blocker.execute("ROLLBACK")
+                finally:
+                    blocker.close()
+                self.assertEqual([r["is_error"] for r in results], [True, True, False])
+                self.assertIn("fs_write: store sqlite://", results[0]["content"])
+                self.assertIn("not run", results[0]["content"])
+                self.assertIn("lock_acquire: store sqlite://", results[1]["content"])
+                self.assertEqual([c["id"] for c in inner.received], ["3"])   # the read ran
+                again = layer.execute_tool_calls([call("4", "fs_write", {"path": "a.txt"})])
+                self.assertFalse(again[0]["is_error"])                # back without a restart
+                self.assertEqual(inner.received[-1]["_meta"][LEASE_META]["workspace"], "w")
 
     def test_the_token_reaches_the_wire_through_a_registry_and_a_client(self) -> None:
         fake = fake_server({"tools": {}})
