@@ -57,7 +57,7 @@ from typing import Any
 from .._redact import redact_url
 from ..exceptions import InvalidArgument
 from ._base import (Refusal, Store, StoredHold, StoredLease, StoreError, StoreUnavailable,
-                    UnsupportedStore)
+                    TaskRecord, UnsupportedStore)
 from . import _proc
 from ._sql import SQLEngine
 
@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from ..policy import GrantBook
 
 __all__ = ["open_store", "Store", "MemoryStore", "SQLiteStore", "StoredLease", "StoredHold",
-           "Refusal", "StoreError", "StoreUnavailable", "UnsupportedStore"]
+           "Refusal", "TaskRecord", "StoreError", "StoreUnavailable", "UnsupportedStore"]
 
 #: URL schemes of engines this version does not provide yet.
 NOT_YET = {"postgresql": "PostgreSQL", "postgres": "PostgreSQL", "redis": "Redis",

@@ -16,8 +16,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..policy import GrantBook
 
-__all__ = ["Store", "StoredLease", "StoredHold", "Refusal", "StoreError", "StoreUnavailable",
-           "UnsupportedStore", "ANYWHERE", "meets"]
+__all__ = ["Store", "StoredLease", "StoredHold", "Refusal", "TaskRecord", "StoreError",
+           "StoreUnavailable", "UnsupportedStore", "ANYWHERE", "meets"]
 
 #: The path an in-flight hold whose location cannot be read is shown under
 #: (the same mark :mod:`mcp_client.leases` uses).
@@ -52,6 +52,26 @@ class Refusal(NamedTuple):
 
     at: int
     blocker: StoredLease | None
+
+
+class TaskRecord(NamedTuple):
+    """A task a client started (the Tasks extension), as a store keeps it so that a
+    later process can resume polling it (``Client.resume_task``).
+
+    ``server`` names the server as the client knows it (its URL or command line,
+    never a secret); ``digest`` is the SHA-256 (hex) of the arguments'
+    canonical JSON (sorted keys, no spaces); ``status`` is the server's last
+    word (``working``, ``input_required``, ``completed``, ``failed``,
+    ``cancelled``); ``created`` and ``updated`` are on the store's clock.
+    """
+
+    task_id: str
+    server: str
+    tool: str
+    digest: str
+    status: str
+    created: float
+    updated: float
 
 
 @runtime_checkable
