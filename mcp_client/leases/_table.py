@@ -184,6 +184,8 @@ class LeaseTable:
             raise InvalidArgument("store", store, "must be a Store (mcp_client.store)")
         self.store = store
         self.workspace = _holder(workspace, "workspace")
+        #: holders this table asked the store to grant (what release_all gives back)
+        self._granted: set[str] = set()
         self._clock = clock
         self._cond = threading.Condition()
         self._leases: dict[str, Lease] = {}
@@ -228,6 +230,8 @@ class LeaseTable:
         """
         holder, wanted, ttl = _holder(holder), _path_list("wanted", wanted), _positive("ttl", ttl)
         if self.store is not None:
+            with self._cond:
+                self._granted.add(holder)   # (before: a grant that raises may still be in)
             return _lease(self.store.acquire(self.workspace, holder, wanted, ttl))
         with self._cond:
             now = self._clock()
@@ -267,9 +271,18 @@ class LeaseTable:
         return self.release(_holder(agent_id, "agent_id"), None)
 
     def release_all(self) -> None:
-        """Empty the table of leases (at shutdown); a call in flight keeps its hold."""
+        """Empty the table of leases (at shutdown); a call in flight keeps its hold.
+
+        Over a store, only the leases of holders this table granted are given
+        back: the workspace's other leases belong to agents of other processes,
+        still at work.
+        """
         if self.store is not None:
-            return self.store.release_all(self.workspace)
+            with self._cond:
+                granted = sorted(self._granted)
+            for holder in granted:
+                self.store.release(self.workspace, holder, None)
+            return None
         with self._cond:
             self._leases.clear()
             self._cond.notify_all()

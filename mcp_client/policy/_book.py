@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..exceptions import MCPClientError, StoreUnavailable
+from .._redact import redact_payload
 
 __all__ = ["GrantBook", "GrantBookError", "Holder", "MemoryBook", "SQLiteBook", "canonical"]
 
@@ -118,8 +119,24 @@ def _record(event: str, rule: Mapping[str, Any], at: float, *, agent: str | None
 
 
 def _plain(value: Any) -> Any:
-    """A JSON round trip, so what is recorded is what a file would give back."""
-    return None if value is None else json.loads(json.dumps(value, default=repr))
+    """A JSON round trip, so what is recorded is what a file would give back -- with the
+    secrets the wire trace hides (tokens, secret-named members) hidden here too: the
+    audit record outlives the question."""
+    if value is None:
+        return None
+    try:
+        return json.loads(redact_payload(json.dumps(value, default=repr)))
+    except ValueError:
+        return {"hidden": "the question could not be recorded safely"}
+
+
+def create_private(path: str) -> None:
+    """Make the database file readable by its owner only, when this call creates it (an
+    existing file keeps its mode; SQLite gives its journals the file's mode)."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except OSError:
+        pass   # it exists, or cannot be made: opening it says what is wrong
 
 
 @runtime_checkable
@@ -316,7 +333,14 @@ class SQLiteBook:
         with self._read() as db:
             rows = db.execute("SELECT rule FROM mcp_grants WHERE book = ? ORDER BY id",
                               (self.name,)).fetchall()
-        return [json.loads(rule) for (rule,) in rows]
+        return [self._decoded(rule) for (rule,) in rows]
+
+    def _decoded(self, text: Any) -> Any:
+        """A stored grant; a row that is not JSON fails the decision closed."""
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise GrantBookError(self.where, "a grant row is not JSON") from exc
 
     def revoke(self, rule_or_index: Mapping[str, Any] | int, *,
                agent: str | None = None) -> dict[str, Any] | None:
@@ -328,7 +352,7 @@ class SQLiteBook:
                 return None
             ident, _, text = rows[position]
             db.execute("DELETE FROM mcp_grants WHERE id = ?", (ident,))
-            rule: dict[str, Any] = json.loads(text)
+            rule: dict[str, Any] = self._decoded(text)
             self._log(db, _record("revoke", rule, time.time(), agent=agent, question=None))
             return rule
 
@@ -337,9 +361,9 @@ class SQLiteBook:
             rows = db.execute("SELECT event, rule, decision, at, agent, host, pid, question "
                               "FROM mcp_grant_history WHERE book = ? ORDER BY id",
                               (self.name,)).fetchall()
-        return [{"event": event, "rule": json.loads(rule), "decision": decision, "at": at,
+        return [{"event": event, "rule": self._decoded(rule), "decision": decision, "at": at,
                  "agent": agent, "host": host, "pid": pid,
-                 "question": None if question is None else json.loads(question)}
+                 "question": None if question is None else self._decoded(question)}
                 for event, rule, decision, at, agent, host, pid, question in rows]
 
     def _log(self, db: sqlite3.Connection, record: dict[str, Any]) -> None:
@@ -394,6 +418,8 @@ class SQLiteBook:
         return _Transaction(self, write=True)
 
     def _connect(self) -> sqlite3.Connection:
+        if not self._ready:
+            create_private(self.path)
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
         try:
             if not self._ready:

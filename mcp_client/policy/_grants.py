@@ -103,9 +103,14 @@ class _FleetQuestion(_OneQuestion):
             raise
         self._holder = holder
         self._stop.clear()
-        self._renewer = threading.Thread(target=self._renew, args=(holder,), daemon=False,
-                                         name=f"mcp-question-lease-{holder.thread}")
-        self._renewer.start()
+        try:
+            renewer = threading.Thread(target=self._renew, args=(holder,), daemon=False,
+                                       name=f"mcp-question-lease-{holder.thread}")
+            renewer.start()
+        except BaseException:   # no renewer (no thread to be had): give the lease back
+            self.leave()
+            raise
+        self._renewer = renewer
         return True
 
     def leave(self) -> None:
@@ -136,6 +141,16 @@ class _FleetQuestion(_OneQuestion):
                     log.warning("the question lease of %s was lost", self._book.where)
             except GrantBookError as exc:
                 log.warning("could not renew the question lease: %s", exc)
+
+
+def _revoked(history: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The grants (canonical JSON) whose last audit record is a revoke."""
+    last: dict[str, str] = {}
+    for record in history:
+        rule = record.get("rule")
+        if isinstance(rule, Mapping):
+            last[canonical(rule)] = str(record.get("event"))
+    return {key for key, event in last.items() if event == "revoke"}
 
 
 class Grants:
@@ -178,8 +193,16 @@ class Grants:
         self._kept: tuple[int | None, list[Rule]] = (None, [])
         self._lock = threading.Lock()
         first = compile_rules(grants, where="grant", decisions=("allow", "deny"))
-        if first:
-            self._book.add([_ordered(rule.source) for rule in first], agent=agent)
+        seeds = [_ordered(rule.source) for rule in first]
+        if seeds and self.shared:
+            # A grant revoked in the shared book stays revoked: every process that
+            # starts from the same saved grants must not bring it back.  (Only a
+            # revoke racing this very start can slip past the check; the human's own
+            # later "always" adds it again through add().)
+            gone = _revoked(self._book.history())
+            seeds = [seed for seed in seeds if canonical(seed) not in gone]
+        if seeds:
+            self._book.add(seeds, agent=agent)
 
     @property
     def grants(self) -> list[dict[str, Any]]:
@@ -204,7 +227,8 @@ class Grants:
                 rule = self._compiled.get(key)
                 if rule is None:
                     try:
-                        rule = compile_rule(source, index, where="grant")
+                        rule = compile_rule(source, index, where="grant",
+                                            decisions=("allow", "deny"))
                     except Exception as exc:
                         raise GrantBookError(self._book.where, f"grant {index} does not "
                                              f"validate: {exc}") from exc

@@ -143,6 +143,10 @@ class SQLiteStore(_Closing, SQLEngine):
         if kind in _proc.NETWORK_FILESYSTEMS:
             raise StoreUnavailable(f"sqlite://{self.path}", f"on a network filesystem ({kind}): "
                                    "SQLite's locking is not reliable there; use a local disk")
+        try:   # a new file is the owner's alone (its journals take its mode)
+            os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except OSError:
+            pass   # it exists, or cannot be made: opening it says which
         super().__init__(f"sqlite://{self.path}", self.path, clock=time.time,
                          lock_timeout=_lock_timeout(lock_timeout), wal=True)
 

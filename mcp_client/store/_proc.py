@@ -77,6 +77,8 @@ def alive(pid: int, since: str | None) -> bool:
         return False
     except OSError:
         pass   # it exists, owned by somebody else
+    except (TypeError, ValueError, OverflowError):
+        return True   # not a pid this code wrote: unsure, so alive
     fields = _stat(pid)
     if fields is None:
         return True

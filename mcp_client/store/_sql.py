@@ -56,6 +56,15 @@ INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
 POLL_FIRST, POLL_MOST = 0.005, 0.1
 
 
+def _identity(path: str) -> tuple[int, int] | None:
+    """A file's (device, inode), or None when it is gone."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
 class SQLEngine:
     """The lease operations on one SQLite connection (see the module docstring)."""
 
@@ -71,11 +80,16 @@ class SQLEngine:
         self._pid = os.getpid()
         self._owner = f"{_proc.HOST}:{self._pid}:{uuid.uuid4().hex}"
         self._started = _proc.started(os.getpid())
+        #: the file's (device, inode) when opened: a file replaced or removed under an
+        #: open store would split the fleet in two (None: an in-memory database)
+        self._file: tuple[int, int] | None = None
         try:
             self._conn: sqlite3.Connection | None = sqlite3.connect(
                 database, timeout=lock_timeout, isolation_level=None, check_same_thread=False)
             if wal:
                 self._conn.execute("PRAGMA journal_mode=WAL")
+                self._database = database
+                self._file = _identity(database)
             with self._write():
                 self._create()
         except sqlite3.Error as exc:
@@ -122,6 +136,12 @@ class SQLEngine:
             except sqlite3.Error as exc:
                 raise StoreUnavailable(self.name, f"{exc} (waited {self.lock_timeout:g}s)") \
                     from exc
+            if self._file is not None and _identity(self._database) != self._file:
+                # Checked under the write lock: the file this connection writes is the
+                # one every other process opens, or nothing is decided.
+                conn.execute("ROLLBACK")
+                raise StoreUnavailable(self.name, "the database file was removed or replaced "
+                                                  "while the store was open; reopen the store")
             try:
                 yield self._clock()
                 self._seen.version = conn.execute("PRAGMA data_version").fetchone()[0]
@@ -133,6 +153,11 @@ class SQLEngine:
                     pass
                 if isinstance(exc, sqlite3.Error):
                     raise StoreUnavailable(self.name, str(exc)) from exc
+                if isinstance(exc, (ValueError, TypeError, OverflowError, KeyError)) and \
+                        not isinstance(exc, StoreError):
+                    # a row this code did not write (decoding it failed): decide nothing
+                    raise StoreError(self.name, f"a malformed row: {type(exc).__name__}") \
+                        from exc
                 raise
             with self._changed:
                 self._seen.generation = self._generation
@@ -315,12 +340,13 @@ class SQLEngine:
                 raise StoreUnavailable(self.name, str(exc)) from exc
 
     def close(self) -> None:
-        """Drop this store's own holds (their calls are over) and the connection; idempotent."""
+        """Let go of the connection; idempotent.
+
+        In-flight holds stay: a call still running keeps its places held (another
+        process must not be granted them mid-write), and the rows carry this
+        process's pid, so the first operation on this host after it ends purges them.
+        """
         with self._lock:
             if self._conn is None:
                 return
-            try:
-                self._conn.execute("DELETE FROM holds WHERE owner = ?", (self._owner,))
-            except sqlite3.Error:
-                pass   # the rows carry this pid: the next transaction on the host purges them
             self._drop()

@@ -21,6 +21,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from mcp_client import MCPClientError
 from mcp_client.exceptions import InvalidArgument, StoreError, StoreUnavailable
@@ -402,6 +403,45 @@ class SharedGrantsTest(TempCase):
                                                               {"path": "/srv/work/a"})])[0]
         self.assertRefused(result, "GrantBookError", "grant 0 does not validate")
 
+    def test_a_revoked_grant_is_not_brought_back_by_a_later_start(self) -> None:
+        # Every process starts from the same saved grants: a grant the human revoked
+        # in the shared book must stay revoked when the next one starts.
+        first = Grants([WRITE], store=SQLiteStore(self.path), agent="one")
+        first.revoke(0)
+        later = Grants([WRITE], store=SQLiteStore(self.path), agent="two")
+        self.assertEqual(later.grants, [])
+        self.assertRefused(self.policy(later).execute_tool_calls(
+            [call("fs_write", {"path": "/srv/work/a"})])[0], "nobody to ask")
+        later.add([compile_rule(WRITE, 0, where="grant")])   # the human says it again
+        self.assertEqual(first.grants, [WRITE])
+
+    def test_a_grant_row_that_is_not_allow_or_deny_fails_closed(self) -> None:
+        for row in ({"tool": "fs_write", "decision": "ask"}, "not json"):
+            with self.subTest(row=row):
+                if os.path.exists(self.path):
+                    os.unlink(self.path)
+                grants = Grants(store=SQLiteStore(self.path))
+                SQLiteBook(self.path).add([{"tool": "fs_read", "decision": "allow"}])
+                raw = sqlite3.connect(self.path, isolation_level=None)
+                raw.execute("UPDATE mcp_grants SET rule = ?",
+                            (row if isinstance(row, str) else json.dumps(row),))
+                raw.close()
+                result = self.policy(grants).execute_tool_calls(
+                    [call("fs_write", {"path": "/srv/work/a"})])[0]
+                self.assertRefused(result, "GrantBookError")
+
+    def test_the_audit_keeps_no_secret_and_the_file_is_the_owners(self) -> None:
+        grants = Grants(store=SQLiteStore(self.path))
+        secret = {"tool": "fs_write", "arguments": {"path": "/srv/work/a",
+                                                    "header": "Bearer sk-live-123456789",
+                                                    "api_key": "k-987654321"}}
+        grants.add([compile_rule(WRITE, 0, where="grant")], question=secret)
+        recorded = json.dumps(grants.history())
+        self.assertNotIn("sk-live-123456789", recorded)
+        self.assertNotIn("k-987654321", recorded)
+        self.assertIn("/srv/work/a", recorded)
+        self.assertEqual(os.stat(self.path).st_mode & 0o777, 0o600)
+
     def test_a_locked_book_never_allows_and_recovers(self) -> None:
         grants = Grants([{"tool": "fs_read", "decision": "allow"}],
                         store=SQLiteStore(self.path, timeout=0.2))
@@ -455,6 +495,24 @@ class RenewCounting(MemoryBook):
 
 
 class FleetQuestionTest(TempCase):
+    def test_a_renewer_that_cannot_start_gives_the_question_back(self) -> None:
+        grants = Grants(store=SQLiteStore(self.path))
+        policy = Policy(FakeProvider(), rules=[], on_ask=lambda question: "allow-once",
+                        grants_store=grants, roots={"fs": "/srv"})
+        start = threading.Thread.start
+
+        def no_thread(thread: threading.Thread) -> None:
+            if thread.name.startswith("mcp-question-lease"):
+                raise RuntimeError("can't start new thread")
+            start(thread)
+
+        with mock.patch.object(threading.Thread, "start", no_thread):
+            refused = policy.execute_tool_calls([call("fs_write", {"path": "/srv/a"})])[0]
+        self.assertIn("can't start new thread", refused["content"])
+        self.assertFalse(SQLiteBook(self.path).question_open())
+        ran = policy.execute_tool_calls([call("fs_write", {"path": "/srv/a"})])[0]
+        self.assertFalse(ran["is_error"], ran)                # no lock left behind
+
     def test_the_lease_is_renewed_while_open_and_released_after(self) -> None:
         book = RenewCounting()
         question = _FleetQuestion(book, ttl=0.06)

@@ -359,14 +359,56 @@ class SQLiteStoreTest(_Operations, _Dir, LeakCheckingTestCase):
         self.assertEqual(blocker.holder, "a")
         self.assertIsNotNone(one.try_acquire("a", ["/w/docs/x"], 60))
 
-    def test_closing_a_store_drops_its_holds(self) -> None:
+    def test_closing_a_store_keeps_the_holds_of_calls_still_running(self) -> None:
+        # A write in flight when its store is closed (a shutdown path) still holds its
+        # places: another agent must not be granted them mid-write.
         first = self.sqlite()
         table = LeaseTable(store=first)
         self.assertIsInstance(table.hold("a", ["/w"], strict=False), Hold)
         other = self.table()
-        self.assertEqual(len(other.holds()), 1)
         first.close()
-        self.assertEqual(other.holds(), [])
+        self.assertEqual([(lease.holder, lease.in_flight) for lease in other.holds()],
+                         [("a", True)])
+        self.assertIsNotNone(other.try_acquire("b", ["/w/x"], 60))
+
+    def test_release_all_gives_back_only_what_this_table_granted(self) -> None:
+        mine, theirs = self.table(), self.table()       # two processes' tables, one file
+        self.assertIsNone(mine.try_acquire("a", ["/w/a"], 60))
+        self.assertIsNone(theirs.try_acquire("live", ["/w/live"], 60))
+        mine.release_all()
+        self.assertEqual([lease.holder for lease in theirs.snapshot()], ["live"])
+        self.assertIsNotNone(mine.try_acquire("c", ["/w/live"], 60))
+
+    def test_a_file_replaced_under_an_open_store_decides_nothing(self) -> None:
+        table = self.table()
+        self.assertIsNone(table.try_acquire("a", ["/w/x"], 60))
+        path = os.path.join(self.dir, "fleet.db")
+        for suffix in ("", "-wal", "-shm"):     # a cleanup job, or `mv new.db fleet.db`
+            if os.path.exists(path + suffix):
+                os.unlink(path + suffix)
+        newcomer = self.table()                  # a fresh file: it knows no lease
+        self.assertIsNone(newcomer.try_acquire("b", ["/w/x"], 60))
+        with self.assertRaises(StoreUnavailable) as caught:
+            table.try_acquire("a", ["/w/y"], 60)
+        self.assertIn("removed or replaced", str(caught.exception))
+        with self.assertRaises(StoreUnavailable):
+            table.hold("a", ["/w/x"], strict=True)
+
+    def test_a_malformed_row_fails_closed_as_a_store_error(self) -> None:
+        table = self.table()
+        raw = sqlite3.connect(os.path.join(self.dir, "fleet.db"), isolation_level=None)
+        self.addCleanup(raw.close)
+        raw.execute("INSERT INTO holds (workspace, holder, places, since, owner, host, boot, "
+                    "pidns, pid, started) VALUES ('default', 'x', 'not json', 0, 'o', 'h', "
+                    "NULL, NULL, 1, NULL)")
+        with self.assertRaises(StoreError) as caught:
+            table.try_acquire("a", ["/w"], 60)
+        self.assertIn("malformed row", str(caught.exception))
+        raw.execute("UPDATE holds SET places = '[\"/w/x\"]', host = ?, pid = ?",
+                    (socket.gethostname(), 2 ** 40))     # not a pid: unsure, so alive
+        blocker = table.try_acquire("a", ["/w/x"], 60)
+        assert blocker is not None
+        self.assertEqual(blocker.holder, "x")
 
     @unittest.skipUnless(os.path.exists("/proc/sys/kernel/random/boot_id"), "Linux only")
     def test_holds_of_another_boot_go_and_of_another_namespace_stay(self) -> None:
