@@ -77,6 +77,18 @@ class _OneQuestion:
         self._lock.release()
 
 
+_ASKING = threading.local()
+
+
+def _held() -> set[tuple[str, Any]]:
+    """The books whose question lease this thread holds (a question asked from inside
+    ``on_ask`` through another Grants on the same book is nested, not a wait)."""
+    held: set[tuple[str, Any]] | None = getattr(_ASKING, "books", None)
+    if held is None:
+        held = _ASKING.books = set()
+    return held
+
+
 class _FleetQuestion(_OneQuestion):
     """The in-process lock, then the book's question lease (renewed while it is held).
 
@@ -89,11 +101,17 @@ class _FleetQuestion(_OneQuestion):
         self._book = book
         self._ttl = ttl
         self._holder: Holder | None = None
+        #: the book as this thread's questions know it: the same file and book are one,
+        #: whichever Grants object asks
+        self._key = (type(book).__name__, getattr(book, "where", None) or id(book))
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
 
     def enter(self) -> bool:
         if not super().enter():
+            return False
+        if self._key in _held():   # another Grants on this book, asking on this thread
+            super().leave()
             return False
         try:
             holder = Holder.mine()
@@ -101,6 +119,7 @@ class _FleetQuestion(_OneQuestion):
         except BaseException:
             super().leave()
             raise
+        _held().add(self._key)
         self._holder = holder
         self._stop.clear()
         try:
@@ -123,6 +142,8 @@ class _FleetQuestion(_OneQuestion):
         except GrantBookError as exc:
             log.warning("could not release the question lease (its TTL will): %s", exc)
         finally:
+            if self._holder is not None:
+                _held().discard(self._key)
             self._renewer = self._holder = None
             super().leave()
 

@@ -495,6 +495,28 @@ class RenewCounting(MemoryBook):
 
 
 class FleetQuestionTest(TempCase):
+    def test_a_question_nested_through_another_grants_on_the_book_is_refused(self) -> None:
+        store = SQLiteStore(self.path)
+        inner = Policy(FakeProvider(), rules=[], on_ask=lambda question: "allow-once",
+                       grants_store=Grants(store=store), roots={"fs": "/srv"})
+        nested: list[ToolMessage] = []
+
+        def ask_again(question: Any) -> str:
+            nested.extend(inner.execute_tool_calls([call("fs_write", {"path": "/srv/b"})]))
+            return "allow-once"
+
+        outer = Policy(FakeProvider(), rules=[], on_ask=ask_again,
+                       grants_store=Grants(store=store), roots={"fs": "/srv"})
+        done: list[ToolMessage] = []
+        asking = threading.Thread(target=lambda: done.extend(outer.execute_tool_calls(
+            [call("fs_write", {"path": "/srv/a"})])))
+        asking.start()
+        asking.join(WAIT)
+        self.assertFalse(asking.is_alive(), "the nested question waited on its own lease")
+        self.assertFalse(done[0]["is_error"], done)
+        self.assertTrue(nested[0]["is_error"], nested)
+        self.assertIn("cannot wait on itself", nested[0]["content"])
+
     def test_a_renewer_that_cannot_start_gives_the_question_back(self) -> None:
         grants = Grants(store=SQLiteStore(self.path))
         policy = Policy(FakeProvider(), rules=[], on_ask=lambda question: "allow-once",
