@@ -4,8 +4,9 @@
 properties, the typed blocking API (tools, calls, ping; resources and prompts
 from :mod:`._resources`, the rarer requests from :mod:`._extras`, skills from
 :mod:`._skills`, the task handles from :mod:`._tasks.methods`) and the LLM
-methods; its ``*_async`` twins come from :mod:`._async`.  Everything that happens on the connection -- its state, the
-era, one request, inbound messages, the pools and ``close()`` -- is the
+methods; its ``*_async`` twins come from :mod:`._async`.  Everything that
+happens on the connection -- its state, the era, one request, inbound
+messages, the pools and ``close()`` -- is the
 :class:`~._connection.Connection` it holds in ``_connection``.  The features
 with state of their own are objects it holds too: which calls run as tasks,
 and running them (:class:`~._tasks.calls.Tasks`, in ``_tasks``), the
