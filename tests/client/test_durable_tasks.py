@@ -24,6 +24,8 @@ from mcp_client.types import text_of
 
 from ..base import PYTHON, ClientCase, server
 from ..httpkit import LiveServer
+from .test_tasks import DONE, TaskCase
+from .test_tasks import task as legacy_task
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 #: seconds to wait for a child's task id, or a task's result
@@ -212,3 +214,34 @@ class IdentityTest(ClientCase):
         self.assertEqual(digest({"b": [1, "é"], "a": None}),
                          hashlib.sha256('{"a":null,"b":[1,"é"]}'.encode()).hexdigest())
         self.assertEqual(digest(None), canonical_digest({}))
+
+
+class LegacyResumeTest(TaskCase):
+    """A 2025-11-25 server (the experimental core capability): resumed the same way."""
+
+    def resumable(self, *gets: Any) -> tuple[Client, MemoryStore]:
+        client = self.legacy(*gets)
+        setattr(self.fake, "server_identity", "fake:legacy")
+        store = MemoryStore()
+        self.addCleanup(store.close)
+        store.put_task(TaskRecord("t1", "fake:legacy", "long", digest({}), "working", 0.0, 0.0))
+        return client, store
+
+    def test_a_legacy_task_is_polled_to_its_result(self) -> None:
+        client, store = self.resumable(legacy_task("working"), legacy_task("completed"))
+        handle = client.resume_task("t1", store=store)
+        self.assertEqual((handle.task_id, handle.tool), ("t1", "long"))
+        self.assertEqual(handle.result(PATIENCE), DONE)
+        self.assertEqual(self.methods(), ["tasks/get", "tasks/get", "tasks/result"])
+        self.assertEqual(getattr(store.get_task("t1"), "status", None), "completed")
+
+    def test_a_result_fetched_while_input_was_asked_for_records_completed(self) -> None:
+        client, store = self.resumable(legacy_task("input_required"))
+        seen: list[str] = []
+        original = store.put_task
+        store.put_task = lambda record: (seen.append(record.status),   # type: ignore[method-assign]
+                                         original(record))[1]
+        handle = client.resume_task("t1", store=store)
+        self.assertEqual(handle.result(PATIENCE), DONE)
+        self.assertEqual(self.methods(), ["tasks/get", "tasks/result"])
+        self.assertEqual(seen, ["input_required", "completed"])
