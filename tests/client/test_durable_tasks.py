@@ -239,8 +239,12 @@ class LegacyResumeTest(TaskCase):
         client, store = self.resumable(legacy_task("input_required"))
         seen: list[str] = []
         original = store.put_task
-        store.put_task = lambda record: (seen.append(record.status),   # type: ignore[method-assign]
-                                         original(record))[1]
+
+        def put_task(record: TaskRecord) -> None:
+            seen.append(record.status)
+            original(record)
+
+        setattr(store, "put_task", put_task)
         handle = client.resume_task("t1", store=store)
         self.assertEqual(handle.result(PATIENCE), DONE)
         self.assertEqual(self.methods(), ["tasks/get", "tasks/result"])
