@@ -18,9 +18,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from ...store import Store
     from .._connection import Connection
     from .calls import Tasks
-    from .durable import TaskStore
     from .handle import TaskHandle
 
 __all__ = ["TaskMethods"]
@@ -34,7 +34,7 @@ class TaskMethods:
 
     def call_tool_task(self, name: str, arguments: Mapping[str, Any] | None = None, *,
                        timeout: float | None = None,
-                       store: TaskStore | None = None) -> TaskHandle:
+                       store: Store | None = None) -> TaskHandle:
         """Start a tool as a task and return its handle at once.
 
         The task is created before this returns (its ``task_id`` is known);
@@ -61,7 +61,7 @@ class TaskMethods:
                 bad arguments, or (with a store) a transport that cannot name
                 its server.
             ProtocolError: the server refused to create the task.
-            StoreError: the store could not record the task.
+            ~mcp_client.exceptions.StoreError: the store could not record the task.
         """
         params = tool_params(name, arguments)
         recorder = None
@@ -70,7 +70,7 @@ class TaskMethods:
                                 params["name"], digest(params.get("arguments")))
         return self._tasks.start(params, timeout=timeout, recorder=recorder)
 
-    def resume_task(self, task_id: str, *, store: TaskStore | None = None,
+    def resume_task(self, task_id: str, *, store: Store | None = None,
                     timeout: float | None = None) -> TaskHandle:
         """Go on polling a task this server runs, started by another client or process
         (one that exited or restarted), and return its handle.
@@ -93,7 +93,7 @@ class TaskMethods:
             ProtocolError: the server does not know the task (its JSON-RPC error).
             MCPClientError: the server does not run tasks, a bad ``task_id``, or
                 (with a store) a transport that cannot name its server.
-            StoreError: the store failed.
+            ~mcp_client.exceptions.StoreError: the store failed.
         """
         if not isinstance(task_id, str) or not task_id:
             raise InvalidArgument("task_id", task_id, "must be a non-empty string")
