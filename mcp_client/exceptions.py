@@ -37,6 +37,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "UnsupportedStore",
+    "TaskNotResumable",
 ]
 
 
@@ -413,3 +414,31 @@ class StoreUnavailable(StoreError):
 
 class UnsupportedStore(StoreError):
     """The URL names an engine this version does not provide."""
+
+
+class TaskNotResumable(MCPClientError):
+    """:meth:`Client.resume_task <mcp_client.client.Client.resume_task>` was given a
+    store that cannot vouch for the task on this client's server.
+
+    Nothing was sent to the server.
+
+    Attributes:
+        task_id: the task asked for.
+        reason: ``"unknown"`` (the store keeps no record of it) or
+            ``"other_server"`` (it was started on another server).
+        server: this client's server, as the store names servers.
+        recorded: the server the record names (None: no record).
+    """
+
+    def __init__(self, task_id: str, reason: str, server: str,
+                 recorded: str | None = None) -> None:
+        self.task_id = task_id
+        self.reason = reason
+        self.server = server
+        self.recorded = recorded
+        why = (f"it was started on {recorded}, and this client is connected to {server}"
+               if recorded is not None else "the store has no record of it")
+        super().__init__(f"task {task_id!r} cannot be resumed here: {why}")
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.task_id, self.reason, self.server, self.recorded))

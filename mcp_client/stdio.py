@@ -156,6 +156,11 @@ class StdioTransport(Transport):
     # -- lifecycle -------------------------------------------------------------
 
     @property
+    def argv(self) -> list[str]:
+        """The command line the child is started with: ``[command, *args]`` (a copy)."""
+        return list(self._argv)
+
+    @property
     def pid(self) -> int | None:
         """The child's process id (None before start, and once the child is gone)."""
         proc = self._proc

@@ -3,9 +3,10 @@
 :class:`Client` is the face: options, the ``connect_*`` constructors, the
 properties, the typed blocking API (tools, calls, ping; resources and prompts
 from :mod:`._resources`, the rarer requests from :mod:`._extras`, skills from
-:mod:`._skills`) and the LLM methods; its ``*_async`` twins come from
-:mod:`._async`.  Everything that happens on the connection -- its state, the
-era, one request, inbound messages, the pools and ``close()`` -- is the
+:mod:`._skills`, the task handles from :mod:`._tasks.methods`) and the LLM
+methods; its ``*_async`` twins come from :mod:`._async`.  Everything that
+happens on the connection -- its state, the era, one request, inbound
+messages, the pools and ``close()`` -- is the
 :class:`~._connection.Connection` it holds in ``_connection``.  The features
 with state of their own are objects it holds too: which calls run as tasks,
 and running them (:class:`~._tasks.calls.Tasks`, in ``_tasks``), the
@@ -59,6 +60,7 @@ from ._skills import EXTENSION as SKILLS_EXTENSION
 from ._skills import Skills
 from ._tasks.calls import Tasks
 from ._tasks.extension_2026_07_28 import declares_tasks, with_tasks
+from ._tasks.methods import TaskMethods
 from ._toolheaders import ToolHeaders
 
 TYPE_CHECKING = False
@@ -69,7 +71,6 @@ if TYPE_CHECKING:
                          ToolMessage)
     from ._bridge import Bridge
     from ._stream import Stream
-    from ._tasks.handle import TaskHandle
 else:
     def cast(_type: object, value: object) -> object:
         """:func:`typing.cast` without importing :mod:`typing` at run time."""
@@ -80,7 +81,7 @@ __all__ = ["Client"]
 log = get_logger(__name__)
 
 
-class Client(AsyncTwins, Extras, Resources, Skills):
+class Client(AsyncTwins, Extras, Resources, Skills, TaskMethods):
     """A connection to one MCP server.
 
     Build one with :meth:`connect_stdio` (a child process), or
@@ -369,27 +370,6 @@ class Client(AsyncTwins, Extras, Resources, Skills):
             if problem is not None:
                 raise problem
         return cast("CallToolResult", result)
-
-    def call_tool_task(self, name: str, arguments: Mapping[str, Any] | None = None, *,
-                       timeout: float | None = None) -> TaskHandle:
-        """Start a tool as a task and return its handle at once.
-
-        The task is created before this returns (its ``task_id`` is known);
-        it is then polled on the client's thread pool, and the handle's result
-        is the tool's final result.  ``timeout`` bounds the whole task (None:
-        ``request_timeout``; 0: none); when it runs out, or the handle is
-        cancelled, ``tasks/cancel`` is sent.  A server that answers at once
-        instead of making a task (a 2026-07-28 server may) gives a handle that
-        is already done, with an empty ``task_id``.
-
-        Raises:
-            MCPClientError: the server does not run tasks (a 2025-11-25 server
-                declaring ``tasks.requests.tools.call``, or a 2026-07-28 one
-                declaring the ``io.modelcontextprotocol/tasks`` extension), or
-                bad arguments.
-            ProtocolError: the server refused to create the task.
-        """
-        return self._tasks.start(tool_params(name, arguments), timeout=timeout)
 
     def _tool_named(self, name: str, timeout: float | None) -> Tool | None:
         for tool in self.list_tools(timeout=timeout):

@@ -40,6 +40,12 @@ What a store keeps and how (see :class:`Store`):
   :class:`StoreUnavailable` naming the store and grants nothing; the next
   call tries again.
 
+A store also keeps the tasks its clients started (:class:`TaskRecord`:
+``put_task``, ``get_task``, ``tasks``), so that a later process can resume
+polling one: ``Client.call_tool_task(..., store=store)`` records a task and
+its status as polling sees it change, ``Client.resume_task(task_id,
+store=store)`` picks it up again.
+
 A store is opened in each process that uses it: one opened before a
 ``fork()`` raises :class:`StoreError` in the child (SQLite connections must
 not cross a fork).  A store is safe to use from any thread and closeable (:meth:`Store.close`, or a

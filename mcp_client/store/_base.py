@@ -62,7 +62,8 @@ class TaskRecord(NamedTuple):
     never a secret); ``digest`` is the SHA-256 (hex) of the arguments'
     canonical JSON (sorted keys, no spaces); ``status`` is the server's last
     word (``working``, ``input_required``, ``completed``, ``failed``,
-    ``cancelled``); ``created`` and ``updated`` are on the store's clock.
+    ``cancelled``); ``created`` and ``updated`` are on the store's clock (an
+    engine stamps them with its own clock when it writes the record).
     """
 
     task_id: str
@@ -76,11 +77,12 @@ class TaskRecord(NamedTuple):
 
 @runtime_checkable
 class Store(Protocol):
-    """A lease table shared by whoever opens the same store.
+    """A lease table shared by whoever opens the same store, and the tasks its clients started.
 
-    Every method takes the ``workspace`` it acts in first.  Every answer is
-    decided in one atomic step in the store, on the store's clock
-    (:meth:`now`).  A store is safe to call from any thread, and closeable
+    Every lease method takes the ``workspace`` it acts in first; the task
+    records (:meth:`put_task`, :meth:`get_task`, :meth:`tasks`) belong to no
+    workspace.  Every answer is decided in one atomic step in the store, on
+    the store's clock (:meth:`now`).  A store is safe to call from any thread, and closeable
     (:meth:`close`, or a ``with`` block); a closed store raises
     :class:`StoreError`.  Arguments are not checked here: the
     :class:`~mcp_client.leases.LeaseTable` in front of it does that.
@@ -130,6 +132,19 @@ class Store(Protocol):
 
     def wait(self, workspace: str, timeout: float) -> bool:
         """Block until something may have been freed, or ``timeout``; whether it woke early."""
+        ...
+
+    def put_task(self, record: TaskRecord) -> None:
+        """Keep a started task: insert it, or, when ``(server, task_id)`` is kept
+        already, update its ``status`` and ``updated`` (its ``created`` stays)."""
+        ...
+
+    def get_task(self, task_id: str, server: str | None = None) -> TaskRecord | None:
+        """The newest record of ``task_id`` (on ``server`` when given), or None."""
+        ...
+
+    def tasks(self) -> list[TaskRecord]:
+        """Every task record, oldest first."""
         ...
 
     def book(self, name: str = "default") -> GrantBook:

@@ -31,7 +31,7 @@ from typing import Callable, Iterator, Sequence
 from .. import paths
 from . import _proc
 from ._base import (Refusal, StoredHold, StoredLease, StoreError, StoreUnavailable,
-                    hold_records, meets)
+                    TaskRecord, hold_records, meets)
 
 __all__ = ["SQLEngine"]
 
@@ -49,8 +49,15 @@ CREATE TABLE IF NOT EXISTS holds (
     places TEXT NOT NULL, since REAL NOT NULL, owner TEXT NOT NULL,
     host TEXT NOT NULL, boot TEXT, pidns TEXT, pid INTEGER NOT NULL, started TEXT);
 CREATE TABLE IF NOT EXISTS fencing (workspace TEXT PRIMARY KEY, token INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+    server TEXT NOT NULL, task_id TEXT NOT NULL, tool TEXT NOT NULL, digest TEXT NOT NULL,
+    status TEXT NOT NULL, created REAL NOT NULL, updated REAL NOT NULL,
+    PRIMARY KEY (server, task_id));
 INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
 """
+
+#: A task record's columns, in :class:`TaskRecord`'s order.
+_TASK_COLUMNS = "task_id, server, tool, digest, status, created, updated"
 
 #: Backoff bounds of a wait's ``PRAGMA data_version`` poll, in seconds.
 POLL_FIRST, POLL_MOST = 0.005, 0.1
@@ -302,6 +309,33 @@ class SQLEngine:
             self._connection().execute("DELETE FROM holds WHERE workspace = ? AND id = ?",
                                        (workspace, key))
             self._touched()
+
+    # -- task records -----------------------------------------------------------------
+
+    def put_task(self, record: TaskRecord) -> None:
+        """Insert ``record``, or update the status of ``(server, task_id)`` (keeping
+        ``created``); both times are this store's clock, read in the transaction."""
+        with self._write() as now:
+            self._connection().execute(
+                "INSERT INTO tasks (server, task_id, tool, digest, status, created, updated) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (server, task_id) DO UPDATE SET "
+                "status = excluded.status, updated = excluded.updated",
+                (record.server, record.task_id, record.tool, record.digest, record.status,
+                 now, now))
+
+    def get_task(self, task_id: str, server: str | None = None) -> TaskRecord | None:
+        with self._write():
+            row = self._connection().execute(
+                f"SELECT {_TASK_COLUMNS} FROM tasks WHERE task_id = ? AND "
+                "(? IS NULL OR server = ?) ORDER BY created DESC, rowid DESC LIMIT 1",
+                (task_id, server, server)).fetchone()
+        return None if row is None else TaskRecord(*row)
+
+    def tasks(self) -> list[TaskRecord]:
+        with self._write():
+            rows = self._connection().execute(
+                f"SELECT {_TASK_COLUMNS} FROM tasks ORDER BY created, rowid").fetchall()
+        return [TaskRecord(*row) for row in rows]
 
     def wait(self, workspace: str, timeout: float) -> bool:
         """Poll ``PRAGMA data_version`` with backoff; a change in this process wakes at once.

@@ -10,6 +10,11 @@
 * :mod:`.shared`: what both wires share (the poll's pauses, ``tasks/cancel``);
 * :mod:`.handle`: :class:`~.handle.TaskHandle`, a
   :class:`concurrent.futures.Future` (imported on first use).
+* :mod:`.methods`: :class:`~.methods.TaskMethods`, the client's
+  ``call_tool_task`` and ``resume_task`` (a mixin of the client);
+* :mod:`.durable`: a task recorded in a fleet store, so that another process
+  can resume it (the server's identity, the arguments' digest, the record
+  kept up to date).
 
 Nothing is imported here: each module is loaded by whoever needs it.
 """

@@ -34,7 +34,7 @@ from ..._log import get_logger
 from ...exceptions import Cancelled, MCPClientError, ProtocolError, TransportClosed
 from .capability_2025_11_25 import create_task, run_task, server_runs_tasks, wait_task
 from .extension_2026_07_28 import asks_for_tasks, checked_task, declares_tasks, wait_modern
-from .shared import deadline_for, needs_task, said
+from .shared import deadline_for, give_up, needs_task, said
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .._connection import Connection
     from .._era import EraInfo
     from .._toolheaders import Catalogue
+    from .durable import Recorder
     from .handle import TaskHandle
     from .shared import Send
 
@@ -205,13 +206,12 @@ class Tasks:
         except Exception as exc:
             return exc
 
-    def start(self, params: dict[str, Any], *, timeout: float | None) -> TaskHandle:
+    def start(self, params: dict[str, Any], *, timeout: float | None,
+              recorder: Recorder | None = None) -> TaskHandle:
         """:meth:`Client.call_tool_task <mcp_client.client.Client.call_tool_task>`
-        for checked ``params``: the task is created before this returns."""
-        if not self.possible(timeout, discover=True):
-            raise MCPClientError("this server does not run tools as tasks (it declares neither "
-                                 "the 2025-11-25 tasks.requests.tools.call capability nor the "
-                                 "io.modelcontextprotocol/tasks extension)")
+        for checked ``params``: the task is created (and, with a ``recorder``,
+        recorded: a store that fails cancels it) before this returns."""
+        self._runs_tasks(timeout)
         budget = self._connection.budget(timeout)
         deadline = deadline_for(budget)
         if self._era_info().era == "legacy":
@@ -219,28 +219,65 @@ class Tasks:
             created = create_task(send, params, timeout=budget, cancelled=None)
             if "result" in created:
                 return _done(created["result"])
-
-            def wait(handle: TaskHandle) -> dict[str, Any]:
-                return wait_task(send, created, timeout=budget, deadline=deadline,
-                                 cancelled=handle.stop, on_status=handle.seen)
         else:
+            send = self._send(True)
             created = self._caller.call(params, timeout=timeout, cancelled=None, tasks=True)
             if created.get("resultType") != "task":
                 return _done(created)
             created = checked_task({k: v for k, v in created.items() if k != "resultType"},
                                    "tools/call")   # what the handle shows
-            send = self._send(True)
+        if recorder is not None:
+            try:
+                recorder.first(created)
+            except BaseException:
+                give_up(send, created["taskId"])   # nothing runs unrecorded
+                raise
+        return self._follow(created, send, budget, deadline, params["name"], recorder)
 
-            def wait(handle: TaskHandle) -> dict[str, Any]:
-                return wait_modern(send, self._answer_inputs, created, timeout=budget,
-                                   deadline=deadline, cancelled=handle.stop,
-                                   on_status=handle.seen, max_rounds=self._max_rounds)
+    def resume(self, task_id: str, *, timeout: float | None, tool: str | None = None,
+               recorder: Recorder | None = None) -> TaskHandle:
+        """:meth:`Client.resume_task <mcp_client.client.Client.resume_task>`: the
+        task is asked about (``tasks/get``) before this returns, then polled."""
+        self._runs_tasks(timeout)
+        budget = self._connection.budget(timeout)
+        deadline = deadline_for(budget)
+        send = self._send(self._era_info().era != "legacy")
+        found = send("tasks/get", {"taskId": task_id}, budget, None)
+        current = checked_task({k: v for k, v in found.items() if k != "resultType"},
+                               "tasks/get")
+        if current["taskId"] != task_id:
+            raise ProtocolError(None, f"tasks/get for {task_id} answered about task "
+                                f"{current['taskId']}", method="tasks/get")
+        if recorder is not None:
+            recorder.seen(current)
+        return self._follow(current, send, budget, deadline, tool, recorder)
 
+    def _runs_tasks(self, timeout: float | None) -> None:
+        if not self.possible(timeout, discover=True):
+            raise MCPClientError("this server does not run tools as tasks (it declares neither "
+                                 "the 2025-11-25 tasks.requests.tools.call capability nor the "
+                                 "io.modelcontextprotocol/tasks extension)")
+
+    def _follow(self, task: dict[str, Any], send: Send, budget: float | None,
+                deadline: float | None, tool: str | None,
+                recorder: Recorder | None) -> TaskHandle:
+        """The handle of ``task``, polled to its end on the client's pool."""
         from .handle import TaskHandle   # concurrent.futures: on first use
 
-        handle = TaskHandle(created)
+        handle = TaskHandle(task, tool=tool)
+        seen = handle.seen if recorder is None else _both(handle.seen, recorder.seen)
+        legacy = self._era_info().era == "legacy"
+
+        def wait(handle: TaskHandle) -> dict[str, Any]:
+            if legacy:
+                return wait_task(send, task, timeout=budget, deadline=deadline,
+                                 cancelled=handle.stop, on_status=seen)
+            return wait_modern(send, self._answer_inputs, task, timeout=budget,
+                               deadline=deadline, cancelled=handle.stop,
+                               on_status=seen, max_rounds=self._max_rounds)
+
         self._handles.add(handle)
-        self._connection.submit(_poll, handle, wait, lambda: self._closing)
+        self._connection.submit(_poll, handle, wait, lambda: self._closing, recorder)
         return handle
 
     def stop(self) -> None:
@@ -287,9 +324,19 @@ def _done(result: Mapping[str, Any]) -> TaskHandle:
     return handle
 
 
+def _both(first: Callable[[dict[str, Any]], None],
+          then: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    def both(task: dict[str, Any]) -> None:
+        first(task)
+        then(task)
+
+    return both
+
+
 def _poll(handle: TaskHandle, wait: Callable[[TaskHandle], dict[str, Any]],
-          closing: Callable[[], bool]) -> None:
-    """Poll a handle's task to its end, on a pool thread."""
+          closing: Callable[[], bool], recorder: Recorder | None = None) -> None:
+    """Poll a handle's task to its end, on a pool thread (its record is
+    written before the handle is settled)."""
     try:
         result = wait(handle)
     except BaseException as exc:
@@ -297,4 +344,6 @@ def _poll(handle: TaskHandle, wait: Callable[[TaskHandle], dict[str, Any]],
         handle.settle(None, TransportClosed() if isinstance(exc, Cancelled) and closing()
                       else exc)
         return
+    if recorder is not None:
+        recorder.finished()
     handle.settle(result, None)

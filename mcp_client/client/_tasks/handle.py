@@ -31,6 +31,8 @@ class TaskHandle(Future):  # type: ignore[type-arg]
         status: the latest status seen (``working``, ``input_required``,
             ``completed``, ``failed``, ``cancelled``).
         task: the latest task object the server sent (a copy).
+        tool: the tool the task runs (None: a task resumed without a store,
+            whose tool this process cannot know).
 
     :meth:`cancel` cancels the task on the server too (``tasks/cancel``), even
     while it runs; a task the server finishes first is not cancelled.  Once
@@ -39,8 +41,9 @@ class TaskHandle(Future):  # type: ignore[type-arg]
     is also a :class:`concurrent.futures.CancelledError`).
     """
 
-    def __init__(self, task: dict[str, Any]) -> None:
+    def __init__(self, task: dict[str, Any], *, tool: str | None = None) -> None:
         super().__init__()
+        self.tool = tool
         self.task_id: str = task["taskId"]
         self.status: str = task["status"]
         self.task = dict(task)
