@@ -124,7 +124,7 @@ class _Tx:
 
     def execute(self, statement: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         """Run ``statement`` with ``{s}`` naming the store's schema."""
-        return self.cursor.execute(statement.replace("{s}", self.schema), params)  # type: ignore
+        return self.cursor.execute(statement.replace("{s}", self.schema), params)
 
     def one(self, statement: str, params: Sequence[Any] = ()) -> Any:
         row = self.execute(statement, params).fetchone()
@@ -214,7 +214,7 @@ class PostgresStore:
             conn.execute("SELECT pg_advisory_xact_lock(hashtext('mcp_client schema'))")
             conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
             for statement in _TABLES.split(";"):
-                conn.execute(statement.replace("{s}", f'"{self.schema}"'))  # type: ignore
+                conn.execute(statement.replace("{s}", f'"{self.schema}"'))
             row = conn.execute(f"SELECT value FROM \"{self.schema}\".meta "
                                "WHERE key = 'schema'").fetchone()
         version = None if row is None else row[0]
@@ -340,7 +340,7 @@ class PostgresStore:
                                "token = fencing.token + 1 RETURNING token", (workspace,))
                 tx.cursor.executemany(
                     f"INSERT INTO {tx.schema}.leases (workspace, path, holder, since, expires, "
-                    "token) VALUES (%s, %s, %s, %s, %s, %s)",  # type: ignore[arg-type]
+                    "token) VALUES (%s, %s, %s, %s, %s, %s)",
                     [(workspace, path, holder, tx.now, tx.now + ttl, token) for path in fresh])
             return None
 

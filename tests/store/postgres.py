@@ -45,7 +45,7 @@ def drop(url: str, schema: str) -> None:
     """Remove a test's schema and everything in it."""
     import psycopg
     with psycopg.connect(url, autocommit=True, connect_timeout=5) as conn:
-        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')   # type: ignore[arg-type]
+        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 def fresh(case: unittest.TestCase) -> str:

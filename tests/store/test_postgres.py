@@ -24,6 +24,9 @@ from mcp_client.store import PostgresStore, Store, TaskRecord, open_store
 
 from . import postgres, test_contract as contract, test_processes as processes
 
+#: A URL nothing listens at (port 1 of the loopback), with a password to hide.
+ELSEWHERE = "postgresql://someone:s3cret-pw@127.0.0.1:1/db"
+
 
 class _OnPostgres:
     """Every table of a lease suite on the default clock keeps its leases in PostgreSQL."""
@@ -47,6 +50,31 @@ class ThroughAClientOnPostgresTest(_OnPostgres, contract.ThroughAClientOnDiskTes
 class ProcessesOnPostgresTest(processes.ProcessesTest):
     def url(self) -> str:
         return postgres.fresh(self)
+
+
+class WithoutAServerTest(unittest.TestCase):
+    """What needs no server: the URL, the driver, a refused connection."""
+
+    def test_a_bad_schema_name_and_a_missing_driver(self) -> None:
+        with self.assertRaises(InvalidArgument):
+            open_store(ELSEWHERE + "?schema=Robert'); DROP")
+        real = builtins.__import__
+
+        def without_psycopg(name: str, *args: Any, **kwargs: Any) -> Any:
+            if name == "psycopg":
+                raise ImportError("no psycopg")
+            return real(name, *args, **kwargs)
+
+        with mock.patch.object(builtins, "__import__", without_psycopg), \
+                self.assertRaises(UnsupportedStore) as caught:
+            open_store(ELSEWHERE)
+        self.assertIn("[postgres]", str(caught.exception))
+
+    def test_a_server_that_refuses_fails_closed_naming_the_store(self) -> None:
+        with self.assertRaises(StoreUnavailable) as caught:
+            open_store(ELSEWHERE)
+        self.assertIn("127.0.0.1:1", str(caught.exception))
+        self.assertNotIn("s3cret-pw", str(caught.exception))
 
 
 class PostgresStoreTest(unittest.TestCase):
@@ -88,32 +116,10 @@ class PostgresStoreTest(unittest.TestCase):
         self.open()
         schema = self.url.rpartition("schema=")[2]
         with psycopg.connect(postgres.server_url(), autocommit=True) as conn:
-            conn.execute(f'UPDATE "{schema}".meta SET value = \'2\'')   # type: ignore
+            conn.execute(f'UPDATE "{schema}".meta SET value = \'2\'')
         with self.assertRaises(StoreError) as caught:
             open_store(self.url)
         self.assertIn("schema version 2", str(caught.exception))
-
-    def test_a_bad_schema_name_and_a_missing_driver(self) -> None:
-        with self.assertRaises(InvalidArgument):
-            open_store(postgres.server_url() + "?schema=Robert'); DROP")
-        real = builtins.__import__
-
-        def without_psycopg(name: str, *args: Any, **kwargs: Any) -> Any:
-            if name == "psycopg":
-                raise ImportError("no psycopg")
-            return real(name, *args, **kwargs)
-
-        with mock.patch.object(builtins, "__import__", without_psycopg), \
-                self.assertRaises(UnsupportedStore) as caught:
-            open_store(self.url)
-        self.assertIn("[postgres]", str(caught.exception))
-
-    def test_a_server_that_refuses_fails_closed_naming_the_store(self) -> None:
-        url = "postgresql://someone:s3cret-pw@127.0.0.1:1/db"
-        with self.assertRaises(StoreUnavailable) as caught:
-            open_store(url)
-        self.assertIn("127.0.0.1:1", str(caught.exception))
-        self.assertNotIn("s3cret-pw", str(caught.exception))
 
     def test_task_records(self) -> None:
         store = self.open()
@@ -205,6 +211,10 @@ class Proxy:
 
     def close(self) -> None:
         self.down()
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)   # wakes the accepting thread (Linux)
+        except OSError:
+            pass
         self.listener.close()
         for thread in self.threads:
             thread.join(5)
@@ -214,9 +224,10 @@ class OutageTest(unittest.TestCase):
     def test_the_server_going_away_fails_closed_and_its_return_needs_no_reopen(self) -> None:
         url = postgres.fresh(self)
         info = psycopg.conninfo.conninfo_to_dict(url.partition("?")[0])
-        proxy = Proxy(str(info.get("host", "127.0.0.1")), int(info.get("port", 5432)))
+        port = str(info.get("port") or 5432)
+        proxy = Proxy(str(info.get("host") or "127.0.0.1"), int(port))
         self.addCleanup(proxy.close)
-        through = url.replace(f":{info.get('port', 5432)}/", f":{proxy.port}/", 1)
+        through = url.replace(f":{port}/", f":{proxy.port}/", 1)
         store = open_store(through, lock_timeout=2)
         self.addCleanup(store.close)
         table = LeaseTable(store=store, workspace="w")

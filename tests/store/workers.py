@@ -60,7 +60,8 @@ def race(url: str, folder: str, workspace: str, index: int, start: Any, resume: 
         results.put(("error", index, repr(exc)))
 
 
-def hold_and_hang(url: str, folder: str, workspace: str, ttl: float, ready: Any, results: Any) -> None:
+def hold_and_hang(url: str, folder: str, workspace: str, ttl: float, ready: Any,
+                  results: Any) -> None:
     """Take a lease on ``/k`` and hold ``/h`` in flight, then hang until killed."""
     table = _table(url, workspace)
     table.try_acquire("victim", ["/k"], ttl)
