@@ -12,7 +12,9 @@ How it keeps the store's promises:
   breaks (the server stopped, the network went) the operation raises
   :class:`StoreUnavailable` naming the store (password hidden) and grants
   nothing; the next operation connects again, so a store outlives an
-  outage without being reopened.
+  outage without being reopened.  TCP keepalives and a user timeout turn a
+  server gone silent into an outage within seconds (the URL may set its own
+  libpq parameters instead).
 * **Atomic check-and-grant**: every lease operation begins with
   ``pg_advisory_xact_lock`` on its workspace, so the transactions of one
   workspace run one at a time across every host, and each reads what the
@@ -114,6 +116,16 @@ def split_url(url: str) -> tuple[str, str]:
     return urlunsplit(parts._replace(query=rest)), schema
 
 
+def _options(lock_timeout: float) -> dict[str, Any]:
+    """Connection parameters a URL may override: bounded connects, and TCP keepalives and a
+    user timeout so that a server gone silent (a dead host, a partition) is an outage within
+    seconds rather than a call that hangs."""
+    return {"connect_timeout": max(2, round(lock_timeout)), "application_name":
+            "mcp-client-store", "keepalives": 1, "keepalives_idle": 5,
+            "keepalives_interval": 2, "keepalives_count": 3,
+            "tcp_user_timeout": max(1000, int(lock_timeout * 2000))}
+
+
 class _Tx:
     """One transaction: ``execute`` and the store's clock read inside it (``now``)."""
 
@@ -158,6 +170,9 @@ class PostgresStore:
         self.lock_timeout = lock_timeout
         self._conninfo, self.schema = split_url(url)
         self._password = urlsplit(url).password or ""
+        given = psycopg.conninfo.conninfo_to_dict(self._conninfo)
+        self._options = {key: value for key, value in _options(lock_timeout).items()
+                         if key not in given}
         self._lock = threading.Lock()
         self._changed = threading.Condition(threading.Lock())
         self._generation = 0
@@ -193,9 +208,7 @@ class PostgresStore:
         if self._conn is not None and not self._conn.closed:
             return self._conn
         self._conn = None
-        conn = self._psycopg.connect(self._conninfo, autocommit=True,
-                                     connect_timeout=max(2, round(self.lock_timeout)),
-                                     application_name="mcp-client-store")
+        conn = self._psycopg.connect(self._conninfo, autocommit=True, **self._options)
         try:
             conn.execute(f"SET lock_timeout = {int(self.lock_timeout * 1000)}")
             if not self._ready:
