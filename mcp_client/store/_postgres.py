@@ -159,6 +159,14 @@ class PostgresStore:
     """
 
     def __init__(self, url: str, *, lock_timeout: float = 5.0) -> None:
+        schemes = ("postgresql", "postgres")
+        if not isinstance(url, str) or urlsplit(url).scheme.lower() not in schemes:
+            raise InvalidArgument("url", url if not isinstance(url, str) else redact_url(url),
+                                  "must be a postgresql:// or postgres:// URL")
+        if isinstance(lock_timeout, bool) or not isinstance(lock_timeout, (int, float)) or \
+                not 0 < lock_timeout < float("inf"):
+            raise InvalidArgument("lock_timeout", lock_timeout,
+                                  "must be a positive number of seconds")
         try:
             import psycopg
         except ImportError as exc:

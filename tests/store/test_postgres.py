@@ -8,7 +8,10 @@ Every test runs in a fresh schema of ``MCP_TEST_POSTGRES_URL`` (see
 from __future__ import annotations
 
 import builtins
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 import unittest
@@ -24,6 +27,7 @@ from mcp_client.store import PostgresStore, Store, TaskRecord, open_store
 
 from . import postgres, test_contract as contract, test_processes as processes
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 #: A URL nothing listens at (port 1 of the loopback), with a password to hide.
 ELSEWHERE = "postgresql://someone:s3cret-pw@127.0.0.1:1/db"
 
@@ -69,6 +73,21 @@ class WithoutAServerTest(unittest.TestCase):
                 self.assertRaises(UnsupportedStore) as caught:
             open_store(ELSEWHERE)
         self.assertIn("[postgres]", str(caught.exception))
+
+    def test_the_driver_is_imported_only_when_a_postgres_store_is_opened(self) -> None:
+        code = ("import sys, mcp_client, mcp_client.store, mcp_client.policy\n"
+                "print('psycopg' in sys.modules)")
+        ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, env={**os.environ, "PYTHONPATH": ROOT})
+        self.assertEqual(ran.stdout.strip(), "False")
+
+    def test_arguments_are_checked(self) -> None:
+        for url in ("sqlite:///x.db", 42):
+            with self.subTest(url=url), self.assertRaises(InvalidArgument):
+                PostgresStore(url)   # type: ignore[arg-type]
+        for timeout in (0, -1, True, float("inf"), "5"):
+            with self.subTest(timeout=timeout), self.assertRaises(InvalidArgument):
+                PostgresStore(ELSEWHERE, lock_timeout=timeout)   # type: ignore[arg-type]
 
     def test_a_server_that_refuses_fails_closed_naming_the_store(self) -> None:
         with self.assertRaises(StoreUnavailable) as caught:
