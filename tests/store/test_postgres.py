@@ -131,6 +131,18 @@ class PostgresStoreTest(unittest.TestCase):
         (renewed,) = [lease for lease in store.leases("w") if lease.holder == "a"]
         self.assertGreater(renewed.expires, now + 100)
 
+    def test_leases_run_on_the_servers_clock_not_the_clients(self) -> None:
+        store = self.open()
+        with mock.patch("time.time", return_value=0.0), \
+                mock.patch("time.monotonic", return_value=0.0):   # a client clock gone wrong
+            self.assertIsNone(store.acquire("w", "a", ["/a"], 0.3))
+            (lease,) = store.leases("w")
+        with psycopg.connect(postgres.server_url()) as conn:
+            row = conn.execute("SELECT extract(epoch FROM clock_timestamp())").fetchone()
+        assert row is not None
+        self.assertAlmostEqual(lease.since, float(row[0]), delta=5.0)
+        self.assertAlmostEqual(lease.expires - lease.since, 0.3, places=6)
+
     def test_a_newer_schema_is_refused(self) -> None:
         self.open()
         schema = self.url.rpartition("schema=")[2]
