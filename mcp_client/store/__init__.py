@@ -14,8 +14,13 @@ workspace shares one table, and every lease grant carries a fencing token
   host's wall clock, read inside each transaction; all processes on a host
   read the same clock.  A file on a network filesystem (NFS, SMB...) is
   refused: SQLite's locking is not reliable there.
-* ``postgresql://`` and ``redis://`` URLs are recognised and refused with
-  :class:`UnsupportedStore`: those engines are not in this version.
+* ``open_store("postgresql://user:password@host/db")`` (or ``postgres://``;
+  ``?schema=NAME`` picks the schema, default ``mcp_client``) --
+  :class:`PostgresStore`: many hosts (psycopg 3, the ``[postgres]`` extra,
+  imported only when such a store is opened).  Expiry follows the server's
+  clock; see :mod:`mcp_client.store._postgres`.
+* ``redis://`` URLs are recognised and refused with
+  :class:`UnsupportedStore`: that engine is not in this version.
 
 What a store keeps and how (see :class:`Store`):
 
@@ -65,18 +70,21 @@ from ..exceptions import InvalidArgument
 from ._base import (Refusal, Store, StoredHold, StoredLease, StoreError, StoreUnavailable,
                     TaskRecord, UnsupportedStore)
 from . import _proc
+from ._postgres import PostgresStore
 from ._sql import SQLEngine
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..policy import GrantBook
 
-__all__ = ["open_store", "Store", "MemoryStore", "SQLiteStore", "StoredLease", "StoredHold",
+__all__ = ["open_store", "Store", "MemoryStore", "SQLiteStore", "PostgresStore", "StoredLease",
+           "StoredHold",
            "Refusal", "TaskRecord", "StoreError", "StoreUnavailable", "UnsupportedStore"]
 
 #: URL schemes of engines this version does not provide yet.
-NOT_YET = {"postgresql": "PostgreSQL", "postgres": "PostgreSQL", "redis": "Redis",
-           "rediss": "Redis"}
+NOT_YET = {"redis": "Redis", "rediss": "Redis"}
+#: URL schemes of PostgreSQL.
+POSTGRES = ("postgresql", "postgres")
 
 
 def _lock_timeout(value: Any) -> float:
@@ -175,12 +183,14 @@ def open_store(url: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> Sto
 
     Args:
         url: ``"memory:"``, ``"sqlite:///abs/path.db"`` (the absolute path
-            ``/abs/path.db``) or a plain file path.
+            ``/abs/path.db``), a plain file path, or
+            ``"postgresql://user:password@host:port/db"`` (``postgres://``;
+            ``?schema=NAME`` for the schema).
         lock_timeout: seconds an operation waits for the store's lock.
 
     Raises:
-        UnsupportedStore: a ``postgresql://`` or ``redis://`` URL (not in this
-            version).
+        UnsupportedStore: a ``redis://`` URL (not in this version), or a
+            PostgreSQL one without psycopg installed.
         InvalidArgument: anything else that is not a store URL.
         StoreUnavailable: the database cannot be opened.
     """
@@ -193,6 +203,8 @@ def open_store(url: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> Sto
     scheme, sep, rest = url.partition("://")
     if not sep:
         return SQLiteStore(url, lock_timeout=lock_timeout)
+    if scheme.lower() in POSTGRES:
+        return PostgresStore(url, lock_timeout=_lock_timeout(lock_timeout))
     if scheme.lower() in NOT_YET:
         raise UnsupportedStore(redact_url(url), f"{NOT_YET[scheme.lower()]} is not available "
                                                 "in this version; use sqlite:///path or memory:")

@@ -588,9 +588,14 @@ class StoreBookTest(TempCase):
 
 
 class ProcessesTest(TempCase):
-    """Every worker is a separate Python process sharing one SQLite book."""
+    """Every worker is a separate Python process sharing one SQLite book (another engine's
+    tests subclass this: ``self.path`` is then its store URL, :meth:`shared` its store)."""
 
     grace = WAIT
+
+    def shared(self) -> Any:
+        """The store the workers share, as this process opens it."""
+        return SQLiteStore(self.path)
 
     def worker(self, agent: str) -> Worker:
         worker = Worker(self.path, agent)
@@ -610,7 +615,7 @@ class ProcessesTest(TempCase):
         self.assertEqual(b.expect("revoked")["rule"], WRITE)
         a.send("decide none /srv/work/z")
         self.assertFalse(a.expect("result")["ran"])
-        records = Grants(store=SQLiteStore(self.path)).history()
+        records = Grants(store=self.shared()).history()
         self.assertEqual([(r["event"], r["agent"], r["pid"]) for r in records],
                          [("grant", "a", a.pid), ("revoke", "b", b.pid)])
         self.assertEqual(records[0]["question"]["arguments"], {"path": "/srv/work/y"})
@@ -625,7 +630,7 @@ class ProcessesTest(TempCase):
         self.assertEqual((a.expect("result")["ran"], a.pid > 0), (True, True))
         result = b.expect("result")
         self.assertEqual((result["ran"], result["asked"]), (True, 0))   # b re-read the book
-        self.assertEqual(Grants(store=SQLiteStore(self.path)).grants, [WRITE])
+        self.assertEqual(Grants(store=self.shared()).grants, [WRITE])
 
     def test_killing_the_process_that_holds_the_question_frees_it(self) -> None:
         a, b = self.worker("a"), self.worker("b")
@@ -639,7 +644,7 @@ class ProcessesTest(TempCase):
         result = b.expect("result")
         self.assertEqual((result["ran"], result["asked"]), (True, 1))
         self.assertLess(time.monotonic() - started, 10.0)        # not the 15 s TTL
-        self.assertFalse(SQLiteBook(self.path).question_open())
+        self.assertFalse(self.shared().book("default").question_open())
 
     def test_the_same_grant_added_by_two_processes_is_one_grant(self) -> None:
         a, b = self.worker("a"), self.worker("b")
@@ -647,7 +652,7 @@ class ProcessesTest(TempCase):
         b.send("add " + json.dumps(WRITE))
         added = a.expect("added")["added"] + b.expect("added")["added"]
         self.assertEqual(added, 1)
-        grants = Grants(store=SQLiteStore(self.path))
+        grants = Grants(store=self.shared())
         self.assertEqual(grants.grants, [WRITE])
         self.assertEqual([r["event"] for r in grants.history()], ["grant"])
         self.assertEqual(compile_rule(WRITE, 0, where="grant").source, WRITE)

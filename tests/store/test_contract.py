@@ -42,7 +42,7 @@ class _OverAStore:
                   clock: Callable[[], float] = time.monotonic) -> LeaseTable:
             store: Store
             if self.on_disk and clock is time.monotonic:
-                store = SQLiteStore(os.path.join(folder.name, f"{len(stores)}.db"))
+                store = self.disk_store(folder.name, len(stores))
             else:
                 store = MemoryStore(clock=clock)
             stores.append(store)
@@ -54,6 +54,11 @@ class _OverAStore:
             self.addCleanup(patcher.stop)   # type: ignore[attr-defined]
         self.addCleanup(_close_all, stores)   # type: ignore[attr-defined]
         super().setUp()   # type: ignore[misc]
+
+    def disk_store(self, folder: str, index: int) -> Store:
+        """The store of the ``index``-th table on the default clock (another engine's
+        suite overrides this)."""
+        return SQLiteStore(os.path.join(folder, f"{index}.db"))
 
 
 class LeaseOverAStoreTest(_OverAStore, test_leases.LeaseTest):

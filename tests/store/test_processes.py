@@ -1,4 +1,8 @@
-"""The SQLite store across separate processes: a race, a killed holder, a wake-up."""
+"""A store across separate processes: a race, a killed holder, a wake-up.
+
+Run over an SQLite file here; another engine's tests subclass :class:`ProcessesTest`
+and give :meth:`ProcessesTest.url` its store.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ import unittest
 from typing import Any
 
 from mcp_client.leases import LeaseTable
-from mcp_client.store import SQLiteStore
+from mcp_client.store import open_store
 
 from . import workers
 
@@ -30,15 +34,21 @@ class ProcessesTest(unittest.TestCase):
     def setUp(self) -> None:
         folder = tempfile.TemporaryDirectory(prefix="mcp-store-")
         self.addCleanup(folder.cleanup)
-        self.database = os.path.join(folder.name, "fleet.db")
-        store = SQLiteStore(self.database)
+        self.folder = folder.name
+        self.store_url = self.url()
+        store = open_store(self.store_url)
         self.addCleanup(store.close)
         self.table = LeaseTable(store=store, workspace="fleet")
         self.processes: list[Any] = []
         self.addCleanup(self._reap)
 
+    def url(self) -> str:
+        """The store every process of the test opens (made fresh for it)."""
+        return f"sqlite://{os.path.join(self.folder, 'fleet.db')}"
+
     def start(self, target: Any, *args: Any) -> Any:
-        process = _CONTEXT.Process(target=target, args=(self.database, "fleet", *args),
+        process = _CONTEXT.Process(target=target,
+                                   args=(self.store_url, self.folder, "fleet", *args),
                                    name=f"store-{target.__name__}-{len(self.processes)}")
         process.start()
         self.processes.append(process)
@@ -69,7 +79,7 @@ class ProcessesTest(unittest.TestCase):
         for index in winners:
             self.assertEqual(len({lease.token for lease in leases
                                   if lease.holder == f"w{index}"}), 1, "one token per grant")
-        open(os.path.join(os.path.dirname(self.database), "fence"), "w").close()
+        open(os.path.join(self.folder, "fence"), "w").close()
         resume.set()
         fenced = self._collect(results, "fenced")
         tokens = sorted(token for _, _, token, _ in fenced)

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from mcp_client.leases import LeaseTable
-from mcp_client.store import SQLiteStore
+from mcp_client.store import open_store
 
 #: seconds a worker waits for a cue before giving up
 PATIENCE = 30.0
@@ -27,16 +27,16 @@ def wanted(index: int) -> list[str]:
     return [VARIANTS[(index // GROUPS) % len(VARIANTS)].format(g=group), f"/ws/own{index}"]
 
 
-def _table(database: str, workspace: str) -> LeaseTable:
-    return LeaseTable(store=SQLiteStore(database), workspace=workspace)
+def _table(url: str, workspace: str) -> LeaseTable:
+    return LeaseTable(store=open_store(url), workspace=workspace)
 
 
-def race(database: str, workspace: str, index: int, start: Any, resume: Any,
+def race(url: str, folder: str, workspace: str, index: int, start: Any, resume: Any,
          results: Any) -> None:
     """Claim once at the start signal and report; then, on ``resume``, take the fenced path
     in turn and check the token against the last one written there."""
     try:
-        table = _table(database, workspace)
+        table = _table(url, workspace)
         holder = f"w{index}"
         start.wait(PATIENCE)
         results.put(("try", index, table.try_acquire(holder, wanted(index), 60) is None))
@@ -48,7 +48,7 @@ def race(database: str, workspace: str, index: int, start: Any, resume: Any,
                 raise TimeoutError("never granted")
             table.wait_for_change(0.5)
         mine = [lease for lease in table.snapshot() if lease.path == FENCED]
-        fence = os.path.join(os.path.dirname(database), "fence")
+        fence = os.path.join(folder, "fence")
         with open(fence, encoding="ascii") as file:
             last = int(file.read() or 0)
         with open(fence, "w", encoding="ascii") as file:
@@ -60,9 +60,10 @@ def race(database: str, workspace: str, index: int, start: Any, resume: Any,
         results.put(("error", index, repr(exc)))
 
 
-def hold_and_hang(database: str, workspace: str, ttl: float, ready: Any, results: Any) -> None:
+def hold_and_hang(url: str, folder: str, workspace: str, ttl: float, ready: Any,
+                  results: Any) -> None:
     """Take a lease on ``/k`` and hold ``/h`` in flight, then hang until killed."""
-    table = _table(database, workspace)
+    table = _table(url, workspace)
     table.try_acquire("victim", ["/k"], ttl)
     table.hold("victim", ["/h"], strict=False)
     results.put([lease.token for lease in table.snapshot()])
@@ -70,9 +71,9 @@ def hold_and_hang(database: str, workspace: str, ttl: float, ready: Any, results
     threading.Event().wait(PATIENCE)
 
 
-def release_on_cue(database: str, workspace: str, ready: Any, cue: Any) -> None:
+def release_on_cue(url: str, folder: str, workspace: str, ready: Any, cue: Any) -> None:
     """Hold ``/w`` until ``cue``, then release it."""
-    table = _table(database, workspace)
+    table = _table(url, workspace)
     table.try_acquire("other", ["/w"], 60)
     ready.set()
     cue.wait(PATIENCE)
