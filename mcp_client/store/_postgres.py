@@ -488,7 +488,12 @@ class PostgresStore:
         return PostgresBook(name, f"{self.name} book {name!r}", self._transaction)
 
     def close(self) -> None:
-        """Drop this store's own holds (their calls are over) and the connection; idempotent."""
+        """Let go of the connection; idempotent.
+
+        In-flight holds stay: a call still running keeps its places held, and the
+        rows carry this process's pid, so the first operation on this host after it
+        ends purges them.
+        """
         with self._lock:
             if self._closed:
                 return
@@ -496,11 +501,4 @@ class PostgresStore:
             conn, self._conn = self._conn, None
             if conn is None or os.getpid() != self._pid:
                 return
-            try:
-                if not conn.closed:
-                    conn.execute(f'DELETE FROM "{self.schema}".holds WHERE owner = %s',
-                                 (self._owner,))
-            except self._psycopg.Error:
-                pass   # the rows carry this pid: the next operation on the host purges them
-            finally:
-                conn.close()
+            conn.close()

@@ -26,6 +26,7 @@ from mcp_client.leases import LeaseTable
 from mcp_client.store import PostgresStore, Store, TaskRecord, open_store
 
 from . import postgres, test_contract as contract, test_processes as processes
+from . import test_task_records as task_records
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 #: A URL nothing listens at (port 1 of the loopback), with a password to hide.
@@ -49,6 +50,13 @@ class InFlightOnPostgresTest(_OnPostgres, contract.InFlightOnDiskTest):
 
 class ThroughAClientOnPostgresTest(_OnPostgres, contract.ThroughAClientOnDiskTest):
     pass
+
+
+class TaskRecordsOnPostgresTest(task_records.TaskRecordContract, unittest.TestCase):
+    def open(self) -> Store:
+        store = open_store(postgres.fresh(self))
+        self.addCleanup(store.close)
+        return store
 
 
 class ProcessesOnPostgresTest(processes.ProcessesTest):
