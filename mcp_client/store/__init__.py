@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import threading
 import time
 from typing import Any
@@ -178,6 +179,11 @@ class SQLiteStore(_Closing, SQLEngine):
         return SQLiteBook(self.path, name, timeout=self.lock_timeout)
 
 
+#: What no file path a user means looks like: ``key=value`` pairs (a libpq connection
+#: string) or a URL scheme without its ``//`` (``postgres:user:pw@host/db``).
+_CONNECTION_STRING = re.compile(r"^\s*\w+\s*=|\s\w+\s*=|^[A-Za-z][A-Za-z0-9+.-]+:(?!//)[^/\\]")
+
+
 def open_store(url: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> Store:
     """The store a URL names.
 
@@ -202,6 +208,11 @@ def open_store(url: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> Sto
         return MemoryStore(lock_timeout=lock_timeout)
     scheme, sep, rest = url.partition("://")
     if not sep:
+        if _CONNECTION_STRING.search(url):
+            # a libpq "host=... password=..." string or "postgres:user:pw@host" is not a
+            # file to create (its name would hold the password): refuse, and show nothing
+            raise InvalidArgument("url", "(hidden: it looks like a connection string)",
+                                  "must be a store URL (postgresql://...) or a file path")
         return SQLiteStore(url, lock_timeout=lock_timeout)
     if scheme.lower() in POSTGRES:
         return PostgresStore(url, lock_timeout=_lock_timeout(lock_timeout))

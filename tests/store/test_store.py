@@ -46,6 +46,19 @@ class _Dir(unittest.TestCase):
 
 
 class OpenStoreTest(_Dir):
+    def test_a_connection_string_is_not_taken_for_a_file_name(self) -> None:
+        os.chdir(self.dir)
+        self.addCleanup(os.chdir, os.path.dirname(self.dir))
+        for text in ("host=db password=hunter2", "dbname=x user=y password=hunter2",
+                     "postgres:someone:hunter2@db/x", "redis:hunter2@db"):
+            with self.subTest(text=text):
+                with self.assertRaises(InvalidArgument) as caught:
+                    open_store(text)
+                self.assertNotIn("hunter2", str(caught.exception))
+        self.assertEqual(os.listdir(self.dir), [])
+        with open_store("./a=b.db") as store:                     # an odd name, still a file
+            self.assertIsInstance(store, SQLiteStore)
+
     def test_memory_url_opens_a_memory_store(self) -> None:
         with open_store("memory:") as store:
             self.assertIsInstance(store, MemoryStore)
