@@ -47,8 +47,8 @@ class _Dir(unittest.TestCase):
 
 class OpenStoreTest(_Dir):
     def test_a_connection_string_is_not_taken_for_a_file_name(self) -> None:
+        self.addCleanup(os.chdir, os.getcwd())
         os.chdir(self.dir)
-        self.addCleanup(os.chdir, os.path.dirname(self.dir))
         for text in ("host=db password=hunter2", "dbname=x user=y password=hunter2",
                      "postgres:someone:hunter2@db/x", "redis:hunter2@db"):
             with self.subTest(text=text):
