@@ -14,8 +14,13 @@ workspace shares one table, and every lease grant carries a fencing token
   host's wall clock, read inside each transaction; all processes on a host
   read the same clock.  A file on a network filesystem (NFS, SMB...) is
   refused: SQLite's locking is not reliable there.
-* ``postgresql://`` and ``redis://`` URLs are recognised and refused with
-  :class:`UnsupportedStore`: those engines are not in this version.
+* ``open_store("redis://[:password@]host:port/db")`` (or ``rediss://``, TLS;
+  ``?prefix=NAME`` chooses the key prefix) -- :class:`RedisStore`: many hosts
+  on one Redis primary (extra ``[redis]``), one Lua script per operation,
+  expiry by the server's ``TIME``, tokens by ``INCR``.  Not Redlock: safe only
+  with fencing (a failover may lose leases; see :mod:`mcp_client.store._redis`).
+* ``postgresql://`` URLs are recognised and refused with
+  :class:`UnsupportedStore`: that engine is not in this version.
 
 What a store keeps and how (see :class:`Store`):
 
@@ -59,18 +64,19 @@ from ..exceptions import InvalidArgument
 from ._base import (Refusal, Store, StoredHold, StoredLease, StoreError, StoreUnavailable,
                     TaskRecord, UnsupportedStore)
 from . import _proc
+from ._redis import RedisStore
 from ._sql import SQLEngine
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..policy import GrantBook
 
-__all__ = ["open_store", "Store", "MemoryStore", "SQLiteStore", "StoredLease", "StoredHold",
+__all__ = ["open_store", "Store", "MemoryStore", "SQLiteStore", "RedisStore",
+           "StoredLease", "StoredHold",
            "Refusal", "TaskRecord", "StoreError", "StoreUnavailable", "UnsupportedStore"]
 
 #: URL schemes of engines this version does not provide yet.
-NOT_YET = {"postgresql": "PostgreSQL", "postgres": "PostgreSQL", "redis": "Redis",
-           "rediss": "Redis"}
+NOT_YET = {"postgresql": "PostgreSQL", "postgres": "PostgreSQL"}
 
 
 def _lock_timeout(value: Any) -> float:
@@ -165,12 +171,12 @@ def open_store(url: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> Sto
 
     Args:
         url: ``"memory:"``, ``"sqlite:///abs/path.db"`` (the absolute path
-            ``/abs/path.db``) or a plain file path.
+            ``/abs/path.db``), a plain file path, or ``"redis://..."`` /
+            ``"rediss://..."`` (:class:`RedisStore`).
         lock_timeout: seconds an operation waits for the store's lock.
 
     Raises:
-        UnsupportedStore: a ``postgresql://`` or ``redis://`` URL (not in this
-            version).
+        UnsupportedStore: a ``postgresql://`` URL (not in this version).
         InvalidArgument: anything else that is not a store URL.
         StoreUnavailable: the database cannot be opened.
     """
@@ -183,6 +189,8 @@ def open_store(url: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> Sto
     scheme, sep, rest = url.partition("://")
     if not sep:
         return SQLiteStore(url, lock_timeout=lock_timeout)
+    if scheme.lower() in ("redis", "rediss"):
+        return RedisStore(url, lock_timeout=_lock_timeout(lock_timeout))
     if scheme.lower() in NOT_YET:
         raise UnsupportedStore(redact_url(url), f"{NOT_YET[scheme.lower()]} is not available "
                                                 "in this version; use sqlite:///path or memory:")

@@ -512,6 +512,10 @@ class ProcessesTest(TempCase):
 
     grace = WAIT
 
+    def store(self) -> Any:
+        """What ``Grants(store=...)`` is given to read the workers' book from here."""
+        return SQLiteStore(self.path)
+
     def worker(self, agent: str) -> Worker:
         worker = Worker(self.path, agent)
         self.addCleanup(worker.close)
@@ -530,7 +534,7 @@ class ProcessesTest(TempCase):
         self.assertEqual(b.expect("revoked")["rule"], WRITE)
         a.send("decide none /srv/work/z")
         self.assertFalse(a.expect("result")["ran"])
-        records = Grants(store=SQLiteStore(self.path)).history()
+        records = Grants(store=self.store()).history()
         self.assertEqual([(r["event"], r["agent"], r["pid"]) for r in records],
                          [("grant", "a", a.pid), ("revoke", "b", b.pid)])
         self.assertEqual(records[0]["question"]["arguments"], {"path": "/srv/work/y"})
@@ -545,7 +549,7 @@ class ProcessesTest(TempCase):
         self.assertEqual((a.expect("result")["ran"], a.pid > 0), (True, True))
         result = b.expect("result")
         self.assertEqual((result["ran"], result["asked"]), (True, 0))   # b re-read the book
-        self.assertEqual(Grants(store=SQLiteStore(self.path)).grants, [WRITE])
+        self.assertEqual(Grants(store=self.store()).grants, [WRITE])
 
     def test_killing_the_process_that_holds_the_question_frees_it(self) -> None:
         a, b = self.worker("a"), self.worker("b")
@@ -559,7 +563,7 @@ class ProcessesTest(TempCase):
         result = b.expect("result")
         self.assertEqual((result["ran"], result["asked"]), (True, 1))
         self.assertLess(time.monotonic() - started, 10.0)        # not the 15 s TTL
-        self.assertFalse(SQLiteBook(self.path).question_open())
+        self.assertFalse(self.store().book("default").question_open())
 
     def test_the_same_grant_added_by_two_processes_is_one_grant(self) -> None:
         a, b = self.worker("a"), self.worker("b")
@@ -567,7 +571,7 @@ class ProcessesTest(TempCase):
         b.send("add " + json.dumps(WRITE))
         added = a.expect("added")["added"] + b.expect("added")["added"]
         self.assertEqual(added, 1)
-        grants = Grants(store=SQLiteStore(self.path))
+        grants = Grants(store=self.store())
         self.assertEqual(grants.grants, [WRITE])
         self.assertEqual([r["event"] for r in grants.history()], ["grant"])
         self.assertEqual(compile_rule(WRITE, 0, where="grant").source, WRITE)

@@ -40,11 +40,7 @@ class _OverAStore:
 
         def table(default_ttl: float = 300, *,
                   clock: Callable[[], float] = time.monotonic) -> LeaseTable:
-            store: Store
-            if self.on_disk and clock is time.monotonic:
-                store = SQLiteStore(os.path.join(folder.name, f"{len(stores)}.db"))
-            else:
-                store = MemoryStore(clock=clock)
+            store = self.store(clock, os.path.join(folder.name, f"{len(stores)}.db"))
             stores.append(store)
             return LeaseTable(default_ttl, store=store)
 
@@ -54,6 +50,13 @@ class _OverAStore:
             self.addCleanup(patcher.stop)   # type: ignore[attr-defined]
         self.addCleanup(_close_all, stores)   # type: ignore[attr-defined]
         super().setUp()   # type: ignore[misc]
+
+    def store(self, clock: Callable[[], float], path: str) -> Store:
+        """The store of one table: an SQLite file at ``path`` when ``on_disk`` and the
+        table keeps the default clock, else a MemoryStore on ``clock``."""
+        if self.on_disk and clock is time.monotonic:
+            return SQLiteStore(path)
+        return MemoryStore(clock=clock)
 
 
 class LeaseOverAStoreTest(_OverAStore, test_leases.LeaseTest):

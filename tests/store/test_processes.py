@@ -1,4 +1,5 @@
-"""The SQLite store across separate processes: a race, a killed holder, a wake-up."""
+"""A store across separate processes: a race, a killed holder, a wake-up (SQLite here;
+``test_redis`` runs the same tests over Redis)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import unittest
 from typing import Any
 
 from mcp_client.leases import LeaseTable
-from mcp_client.store import SQLiteStore
+from mcp_client.store import Store, open_store
 
 from . import workers
 
@@ -30,12 +31,17 @@ class ProcessesTest(unittest.TestCase):
     def setUp(self) -> None:
         folder = tempfile.TemporaryDirectory(prefix="mcp-store-")
         self.addCleanup(folder.cleanup)
-        self.database = os.path.join(folder.name, "fleet.db")
-        store = SQLiteStore(self.database)
+        self.fence = os.path.join(folder.name, "fence")
+        self.database = self.location(folder.name)
+        store: Store = open_store(self.database)
         self.addCleanup(store.close)
         self.table = LeaseTable(store=store, workspace="fleet")
         self.processes: list[Any] = []
         self.addCleanup(self._reap)
+
+    def location(self, folder: str) -> str:
+        """The store every process opens (a file path or a store URL)."""
+        return os.path.join(folder, "fleet.db")
 
     def start(self, target: Any, *args: Any) -> Any:
         process = _CONTEXT.Process(target=target, args=(self.database, "fleet", *args),
@@ -54,7 +60,7 @@ class ProcessesTest(unittest.TestCase):
     def test_racers_one_winner_per_conflict_strictly_increasing_tokens(self) -> None:
         start, resume, results = _CONTEXT.Event(), _CONTEXT.Event(), _CONTEXT.Queue()
         for index in range(RACERS):
-            self.start(workers.race, index, start, resume, results)
+            self.start(workers.race, index, start, resume, results, self.fence)
         start.set()
         tries = sorted(self._collect(results, "try"))
         winners = [index for _, index, won in tries if won]
@@ -69,7 +75,7 @@ class ProcessesTest(unittest.TestCase):
         for index in winners:
             self.assertEqual(len({lease.token for lease in leases
                                   if lease.holder == f"w{index}"}), 1, "one token per grant")
-        open(os.path.join(os.path.dirname(self.database), "fence"), "w").close()
+        open(self.fence, "w").close()
         resume.set()
         fenced = self._collect(results, "fenced")
         tokens = sorted(token for _, _, token, _ in fenced)

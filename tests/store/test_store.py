@@ -62,8 +62,7 @@ class OpenStoreTest(_Dir):
         self.assertTrue(os.path.exists(path))
 
     def test_server_engines_are_refused_by_name_without_the_password(self) -> None:
-        for url, engine in (("postgresql://agent:hunter2@db.example:5432/fleet", "PostgreSQL"),
-                            ("redis://:hunter2@cache.example:6379/0", "Redis")):
+        for url, engine in (("postgresql://agent:hunter2@db.example:5432/fleet", "PostgreSQL"),):
             with self.subTest(url=url):
                 with self.assertRaises(UnsupportedStore) as caught:
                     open_store(url)
@@ -76,7 +75,6 @@ class OpenStoreTest(_Dir):
     def test_no_pretend_server_engines(self) -> None:
         import mcp_client.store as module
         self.assertFalse(hasattr(module, "PostgresStore"))
-        self.assertFalse(hasattr(module, "RedisStore"))
 
     def test_bad_urls_are_invalid_arguments(self) -> None:
         for url in ("", "ftp://x/y", "sqlite://relative.db", 42, None):

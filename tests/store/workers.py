@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from typing import Any
 
 from mcp_client.leases import LeaseTable
-from mcp_client.store import SQLiteStore
+from mcp_client.store import open_store
 
 #: seconds a worker waits for a cue before giving up
 PATIENCE = 30.0
@@ -28,11 +27,12 @@ def wanted(index: int) -> list[str]:
 
 
 def _table(database: str, workspace: str) -> LeaseTable:
-    return LeaseTable(store=SQLiteStore(database), workspace=workspace)
+    """A table over the store ``database`` names (a file path or a store URL)."""
+    return LeaseTable(store=open_store(database), workspace=workspace)
 
 
 def race(database: str, workspace: str, index: int, start: Any, resume: Any,
-         results: Any) -> None:
+         results: Any, fence: str) -> None:
     """Claim once at the start signal and report; then, on ``resume``, take the fenced path
     in turn and check the token against the last one written there."""
     try:
@@ -48,7 +48,6 @@ def race(database: str, workspace: str, index: int, start: Any, resume: Any,
                 raise TimeoutError("never granted")
             table.wait_for_change(0.5)
         mine = [lease for lease in table.snapshot() if lease.path == FENCED]
-        fence = os.path.join(os.path.dirname(database), "fence")
         with open(fence, encoding="ascii") as file:
             last = int(file.read() or 0)
         with open(fence, "w", encoding="ascii") as file:
