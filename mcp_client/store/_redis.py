@@ -123,11 +123,12 @@ class RedisStore:
         except ImportError as exc:   # pragma: no cover - the extra is installed for tests
             raise StoreUnavailable(redact_url(url), "needs redis-py: pip install "
                                                     "'mcp-client-sync[redis]'") from exc
-        self.name = redact_url(url)
+        plain, self.prefix = split_url(url)
+        #: the URL as it may be shown: no password, and the key prefix
+        self.name = f"{redact_url(plain)} (prefix {self.prefix})"
         self.lock_timeout = lock_timeout
         self._redis_error: type[Exception] = redis.RedisError
         self._response_error: type[Exception] = redis.ResponseError
-        plain, self.prefix = split_url(url)
         try:
             self._client: Any = redis.Redis.from_url(
                 plain, socket_timeout=lock_timeout, socket_connect_timeout=lock_timeout,
@@ -141,7 +142,7 @@ class RedisStore:
         self._generation = 0
         self._seen = threading.local()
         self._owner = f"{_proc.HOST}:{os.getpid()}:{uuid.uuid4().hex}"
-        self._started = _proc.started(os.getpid())
+        self._started = (os.getpid(), _proc.started(os.getpid()))
         self._books: dict[str, GrantBook] = {}
 
     def __repr__(self) -> str:
@@ -176,11 +177,16 @@ class RedisStore:
         script = self._scripts[op]
         return self.call(lambda: script(keys=list(keys), args=list(args)))
 
-    def _op(self, op: str, workspace: str, *args: Any, dead: bool = True) -> Any:
+    def _op(self, op: str, workspace: str, *args: Any, dead: bool = True,
+            touch: bool = False) -> Any:
+        """Run a lease script (``dead``: naming this host's dead holds; ``touch``: then
+        waking this process's waiters) and note the change counter it saw."""
         keys = [self.key(kind, workspace) for kind in ("lease", "holds", "fence", "version",
                                                        "holdseq")]
         extra = [json.dumps(self._dead(keys[1]))] if dead else []
         value, version = json.loads(self.run(op, keys, *args, *extra))
+        if touch:
+            self._touched()
         self._seen.version = (workspace, version)
         with self._changed:
             self._seen.generation = self._generation
@@ -198,6 +204,13 @@ class RedisStore:
         if dead:
             self._touched()
         return dead
+
+    def _start_time(self) -> str | None:
+        """This process's start time (read again in a child after a fork)."""
+        pid = os.getpid()
+        if self._started[0] != pid:
+            self._started = (pid, _proc.started(pid))
+        return self._started[1]
 
     def _touched(self) -> None:
         with self._changed:
@@ -219,13 +232,11 @@ class RedisStore:
 
     def release(self, workspace: str, holder: str, released: Sequence[str] | None) -> list[str]:
         freed = self._op("release", workspace, holder,
-                         json.dumps(False if released is None else list(released)))
-        self._touched()
+                         json.dumps(False if released is None else list(released)), touch=True)
         return [str(path) for path in _list(freed)]
 
     def release_all(self, workspace: str) -> None:
-        self._op("release_all", workspace, dead=False)
-        self._touched()
+        self._op("release_all", workspace, dead=False, touch=True)
 
     def leases(self, workspace: str) -> list[StoredLease]:
         return [_record(raw) for raw in _list(self._op("leases", workspace))]
@@ -243,7 +254,7 @@ class RedisStore:
     def hold(self, workspace: str, holder: str, places: Sequence[str | None], *,
              strict: bool) -> StoredHold | Refusal:
         stamp = {"host": _proc.HOST, "boot": _proc.BOOT, "pidns": _proc.PIDNS,
-                 "pid": os.getpid(), "started": self._started, "o": self._owner}
+                 "pid": os.getpid(), "started": self._start_time(), "o": self._owner}
         found = self._op("hold", workspace, holder, json.dumps([_pair(p) for p in places]),
                          "1" if strict else "0", json.dumps(stamp))
         first, second = found
@@ -252,8 +263,7 @@ class RedisStore:
         return StoredHold(int(first), _seconds(second))
 
     def end_hold(self, workspace: str, key: int) -> None:
-        self._op("end_hold", workspace, str(key), dead=False)
-        self._touched()
+        self._op("end_hold", workspace, str(key), dead=False, touch=True)
 
     def wait(self, workspace: str, timeout: float) -> bool:
         """Poll the workspace's change counter with backoff; a change in this process wakes

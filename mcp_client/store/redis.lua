@@ -10,6 +10,10 @@
 -- place it is wider than Python is a bracket glob ("[a-z]"): any pattern with "["
 -- counts as matching (a conflict), which fails closed.
 
+-- Redis 5 and 6 replicate a script's effects only when asked (7 always does): TIME
+-- is read before writes, which verbatim replication would refuse.
+if redis.replicate_commands then redis.replicate_commands() end
+
 local function now_us()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
