@@ -144,6 +144,7 @@ class RedisStore:
         self._owner = f"{_proc.HOST}:{os.getpid()}:{uuid.uuid4().hex}"
         self._started = (os.getpid(), _proc.started(os.getpid()))
         self._books: dict[str, GrantBook] = {}
+        self._held_in: set[str] = set()   # the workspaces this store made holds in
 
     def __repr__(self) -> str:
         return f"<RedisStore {self.name} {'closed' if self._closed else 'open'}>"
@@ -260,6 +261,7 @@ class RedisStore:
         first, second = found
         if isinstance(second, list) or second is False:
             return Refusal(int(first), None if second is False else _record(second))
+        self._held_in.add(workspace)
         return StoredHold(int(first), _seconds(second))
 
     def end_hold(self, workspace: str, key: int) -> None:
@@ -335,15 +337,9 @@ class RedisStore:
         if self._closed:
             return
         try:
-            for key in self.call(lambda: list(self._client.scan_iter(
-                    match=_glob_escape(self.key("holds", "")) + "*"))):
-                workspace = key[len(self.key("holds", "")):]
+            for workspace in sorted(self._held_in):
                 self._op("drop_owner", workspace, self._owner, dead=False)
         except StoreError:
             pass   # the holds carry this pid: the next operation on this host drops them
         self._closed = True
         self._client.close()
-
-
-def _glob_escape(text: str) -> str:
-    return "".join("\\" + char if char in "*?[]\\" else char for char in text)

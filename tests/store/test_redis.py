@@ -20,9 +20,10 @@ import tempfile
 import time
 import unittest
 from typing import Any, Callable
+from unittest import mock
 
 from mcp_client import paths
-from mcp_client.exceptions import StoreError, StoreUnavailable
+from mcp_client.exceptions import InvalidArgument, StoreError, StoreUnavailable
 from mcp_client.leases import LeaseTable
 from mcp_client.policy import GrantBook, GrantBookError
 from mcp_client.store import MemoryStore, RedisStore, Store, TaskRecord, open_store
@@ -175,6 +176,28 @@ class RedisStoreTest(unittest.TestCase):
         self.assertGreaterEqual(lease.since, began)
         self.assertAlmostEqual(lease.expires - lease.since, 60.0, places=3)
         self.assertLess(abs(store.now() - time.time()), 5.0)
+
+    def test_a_wrong_client_clock_neither_extends_nor_shortens_a_lease(self) -> None:
+        store = self.open()
+        with mock.patch("time.time", return_value=0.0), \
+                mock.patch("time.monotonic", return_value=0.0):
+            self.assertIsNone(store.acquire("w", "a", ["/x"], 60))
+        (lease,) = store.leases("w")
+        self.assertAlmostEqual(lease.since, store.now(), delta=5.0)
+
+    def test_urls_name_the_prefix_and_hide_the_password(self) -> None:
+        for url in ("redis://:hunter2@cache.example:6379/0",
+                    "rediss://user:hunter2@cache.example:6380/1?prefix=team"):
+            with self.subTest(url=url):
+                store = open_store(url, lock_timeout=0.5)
+                self.addCleanup(store.close)
+                assert isinstance(store, RedisStore)
+                self.assertNotIn("hunter2", store.name + repr(store))
+                self.assertIn("cache.example", store.name)
+                self.assertIn(store.prefix, store.name)
+        self.assertEqual(RedisStore("redis://h/0?prefix=team").prefix, "team")
+        with self.assertRaises(InvalidArgument):
+            open_store("redis://h/0?prefix=")
 
     def test_task_records(self) -> None:
         store = self.open()
