@@ -18,7 +18,7 @@ workspace shares one table, and every lease grant carries a fencing token
   ``?prefix=NAME`` chooses the key prefix) -- :class:`RedisStore`: many hosts
   on one Redis primary (extra ``[redis]``), one Lua script per operation,
   expiry by the server's ``TIME``, tokens by ``INCR``.  Not Redlock: safe only
-  with fencing (a failover may lose leases; see :mod:`mcp_client.store._redis`).
+  with fencing (a failover may lose leases).
 * ``postgresql://`` URLs are recognised and refused with
   :class:`UnsupportedStore`: that engine is not in this version.
 

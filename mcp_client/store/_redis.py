@@ -106,7 +106,19 @@ def split_url(url: str) -> tuple[str, str]:
 
 
 class RedisStore:
-    """A store on one Redis primary: many processes, many hosts (see the module docstring).
+    """A store on one Redis primary: many processes, many hosts.
+
+    Every operation is one Lua script, run atomically by the primary (not
+    Redlock).  Expiry follows the server's ``TIME``; tokens come from ``INCR``.
+    Redis replicates asynchronously, so a failover may lose leases: this store
+    is **safe only with fencing** (servers that refuse a write whose
+    ``Lease.token`` is older than the newest they have seen).  Paths overlap by
+    the rule of :func:`mcp_client.paths.contains` (case folding fails closed; a
+    bracket glob is taken to match).  A waiting acquire polls a change counter
+    (5 ms, doubling to 100 ms); a release in the same process wakes it at once.
+    An unreachable server raises :class:`StoreUnavailable` (password hidden) and
+    grants nothing; the next operation reconnects.  Holds of a dead process on
+    this host are dropped by the next operation; other hosts' holds stay.
 
     Args:
         url: ``redis://[[user]:password@]host:port/db`` or ``rediss://`` (TLS),
