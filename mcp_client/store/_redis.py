@@ -182,6 +182,8 @@ class RedisStore:
             return what()
         except self._response_error as exc:
             raise StoreError(self.name, f"the server refused: {exc}") from exc
+        except UnicodeError as exc:   # text that is not UTF-8 (a lone surrogate): nothing sent
+            raise StoreError(self.name, f"cannot send {exc.__class__.__name__}: {exc}") from exc
         except (self._redis_error, OSError) as exc:
             raise StoreUnavailable(self.name, f"{type(exc).__name__}: {exc}") from exc
 

@@ -216,6 +216,13 @@ class RedisStoreTest(unittest.TestCase):
         self.assertEqual(store.get_task("t1"), tasks[1])
         self.assertIsNone(store.get_task("nope"))
 
+    def test_text_redis_cannot_carry_is_refused_not_sent(self) -> None:
+        store = self.open()
+        with self.assertRaises(StoreError) as caught:
+            store.acquire("w", "bad\ud800", ["/x"], 60)
+        self.assertNotIsInstance(caught.exception, StoreUnavailable)
+        self.assertEqual(store.leases("w"), [])
+
     def test_a_closed_store_refuses(self) -> None:
         store = self.open()
         store.close()
