@@ -9,6 +9,12 @@ asynchronously), so a lease may be granted twice across a failover: it is
 **safe only with fencing** -- a server that refuses writes carrying a token
 older than the newest it has seen (``Lease.token``).
 
+Tokens are only as durable as the server's data: run it with the append-only
+file (``appendonly yes``, ``appendfsync always`` for no loss) and, with replicas,
+``min-replicas-to-write``.  A server that restarts empty counts tokens from 1
+again, which fencing servers refuse (failing closed) until the count passes
+the newest they have seen.
+
 * Expiry is by the server's clock: each script reads Redis ``TIME``.
 * Tokens come from ``INCR`` of a counter per workspace inside the granting script.
 * Overlap is the rule of :func:`mcp_client.paths.contains`, ported to Lua: each
