@@ -19,8 +19,13 @@ workspace shares one table, and every lease grant carries a fencing token
   :class:`PostgresStore`: many hosts (psycopg 3, the ``[postgres]`` extra,
   imported only when such a store is opened).  Expiry follows the server's
   clock; see :mod:`mcp_client.store._postgres`.
-* ``redis://`` URLs are recognised and refused with
-  :class:`UnsupportedStore`: that engine is not in this version.
+* ``open_store("redis://[:password@]host:port/db")`` (or ``rediss://``, TLS;
+  ``?prefix=NAME`` chooses the key prefix) -- :class:`RedisStore`: many hosts
+  on one Redis primary (extra ``[redis]``), one Lua script per operation,
+  expiry by the server's ``TIME``, tokens by ``INCR``.  Not Redlock: safe only
+  with fencing (a failover may lose leases).
+* A server engine whose driver is not installed raises
+  :class:`UnsupportedStore`, naming the extra to install.
 
 What a store keeps and how (see :class:`Store`):
 
@@ -72,20 +77,21 @@ from ._base import (Refusal, Store, StoredHold, StoredLease, StoreError, StoreUn
                     TaskRecord, UnsupportedStore)
 from . import _proc
 from ._postgres import PostgresStore
+from ._redis import RedisStore
 from ._sql import SQLEngine
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..policy import GrantBook
 
-__all__ = ["open_store", "Store", "MemoryStore", "SQLiteStore", "PostgresStore", "StoredLease",
-           "StoredHold",
+__all__ = ["open_store", "Store", "MemoryStore", "SQLiteStore", "PostgresStore", "RedisStore",
+           "StoredLease", "StoredHold",
            "Refusal", "TaskRecord", "StoreError", "StoreUnavailable", "UnsupportedStore"]
 
-#: URL schemes of engines this version does not provide yet.
-NOT_YET = {"redis": "Redis", "rediss": "Redis"}
 #: URL schemes of PostgreSQL.
 POSTGRES = ("postgresql", "postgres")
+#: URL schemes of Redis.
+REDIS = ("redis", "rediss")
 
 
 def _lock_timeout(value: Any) -> float:
@@ -189,14 +195,15 @@ def open_store(url: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> Sto
 
     Args:
         url: ``"memory:"``, ``"sqlite:///abs/path.db"`` (the absolute path
-            ``/abs/path.db``), a plain file path, or
+            ``/abs/path.db``), a plain file path,
             ``"postgresql://user:password@host:port/db"`` (``postgres://``;
-            ``?schema=NAME`` for the schema).
+            ``?schema=NAME`` for the schema) or ``"redis://..."`` /
+            ``"rediss://..."`` (:class:`RedisStore`).
         lock_timeout: seconds an operation waits for the store's lock.
 
     Raises:
-        UnsupportedStore: a ``redis://`` URL (not in this version), or a
-            PostgreSQL one without psycopg installed.
+        UnsupportedStore: a PostgreSQL or Redis URL whose driver (psycopg,
+            redis-py) is not installed.
         InvalidArgument: anything else that is not a store URL.
         StoreUnavailable: the database cannot be opened.
     """
@@ -216,9 +223,8 @@ def open_store(url: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> Sto
         return SQLiteStore(url, lock_timeout=lock_timeout)
     if scheme.lower() in POSTGRES:
         return PostgresStore(url, lock_timeout=_lock_timeout(lock_timeout))
-    if scheme.lower() in NOT_YET:
-        raise UnsupportedStore(redact_url(url), f"{NOT_YET[scheme.lower()]} is not available "
-                                                "in this version; use sqlite:///path or memory:")
+    if scheme.lower() in REDIS:
+        return RedisStore(url, lock_timeout=_lock_timeout(lock_timeout))
     if scheme.lower() != "sqlite" or not rest.startswith("/"):
         raise InvalidArgument("url", redact_url(url),
                               "must be memory:, sqlite:///ABSOLUTE/PATH or a file path")

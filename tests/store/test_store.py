@@ -16,7 +16,7 @@ from typing import Any
 from mcp_client.exceptions import InvalidArgument, MCPClientError
 from mcp_client.leases import Conflict, Hold, Lease, LeaseTable
 from mcp_client.store import (MemoryStore, SQLiteStore, Store, StoreError, StoreUnavailable,
-                              UnsupportedStore, open_store)
+                              open_store)
 
 from ..base import LeakCheckingTestCase
 
@@ -73,21 +73,6 @@ class OpenStoreTest(_Dir):
                 self.assertEqual(store.path, path)
                 self.assertIn(path, repr(store))
         self.assertTrue(os.path.exists(path))
-
-    def test_server_engines_are_refused_by_name_without_the_password(self) -> None:
-        for url, engine in (("redis://:hunter2@cache.example:6379/0", "Redis"),):
-            with self.subTest(url=url):
-                with self.assertRaises(UnsupportedStore) as caught:
-                    open_store(url)
-                self.assertIsInstance(caught.exception, MCPClientError)
-                self.assertIn(engine, str(caught.exception))
-                self.assertIn("not available", str(caught.exception))
-                self.assertNotIn("hunter2", str(caught.exception))
-                self.assertNotIn("hunter2", caught.exception.store)
-
-    def test_no_pretend_server_engines(self) -> None:
-        import mcp_client.store as module
-        self.assertFalse(hasattr(module, "RedisStore"))
 
     def test_bad_urls_are_invalid_arguments(self) -> None:
         for url in ("", "ftp://x/y", "sqlite://relative.db", 42, None):
