@@ -35,7 +35,8 @@ Decisions:
   empty store and show nothing).
 * Exit codes are the command line's (:mod:`mcp_client.cli._main`): 2 for a
   bad command line (``revoke`` without a number, or a number the book does
-  not have; a store URL of an engine this version lacks), 4 when the store
+  not have; a store URL that is not one, or of an engine this version lacks;
+  an empty book, workspace or holder name), 4 when the store
   cannot be reached or stays locked (:class:`~mcp_client.store.StoreUnavailable`),
   5 for another store error, 130 interrupted.  An error is one line on
   stderr -- or under ``--json`` the one document ``{"error": {"type",
@@ -51,7 +52,7 @@ import time
 from typing import IO, Any, Callable
 
 from .._redact import redact_text, redact_url
-from ..exceptions import MCPClientError, StoreError
+from ..exceptions import InvalidArgument, MCPClientError, StoreError
 from ._exits import EXIT_INTERRUPTED, EXIT_OK, UsageError, exit_code_for
 from ._output import table, write_error_json
 from ._parser import PROG, option
@@ -62,6 +63,9 @@ __all__ = ["run_fleet", "AGENT"]
 AGENT = PROG
 #: Options of the server verbs that mean nothing to ``grants`` and ``leases``.
 _SERVER_OPTIONS = ("stdio", "http", "sse", "config", "server", "header", "auth")
+#: The option that gave what a store or a table calls an argument.
+_OPTIONS = {"url": "--store", "name": "--book", "book": "--book", "workspace": "--workspace",
+            "agent_id": "HOLDER", "holder": "HOLDER"}
 
 
 def run_fleet(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> int:
@@ -75,6 +79,10 @@ def run_fleet(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> int
         with _open(args.store) as store:
             verb = _grants if args.verb == "grants" else _leases
             data, text, notes = verb(store, args)
+    except InvalidArgument as exc:   # a URL, book, workspace or holder the store refuses
+        named = _OPTIONS.get(exc.argument)
+        refused = f"{named} {exc.reason}, not {exc.value!r}" if named else str(exc)
+        return _fail(UsageError(refused), args, as_json, stdout, stderr)
     except (UsageError, MCPClientError) as exc:
         return _fail(exc, args, as_json, stdout, stderr)
     except KeyboardInterrupt:
@@ -212,7 +220,9 @@ def _fail(exc: BaseException, args: argparse.Namespace, as_json: bool, stdout: I
           stderr: IO[str]) -> int:
     """One line on stderr (or the JSON document), the store's password hidden."""
     secret = str(args.store)
-    message = redact_text(str(exc)).replace(secret, redact_url(secret))
+    message = redact_text(str(exc))
+    if secret:
+        message = message.replace(secret, redact_url(secret))
     if as_json:
         error: dict[str, Any] = {
             "type": "UsageError" if isinstance(exc, UsageError) else type(exc).__name__,

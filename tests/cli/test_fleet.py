@@ -161,6 +161,8 @@ class StoreErrorsTest(CLITestCase):
         with open(junk, "w", encoding="utf-8") as file:
             file.write("this is not a database\n" * 100)
         missing = os.path.join(folder.name, "missing.db")
+        valid = os.path.join(folder.name, "valid.db")
+        SQLiteStore(valid).close()
         server = "postgresql://agent:s3cret@127.0.0.1:1/fleet"
         got = run_many({
             "server": ["grants", "--store", server],
@@ -169,6 +171,10 @@ class StoreErrorsTest(CLITestCase):
             "junk-json": ["leases", "--store", junk, "--json"],
             "missing": ["leases", "--store", missing],
             "memory": ["grants", "--store", "memory:"],
+            "not-a-url": ["grants", "--store", "http://agent:s3cret@example.org/fleet"],
+            "empty": ["grants", "--store", ""],
+            "no-book": ["grants", "--store", valid, "--book", ""],
+            "no-holder": ["leases", "--store", valid, "release", ""],
             "no-store": ["grants"],
             "stdio": ["--stdio", "cat", "grants", "--store", junk]})
         for key in ("server", "server-json"):
@@ -186,5 +192,11 @@ class StoreErrorsTest(CLITestCase):
         self.check(got["missing"], 2, out="", err=("no such store file",))
         self.assertFalse(os.path.exists(missing))
         self.check(got["memory"], 2, out="", err=("memory:",))
+        self.check(got["not-a-url"], 2, out="", err=("http://***@example.org/fleet",))
+        self.assertNotIn("s3cret", got["not-a-url"].err)
+        self.check(got["empty"], 2, out="", err=("--store must be a store URL",))
+        self.assertEqual(len(got["empty"].err.splitlines()), 1)
+        self.check(got["no-book"], 2, out="", err=("--book must be a non-empty string",))
+        self.check(got["no-holder"], 2, out="", err=("release needs the holder",))
         self.check(got["no-store"], 2, out="", err=("--store",))
         self.check(got["stdio"], 2, out="", err=("--stdio is not for it",))
