@@ -5,7 +5,9 @@ and the exit codes; :mod:`._main` runs the command line and records its
 behaviour, the options and verbs are parsed in :mod:`._parser`, one run
 (hooks, connecting, the verb, the failure report) is :mod:`._run`, the exit
 codes :mod:`._exits`, rendering :mod:`._output`, the terminal conversation
-(progress bar, elicitation form) :mod:`._terminal`.
+(progress bar, elicitation form) :mod:`._terminal`, and the operator's
+``grants`` and ``leases`` verbs, which read and fix a fleet store,
+:mod:`._fleet`.
 """
 from __future__ import annotations
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..exceptions import (InputLoopExceeded, ProtocolError, ServerGone, SpawnFailed, Timeout,
-                          TransportClosed, TransportError, UnsupportedVersion)
+from ..exceptions import (InputLoopExceeded, ProtocolError, ServerGone, SpawnFailed,
+                          StoreUnavailable, Timeout, TransportClosed, TransportError,
+                          UnsupportedStore, UnsupportedVersion)
 
 __all__ = ["EXIT_OK", "EXIT_TOOL_ERROR", "EXIT_USAGE", "EXIT_PROTOCOL", "EXIT_CONNECTION",
            "EXIT_CLIENT", "EXIT_INTERRUPTED", "UsageError", "exit_code_for"]
@@ -34,11 +35,12 @@ def exit_code_for(exc: BaseException) -> int:
     """The exit code of a failure (see :mod:`mcp_client.cli._main`)."""
     from ..config import ConfigError   # a file that cannot be used is a usage mistake
 
-    if isinstance(exc, (UsageError, argparse.ArgumentError, ConfigError)):
+    if isinstance(exc, (UsageError, argparse.ArgumentError, ConfigError, UnsupportedStore)):
         return EXIT_USAGE
     if isinstance(exc, (ProtocolError, UnsupportedVersion, InputLoopExceeded)):
         return EXIT_PROTOCOL
-    if isinstance(exc, (SpawnFailed, ServerGone, TransportClosed, TransportError, Timeout)):
+    if isinstance(exc, (SpawnFailed, ServerGone, TransportClosed, TransportError, Timeout,
+                        StoreUnavailable)):
         return EXIT_CONNECTION
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED

@@ -9,7 +9,9 @@ Usage::
 Verbs: ``info``, ``tools``, ``call TOOL [JSON]``, ``resources``, ``read URI``,
 ``templates``, ``prompts``, ``prompt NAME [JSON]``, and for OAuth-protected
 ``--http`` servers ``login`` and ``logout``.  Options may come before or
-after the verb.
+after the verb.  The operator's verbs ``grants`` and ``leases`` read and fix
+a fleet store instead of talking to a server (:mod:`mcp_client.cli._fleet`);
+their options come after the verb.
 
 This module owns the command line: parsing it, connecting, running one verb,
 printing the answer and choosing the exit code; :func:`main` here ties
@@ -28,12 +30,14 @@ Exit codes:
 * ``1`` -- the tool ran and reported ``isError`` (its result is still printed).
 * ``2`` -- usage: a bad command line (a URL or header the transport
   refuses included), arguments that are not a JSON object, a configuration
-  file that cannot be used, an unknown or disabled server.
+  file that cannot be used, an unknown or disabled server, a store URL of an
+  engine this version lacks (``UnsupportedStore``).
 * ``3`` -- protocol: the server answered with a JSON-RPC error or broke the
   protocol (``ProtocolError``, ``UnsupportedVersion``, ``InputLoopExceeded``).
 * ``4`` -- connection: the server could not be started or reached, died, or
   did not answer in time (``SpawnFailed``, ``ServerGone``,
-  ``TransportClosed``, ``TransportError``, ``Timeout``).
+  ``TransportClosed``, ``TransportError``, ``Timeout``); for ``grants`` and
+  ``leases``, the store could not be reached (``StoreUnavailable``).
 * ``5`` -- any other client error.
 * ``130`` -- interrupted (Ctrl-C).
 
@@ -122,10 +126,12 @@ import sys
 from typing import IO, Any, Sequence
 
 from ..exceptions import MCPClientError
+from ._fleet import run_fleet
 from ._exits import (EXIT_CLIENT, EXIT_CONNECTION, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROTOCOL,
                      EXIT_TOOL_ERROR, EXIT_USAGE, UsageError, exit_code_for)
 from ._output import write_error_json
-from ._parser import ParseError, build_parser, check_server_options, json_arguments, option
+from ._parser import (FLEET_VERBS, ParseError, build_parser, check_server_options,
+                      json_arguments, option)
 from ._run import Run
 
 __all__ = ["main", "build_parser", "exit_code_for", "EXIT_OK", "EXIT_TOOL_ERROR", "EXIT_USAGE",
@@ -158,6 +164,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
             exc.parser.print_usage(stderr)
             stderr.write(f"{exc.parser.prog}: error: {exc.message}\n")
         return EXIT_USAGE
+    if args.verb in FLEET_VERBS:
+        return run_fleet(args, stdout, stderr)
     run = Run(args, stdin, stdout, stderr)
     tracing = _tracing(run) if option(args, "trace", False) else None
     client = None

@@ -19,7 +19,7 @@ from .. import protocol
 from .._version import __version__
 from ._exits import UsageError
 
-__all__ = ["PROG", "VERBS", "VERB_METHODS", "ParseError", "build_parser", "option",
+__all__ = ["PROG", "VERBS", "FLEET_VERBS", "VERB_METHODS", "ParseError", "build_parser", "option",
            "json_arguments", "parse_headers", "check_server_options"]
 
 PROG = "mcp-client"
@@ -36,6 +36,12 @@ VERBS = {
     "logout": "forget the OAuth tokens kept for an --http server",
 }
 
+#: The operator's verbs: they read and fix a fleet store (:mod:`mcp_client.store`),
+#: and talk to no server.
+FLEET_VERBS = {
+    "grants": "a store's grant book: grants --store URL [--book NAME] [list | revoke N | export]",
+    "leases": "a store's leases: leases --store URL [--workspace NAME] [list | release HOLDER]",
+}
 
 #: The method each verb sends (``info`` sends only the handshake).
 VERB_METHODS = {"tools": "tools/list", "call": "tools/call", "resources": "resources/list",
@@ -112,7 +118,38 @@ def build_parser() -> argparse.ArgumentParser:
                              help="the arguments as a JSON object ('-': read from stdin)")
         elif verb == "read":
             sub.add_argument("uri", metavar="URI")
+    _fleet_verbs(verbs)
     return parser
+
+
+def _fleet_verbs(verbs: Any) -> None:
+    """The ``grants`` and ``leases`` verbs (:mod:`mcp_client.cli._fleet` runs them)."""
+    fleet = _Parser(add_help=False)
+    fleet.add_argument("--store", metavar="URL", required=True,
+                       help="the store: sqlite:///ABSOLUTE/PATH, a file path, postgresql://... "
+                            "or redis://... (a password is never shown)")
+    fleet.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                       help="print JSON for scripts")
+    grants = verbs.add_parser("grants", parents=[fleet], help=FLEET_VERBS["grants"],
+                              description=FLEET_VERBS["grants"],
+                              epilog="list numbers the grants from 1; revoke N takes that "
+                                     "number; export prints the book as JSON for Grants(...)")
+    grants.add_argument("--book", metavar="NAME", default="default",
+                        help="the grant book (default: default)")
+    grants.add_argument("action", nargs="?", choices=("list", "revoke", "export"),
+                        default="list", help="what to do (default: list)")
+    grants.add_argument("target", metavar="N", nargs="?", default=None,
+                        help="revoke: the grant's number in the list")
+    leases = verbs.add_parser("leases", parents=[fleet], help=FLEET_VERBS["leases"],
+                              description=FLEET_VERBS["leases"],
+                              epilog="list shows the leases and the holds of calls in flight; "
+                                     "release HOLDER frees every lease HOLDER has")
+    leases.add_argument("--workspace", metavar="NAME", default="default",
+                        help="the workspace (default: default)")
+    leases.add_argument("action", nargs="?", choices=("list", "release"), default="list",
+                        help="what to do (default: list)")
+    leases.add_argument("target", metavar="HOLDER", nargs="?", default=None,
+                        help="release: the holder whose leases are freed")
 
 
 def option(args: argparse.Namespace, name: str, default: Any = None) -> Any:
