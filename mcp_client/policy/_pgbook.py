@@ -31,7 +31,7 @@ __all__ = ["PostgresBook"]
 
 #: ``transaction(lock)``: a context manager giving one transaction (``execute(sql,
 #: params)``, ``one(sql, params)``, ``now``), under an advisory lock on ``lock`` if given.
-Transaction = Callable[[Any], ContextManager[Any]]
+_Opener = Callable[[Any], ContextManager[Any]]
 
 
 class PostgresBook:
@@ -43,7 +43,7 @@ class PostgresBook:
         transaction: the store's transactions.
     """
 
-    def __init__(self, name: str, where: str, transaction: Transaction) -> None:
+    def __init__(self, name: str, where: str, transaction: _Opener) -> None:
         self.name = name
         self.where = where
         self._transaction = transaction
