@@ -1,13 +1,20 @@
-"""``mcp-client grants`` and ``mcp-client leases``, run as subprocesses on an SQLite store file
-that a :class:`Grants` and a :class:`LeaseTable` in this process filled."""
+"""``mcp-client grants`` and ``mcp-client leases`` on an SQLite store file that a
+:class:`Grants` and a :class:`LeaseTable` in this process filled.
+
+The verbs start no server, so most runs call :func:`mcp_client.cli.main` in this process
+(its streams captured, as a terminal-less run has them); the revoke test runs the real
+``python -m mcp_client`` as a subprocess, so the entry point is covered too.
+"""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import tempfile
 from typing import Any
 
+from mcp_client.cli import main
 from mcp_client.leases import Hold, LeaseTable
 from mcp_client.policy import Grants
 from mcp_client.store import SQLiteStore
@@ -31,7 +38,12 @@ class StoreTestCase(CLITestCase):
         self.addCleanup(self.store.close)
 
     def run_all(self, runs: dict[str, list[str]]) -> dict[str, Outcome]:
-        return run_many(runs)
+        outcomes = {}
+        for key, words in runs.items():
+            out, err = io.StringIO(), io.StringIO()
+            code = main(words, stdin=io.StringIO(""), stdout=out, stderr=err)
+            outcomes[key] = Outcome(code, out.getvalue(), err.getvalue())
+        return outcomes
 
 
 class GrantsTest(StoreTestCase):
