@@ -1,8 +1,10 @@
 """A small filesystem MCP server: read, list, write, edit and delete under one root.
 
-Built with the official MCP Python SDK; speaks both protocol eras over stdio::
+Built with the official MCP Python SDK; speaks both protocol eras over stdio, or over
+Streamable HTTP on 127.0.0.1 with ``--http PORT``::
 
     python examples/servers/files_server.py /path/to/root
+    python examples/servers/files_server.py /path/to/root --http 8765
 
 Every path is taken relative to the root (or absolute inside it); anything that
 resolves outside the root is refused -- the server's own sandbox, which no
@@ -118,4 +120,15 @@ def build(root: Path) -> MCPServer:
 
 
 if __name__ == "__main__":
-    build(Path(sys.argv[1] if len(sys.argv) > 1 else ".")).run("stdio")
+    # ``files_server.py ROOT`` speaks stdio; ``files_server.py ROOT --http PORT`` serves
+    # Streamable HTTP on 127.0.0.1:PORT/mcp, so that several agents share one server
+    # (and so one memory of the newest lease token per path).
+    arguments = sys.argv[1:]
+    if "--http" in arguments:
+        at = arguments.index("--http")
+        port = int(arguments[at + 1])
+        del arguments[at:at + 2]
+        server = build(Path(arguments[0] if arguments else "."))
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        build(Path(arguments[0] if arguments else ".")).run("stdio")
