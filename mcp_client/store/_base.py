@@ -7,7 +7,9 @@ Pure data and one comparison: no database, no threads.  The engines live in
 from __future__ import annotations
 
 import math
-from typing import NamedTuple, Protocol, Sequence, runtime_checkable
+import threading
+import time
+from typing import Any, Callable, NamedTuple, Protocol, Sequence, runtime_checkable
 
 from .. import paths
 from ..exceptions import StoreError, StoreUnavailable, UnsupportedStore
@@ -17,7 +19,10 @@ if TYPE_CHECKING:
     from ..policy import GrantBook
 
 __all__ = ["Store", "StoredLease", "StoredHold", "Refusal", "TaskRecord", "StoreError",
-           "StoreUnavailable", "UnsupportedStore", "ANYWHERE", "meets"]
+           "StoreUnavailable", "UnsupportedStore", "ANYWHERE", "meets", "poll_for_change"]
+
+#: Backoff bounds of a wait's poll of the store's change counter, in seconds.
+POLL_FIRST, POLL_MOST = 0.005, 0.1
 
 #: The path an in-flight hold whose location cannot be read is shown under
 #: (the same mark :mod:`mcp_client.leases` uses).
@@ -180,3 +185,37 @@ def hold_records(holder: str, places: Sequence[str | None], since: float) -> lis
     """A hold's places as records (``in_flight``, no TTL, no token)."""
     return [StoredLease(ANYWHERE if place is None else place, holder, since, math.inf, True, 0)
             for place in places]
+
+
+def poll_for_change(changed: threading.Condition, generation_now: Callable[[], int],
+                    generation: int | None, version: Any, read_version: Callable[[], Any],
+                    timeout: float) -> bool:
+    """Every engine's :meth:`Store.wait`: whether something may have been freed before
+    ``timeout`` seconds.
+
+    A change made in this process bumps the engine's generation under ``changed`` and
+    wakes the wait at once; another process's shows as a new ``read_version()`` (the
+    store's change counter), polled every 5 ms, doubling to 100 ms.  ``generation`` and
+    ``version`` are what the calling thread saw in its last operation (None: now), so a
+    release committed between a refused acquire and this wait is not missed.
+    """
+    deadline = time.monotonic() + max(0.0, timeout)
+    delay = POLL_FIRST
+    while True:
+        with changed:
+            if generation is None:
+                generation = generation_now()
+            if generation_now() != generation:
+                return True
+        current = read_version()
+        if version is None:
+            version = current
+        elif current != version:
+            return True
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        with changed:
+            if generation_now() == generation:
+                changed.wait(min(delay, remaining))
+        delay = min(delay * 2, POLL_MOST)

@@ -43,7 +43,6 @@ import json
 import os
 import re
 import threading
-import time
 import uuid
 from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
@@ -54,7 +53,7 @@ from .._redact import redact_url
 from ..exceptions import InvalidArgument
 from . import _proc
 from ._base import (Refusal, StoredHold, StoredLease, StoreError, StoreUnavailable,
-                    TaskRecord, hold_records, meets)
+                    TaskRecord, hold_records, meets, poll_for_change)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,8 +67,6 @@ __all__ = ["PostgresStore", "SCHEMA_VERSION"]
 SCHEMA_VERSION = "1"
 #: The schema (PostgreSQL namespace) used when the URL names none.
 DEFAULT_SCHEMA = "mcp_client"
-#: Backoff bounds of a wait's poll, in seconds.
-POLL_FIRST, POLL_MOST = 0.005, 0.1
 
 _NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
@@ -422,29 +419,15 @@ class PostgresStore:
         """Poll the workspace's change counter with backoff; a change in this process wakes
         at once.  The baseline is what this thread saw in its last operation on the
         workspace, so a release committed between a refusal and this wait is not missed."""
-        deadline = time.monotonic() + max(0.0, timeout)
         changes, generation = self._seen.__dict__.get(workspace, (None, None))
-        delay = POLL_FIRST
-        while True:
-            with self._changed:
-                if generation is None:
-                    generation = self._generation
-                if self._generation != generation:
-                    return True
+
+        def counter() -> Any:
             with self._transaction(None) as tx:
-                current = tx.one("SELECT changes FROM {s}.fencing WHERE workspace = %s",
-                                 (workspace,)) or 0
-            if changes is None:
-                changes = current
-            elif current != changes:
-                return True
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            with self._changed:
-                if self._generation == generation:
-                    self._changed.wait(min(delay, remaining))
-            delay = min(delay * 2, POLL_MOST)
+                return tx.one("SELECT changes FROM {s}.fencing WHERE workspace = %s",
+                              (workspace,)) or 0
+
+        return poll_for_change(self._changed, lambda: self._generation, generation, changes,
+                               counter, timeout)
 
     # -- task records ----------------------------------------------------------------------
 

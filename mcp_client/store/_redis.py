@@ -40,7 +40,6 @@ import json
 import math
 import os
 import threading
-import time
 import uuid
 from importlib import resources
 from typing import Any, Callable, Sequence
@@ -49,7 +48,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from .._redact import redact_url
 from ..exceptions import InvalidArgument
 from . import _proc
-from ._base import Refusal, StoredHold, StoredLease, StoreError, StoreUnavailable, TaskRecord
+from ._base import (Refusal, StoredHold, StoredLease, StoreError, StoreUnavailable,
+                    TaskRecord, poll_for_change)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,8 +57,6 @@ if TYPE_CHECKING:
 
 __all__ = ["RedisStore", "fold", "scripts"]
 
-#: Backoff bounds of a wait's poll, in seconds.
-POLL_FIRST, POLL_MOST = 0.005, 0.1
 #: The key prefix when the URL names none.
 DEFAULT_PREFIX = "mcp-client"
 #: Longest TTL passed to the server (seconds): keeps the microsecond arithmetic exact.
@@ -288,29 +286,14 @@ class RedisStore:
     def wait(self, workspace: str, timeout: float) -> bool:
         """Poll the workspace's change counter with backoff; a change in this process wakes
         at once.  The baseline is what this thread saw in its last operation."""
-        deadline = time.monotonic() + max(0.0, timeout)
         with self._changed:
             generation = getattr(self._seen, "generation", self._generation)
         seen = getattr(self._seen, "version", None)
         version = seen[1] if seen is not None and seen[0] == workspace else None
         counter = self.key("version", workspace)
-        delay = POLL_FIRST
-        while True:
-            with self._changed:
-                if self._generation != generation:
-                    return True
-            current = self.call(lambda: self._client.get(counter)) or "0"
-            if version is None:
-                version = current
-            elif current != version:
-                return True
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            with self._changed:
-                if self._generation == generation:
-                    self._changed.wait(min(delay, remaining))
-            delay = min(delay * 2, POLL_MOST)
+        return poll_for_change(self._changed, lambda: self._generation, generation, version,
+                               lambda: self.call(lambda: self._client.get(counter)) or "0",
+                               timeout)
 
     # -- task records --------------------------------------------------------------------
 

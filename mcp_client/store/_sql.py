@@ -23,7 +23,6 @@ import json
 import os
 import sqlite3
 import threading
-import time
 import uuid
 from contextlib import contextmanager
 from typing import Callable, Iterator, Sequence
@@ -31,7 +30,7 @@ from typing import Callable, Iterator, Sequence
 from .. import paths
 from . import _proc
 from ._base import (Refusal, StoredHold, StoredLease, StoreError, StoreUnavailable,
-                    TaskRecord, hold_records, meets)
+                    TaskRecord, hold_records, meets, poll_for_change)
 
 __all__ = ["SQLEngine"]
 
@@ -58,9 +57,6 @@ INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
 
 #: A task record's columns, in :class:`TaskRecord`'s order.
 _TASK_COLUMNS = "task_id, server, tool, digest, status, created, updated"
-
-#: Backoff bounds of a wait's ``PRAGMA data_version`` poll, in seconds.
-POLL_FIRST, POLL_MOST = 0.005, 0.1
 
 
 def _identity(path: str) -> tuple[int, int] | None:
@@ -343,28 +339,9 @@ class SQLEngine:
         The baseline is what this thread saw in its last transaction, so a
         release committed between a refused acquire and this wait is not missed.
         """
-        deadline = time.monotonic() + max(0.0, timeout)
-        generation = getattr(self._seen, "generation", None)
-        version = getattr(self._seen, "version", None)
-        delay = POLL_FIRST
-        while True:
-            with self._changed:
-                if generation is None:
-                    generation = self._generation
-                if self._generation != generation:
-                    return True
-            current = self._data_version()
-            if version is None:
-                version = current
-            elif current != version:
-                return True
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            with self._changed:
-                if self._generation == generation:
-                    self._changed.wait(min(delay, remaining))
-            delay = min(delay * 2, POLL_MOST)
+        return poll_for_change(self._changed, lambda: self._generation,
+                               getattr(self._seen, "generation", None),
+                               getattr(self._seen, "version", None), self._data_version, timeout)
 
     def _data_version(self) -> int:
         with self._lock:
