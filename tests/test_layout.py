@@ -32,7 +32,8 @@ CLIENT_NEVER = {"registry", "local", "config", "_config", "cli", "testing", "aut
 
 #: every module a user may import by name; a new one is added here deliberately
 PUBLIC = {
-    "mcp_client", "mcp_client.__main__", "mcp_client.argkeys", "mcp_client.auth",
+    "mcp_client", "mcp_client.__main__", "mcp_client.adapters",
+    "mcp_client.adapters.openai_responses", "mcp_client.argkeys", "mcp_client.auth",
     "mcp_client.batch", "mcp_client.cache",
     "mcp_client.cli", "mcp_client.client", "mcp_client.config", "mcp_client.correlator",
     "mcp_client.exceptions", "mcp_client.http", "mcp_client.http_sse", "mcp_client.leases",
@@ -173,6 +174,9 @@ class DependencyRulesTest(unittest.TestCase):
 
     def test_layers_never_import_the_client(self) -> None:
         self.assert_units(LAYERS, set(), {"client", "registry", "local", "cli", "testing"})
+
+    def test_nothing_imports_the_adapters(self) -> None:
+        self.assert_units(set(map(_unit, GRAPH)) - {"adapters"}, set(), {"adapters"})
 
     def test_nothing_outside_testing_imports_testing(self) -> None:
         self.assert_units(set(map(_unit, GRAPH)) - {"testing"}, set(), {"testing"})
