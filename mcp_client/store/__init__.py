@@ -64,7 +64,6 @@ not cross a fork).  A store is safe to use from any thread and closeable (:meth:
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import threading
@@ -74,7 +73,7 @@ from typing import Any
 from .._redact import redact_url
 from ..exceptions import InvalidArgument
 from ._base import (Refusal, Store, StoredHold, StoredLease, StoreError, StoreUnavailable,
-                    TaskRecord, UnsupportedStore)
+                    TaskRecord, UnsupportedStore, lock_timeout_of)
 from . import _proc
 from ._postgres import PostgresStore
 from ._redis import RedisStore
@@ -92,13 +91,6 @@ __all__ = ["open_store", "Store", "MemoryStore", "SQLiteStore", "PostgresStore",
 POSTGRES = ("postgresql", "postgres")
 #: URL schemes of Redis.
 REDIS = ("redis", "rediss")
-
-
-def _lock_timeout(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-            not 0 < value < math.inf:
-        raise InvalidArgument("lock_timeout", value, "must be a positive number of seconds")
-    return float(value)
 
 
 class _Closing:
@@ -121,7 +113,7 @@ class MemoryStore(_Closing, SQLEngine):
         if not callable(clock):
             raise InvalidArgument("clock", clock, "must be callable")
         super().__init__("memory:", ":memory:", clock=clock,
-                         lock_timeout=_lock_timeout(lock_timeout), wal=False)
+                         lock_timeout=lock_timeout_of(lock_timeout), wal=False)
         self._books: dict[str, GrantBook] = {}
         self._books_lock = threading.Lock()
 
@@ -169,7 +161,7 @@ class SQLiteStore(_Closing, SQLEngine):
         except OSError:
             pass   # it exists, or cannot be made: opening it says which
         super().__init__(f"sqlite://{self.path}", self.path, clock=time.time,
-                         lock_timeout=_lock_timeout(lock_timeout), wal=True)
+                         lock_timeout=lock_timeout_of(lock_timeout), wal=True)
 
     def __repr__(self) -> str:
         return f"<SQLiteStore {self.path!r} {'closed' if self._conn is None else 'open'}>"
@@ -222,9 +214,9 @@ def open_store(url: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> Sto
                                   "must be a store URL (postgresql://...) or a file path")
         return SQLiteStore(url, lock_timeout=lock_timeout)
     if scheme.lower() in POSTGRES:
-        return PostgresStore(url, lock_timeout=_lock_timeout(lock_timeout))
+        return PostgresStore(url, lock_timeout=lock_timeout_of(lock_timeout))
     if scheme.lower() in REDIS:
-        return RedisStore(url, lock_timeout=_lock_timeout(lock_timeout))
+        return RedisStore(url, lock_timeout=lock_timeout_of(lock_timeout))
     if scheme.lower() != "sqlite" or not rest.startswith("/"):
         raise InvalidArgument("url", redact_url(url),
                               "must be memory:, sqlite:///ABSOLUTE/PATH or a file path")

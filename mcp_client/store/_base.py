@@ -12,14 +12,15 @@ import time
 from typing import Any, Callable, NamedTuple, Protocol, Sequence, runtime_checkable
 
 from .. import paths
-from ..exceptions import StoreError, StoreUnavailable, UnsupportedStore
+from ..exceptions import InvalidArgument, StoreError, StoreUnavailable, UnsupportedStore
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..policy import GrantBook
 
 __all__ = ["Store", "StoredLease", "StoredHold", "Refusal", "TaskRecord", "StoreError",
-           "StoreUnavailable", "UnsupportedStore", "ANYWHERE", "meets", "poll_for_change"]
+           "StoreUnavailable", "UnsupportedStore", "ANYWHERE", "meets", "lock_timeout_of",
+           "poll_for_change"]
 
 #: Backoff bounds of a wait's poll of the store's change counter, in seconds.
 POLL_FIRST, POLL_MOST = 0.005, 0.1
@@ -185,6 +186,14 @@ def hold_records(holder: str, places: Sequence[str | None], since: float) -> lis
     """A hold's places as records (``in_flight``, no TTL, no token)."""
     return [StoredLease(ANYWHERE if place is None else place, holder, since, math.inf, True, 0)
             for place in places]
+
+
+def lock_timeout_of(value: Any) -> float:
+    """A store's ``lock_timeout``, checked: a positive, finite number of seconds."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            not 0 < value < math.inf:
+        raise InvalidArgument("lock_timeout", value, "must be a positive number of seconds")
+    return float(value)
 
 
 def poll_for_change(changed: threading.Condition, generation_now: Callable[[], int],

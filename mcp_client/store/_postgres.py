@@ -53,7 +53,7 @@ from .._redact import redact_url
 from ..exceptions import InvalidArgument
 from . import _proc
 from ._base import (Refusal, StoredHold, StoredLease, StoreError, StoreUnavailable,
-                    TaskRecord, hold_records, meets, poll_for_change)
+                    TaskRecord, hold_records, lock_timeout_of, meets, poll_for_change)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -160,10 +160,7 @@ class PostgresStore:
         if not isinstance(url, str) or urlsplit(url).scheme.lower() not in schemes:
             raise InvalidArgument("url", url if not isinstance(url, str) else redact_url(url),
                                   "must be a postgresql:// or postgres:// URL")
-        if isinstance(lock_timeout, bool) or not isinstance(lock_timeout, (int, float)) or \
-                not 0 < lock_timeout < float("inf"):
-            raise InvalidArgument("lock_timeout", lock_timeout,
-                                  "must be a positive number of seconds")
+        lock_timeout = lock_timeout_of(lock_timeout)
         try:
             import psycopg
         except ImportError as exc:

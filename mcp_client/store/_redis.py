@@ -49,7 +49,7 @@ from .._redact import redact_url
 from ..exceptions import InvalidArgument
 from . import _proc
 from ._base import (Refusal, StoredHold, StoredLease, StoreError, StoreUnavailable,
-                    TaskRecord, poll_for_change)
+                    TaskRecord, UnsupportedStore, lock_timeout_of, poll_for_change)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -132,12 +132,13 @@ class RedisStore:
     """
 
     def __init__(self, url: str, *, lock_timeout: float = 5.0) -> None:
+        lock_timeout = lock_timeout_of(lock_timeout)
         try:
             import redis
             from redis.backoff import NoBackoff
             from redis.retry import Retry
         except ImportError as exc:   # pragma: no cover - the extra is installed for tests
-            raise StoreUnavailable(redact_url(url), "needs redis-py: pip install "
+            raise UnsupportedStore(redact_url(url), "needs redis-py: pip install "
                                                     "'mcp-client-sync[redis]'") from exc
         plain, self.prefix = split_url(url)
         #: the URL as it may be shown: no password, and the key prefix

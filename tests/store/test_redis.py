@@ -281,9 +281,12 @@ class OutageTest(unittest.TestCase):
                 client.ping()
                 break
             except redis.ConnectionError:
-                if time.monotonic() > deadline:
+                if time.monotonic() > deadline or self.server.poll() is not None:
                     raise
-                time.sleep(0.02)   # the server has no readiness signal but answering
+                try:   # no readiness signal but answering: pace on the server's exit
+                    self.server.wait(0.02)
+                except subprocess.TimeoutExpired:
+                    pass
             finally:
                 client.close()
 
