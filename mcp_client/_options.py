@@ -35,6 +35,7 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "on_elicit": None,
     "on_elicit_url": None,
     "on_sample": None,
+    "sampling_tools": False,         # declare sampling.tools (needs on_sample)
     "on_list_roots": None,
     "max_input_rounds": 8,
     "client_capabilities": None,
@@ -52,6 +53,7 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "validate_output": True,
     "on_task_status": None,
     "tasks": False,
+    "max_result_chars": 100_000,     # the most text of one result a model is handed
 }
 #: Options that configure a stdio transport.
 STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines",
@@ -222,4 +224,12 @@ def check_client_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(merged["watch"], bool):
         raise MCPClientError(f"option watch must be True or False, not {merged['watch']!r}")
     merged["max_restarts"] = _integer("max_restarts", merged["max_restarts"], 0)
+    if not isinstance(merged["sampling_tools"], bool):
+        raise MCPClientError(f"option sampling_tools must be True or False, not "
+                             f"{merged['sampling_tools']!r}")
+    if merged["sampling_tools"] and merged["on_sample"] is None:
+        raise MCPClientError("option sampling_tools declares tool use in sampling: it needs "
+                             "an on_sample hook to answer those requests")
+    if merged["max_result_chars"] is not None:
+        merged["max_result_chars"] = _integer("max_result_chars", merged["max_result_chars"], 1)
     return merged

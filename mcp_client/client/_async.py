@@ -77,6 +77,9 @@ if TYPE_CHECKING:
                        files: bool | Iterable[str] = ..., allow_dynamic: bool = ...,
                        timeout: float | None = ..., cancelled: Any = ...) -> dict[str, Any]: ...
 
+        def read_directory(self, uri: str, *, timeout: float | None = ...,
+                           cancelled: Any = ...) -> list[dict[str, Any]]: ...
+
 
 __all__ = ["AsyncTwins"]
 
@@ -161,6 +164,11 @@ class AsyncTwins:
                          **kwargs: Any) -> Future[dict[str, Any]]:
         """:meth:`read_skill` on the client's thread pool."""
         return self._connection.submit(self.read_skill, skill, **kwargs)
+
+    def read_directory_async(self: _Blocking, uri: str,
+                             **kwargs: Any) -> Future[list[dict[str, Any]]]:
+        """:meth:`read_directory` on the client's thread pool."""
+        return self._connection.submit(self.read_directory, uri, **kwargs)
 
 
 def _failed(exc: BaseException) -> Future[Any]:

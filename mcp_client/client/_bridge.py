@@ -39,6 +39,11 @@ Decisions:
   before the call is answered "unknown tool" without reaching the server.
   Without a catalogue at all, a name goes to the server as given only if a
   model API accepts it (such a name is always published as itself).
+* The text of one result is cut to ``max_chars`` (the client's ``max_result_chars``,
+  100,000 by default) with a notice saying how many characters were left out and that
+  the model may ask for less; ``structured_content`` is left whole, and
+  :meth:`~mcp_client.Client.call_tool` still returns the raw result.  An error's
+  text is the library's own and short, so it is never cut.
 * Binary payloads are named as ``[image: image/png, 67 bytes]`` (decoded
   size), an embedded text resource is its text under a ``[resource: uri]``
   line, a resource link is ``[resource link: uri (name, mimeType)]``.  A
@@ -199,8 +204,10 @@ class Bridge:
                  hold: Callable[[], None] | None = None,
                  send_held: Callable[[bool], None] | None = None,
                  wait_all: Callable[[Sequence[Future[Outcome]], Callable[[], None]], None]
-                 | None = None, volley: VolleyFunction | None = None) -> None:
+                 | None = None, volley: VolleyFunction | None = None,
+                 max_chars: int | None = None) -> None:
         self._list_tools = list_tools
+        self._max_chars = max_chars
         self._bindings: Bindings[str] = Bindings()   # every name published, for life
         self._stamp = stamp
         self._kept: dict[str, tuple[tuple[Hashable, Hashable], Any]] = {}
@@ -313,7 +320,8 @@ class Bridge:
                     not isinstance(outcome, BaseException):
                 outcome = self._check(catalogue.tools.get(target), outcome) or outcome
             entries[index] = error_message(part.ident, describe_failure(part.name, outcome)) \
-                if isinstance(outcome, BaseException) else result_message(part.ident, outcome)
+                if isinstance(outcome, BaseException) else \
+                _capped(result_message(part.ident, outcome), self._max_chars)
         return [entry for entry in entries if entry is not None]
 
     # -- one batch ---------------------------------------------------------------
@@ -425,6 +433,18 @@ class Bridge:
         if outcomes is None:
             return None
         return batch.spread(groups, outcomes, len(planned))
+
+
+def _capped(entry: ToolMessage, limit: int | None) -> ToolMessage:
+    """``entry`` with its text cut to ``limit`` characters and a notice saying how much
+    was cut (``structured_content`` untouched: the program still has all of it)."""
+    text = entry["content"]
+    if limit is None or len(text) <= limit:
+        return entry
+    cut = len(text) - limit
+    entry["content"] = (f"{text[:limit]}\n[cut: {cut:,} more characters of {len(text):,} not "
+                        "shown; ask the tool for less, e.g. a narrower query or one page]")
+    return entry
 
 
 def _call_id(ident: Any) -> str | None:

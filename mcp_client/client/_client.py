@@ -53,6 +53,7 @@ from ..transport import Transport
 from ._async import AsyncTwins
 from ._connection import Connection
 from ._extras import Extras
+from ._icons import safe_icons
 from ._outputs import OutputChecks
 from ._params import tool_params
 from ._resources import Resources
@@ -261,9 +262,10 @@ class Client(AsyncTwins, Extras, Resources, Skills, TaskMethods):
 
     @property
     def server_info(self) -> Implementation:
-        """The server's ``{"name", "version", ...}`` (empty if it sent none)."""
+        """The server's ``{"name", "version", ...}`` (empty if it sent none); only its
+        ``https:``, ``data:`` and loopback ``http:`` icons (:mod:`._icons`)."""
         self._connection.ensure_era()
-        return cast("Implementation", dict(self._connection.discovered().server_info))
+        return cast("Implementation", dict(safe_icons(self._connection.discovered().server_info)))
 
     @property
     def capabilities(self) -> dict[str, Any]:
@@ -494,8 +496,8 @@ def _capabilities(opts: Mapping[str, Any]) -> dict[str, Any]:
     modes: dict[str, Any] = {mode: {} for mode, hook in hooks if opts[hook] is not None}
     if modes:
         caps["elicitation"] = modes
-    if opts["on_sample"] is not None:
-        caps["sampling"] = {}
+    if opts["on_sample"] is not None:   # with tools: 2025-11-25 client/sampling, SEP-1577
+        caps["sampling"] = {"tools": {}} if opts["sampling_tools"] else {}
     if opts["on_list_roots"] is not None:
         caps["roots"] = {}
     # This client loads skills (._skills); the declaration tells a server so

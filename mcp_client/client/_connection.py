@@ -108,8 +108,11 @@ class Connection:
                              self._negotiation.shared_envelope)
         hooks = {ELICIT: opts["on_elicit"], SAMPLE: opts["on_sample"],
                  ROOTS: opts["on_list_roots"]}
+        sampling = capabilities.get("sampling")
         self._inputs = Inputs({k: v for k, v in hooks.items() if v is not None}, warn,
-                              url_hook=url_elicitation_hook(opts, capabilities))
+                              url_hook=url_elicitation_hook(opts, capabilities),
+                              sampling_tools=isinstance(sampling, dict) and
+                              sampling.get("tools") is not None)
         self._progress = ProgressBook(opts["on_progress"], warn)
         self._cache = Cache()
         self._revival = Revival(opts, warn)
@@ -215,10 +218,10 @@ class Connection:
         return self._requests.budget(timeout)
 
     def list_all(self, method: str, key: str, *, refresh: bool, timeout: float | None,
-                 cancelled: Any) -> list[dict[str, Any]]:
+                 cancelled: Any, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Every entry of a paginated list (:meth:`Requests.list_all`)."""
         return self._requests.list_all(method, key, refresh=refresh, timeout=timeout,
-                                       cancelled=cancelled)
+                                       cancelled=cancelled, params=params)
 
     def register(self, method: str, then: Callable[[Pending], None] | None = None,
                  *, standing: bool = False) -> Pending:

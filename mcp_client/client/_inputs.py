@@ -20,6 +20,18 @@ the legacy era it is the JSON-RPC error ``-1`` of the 2025-11-25 sampling spec.
 A legacy request for a capability we did not declare, or an unknown method,
 is answered ``-32601``.
 
+Sampling with tools (2025-11-25 client/sampling): a request carrying ``tools`` or
+``toolChoice`` reaches ``on_sample`` only when the client declared
+``sampling: {"tools": {}}`` (``sampling_tools=True``); otherwise it is refused, as
+the spec requires of a client without that capability -- ``-32602`` in the legacy
+era, a failed call in the modern one.  The hook then sees ``params["tools"]`` (MCP
+tool definitions: ``name``, ``description``, ``inputSchema``) and
+``params["toolChoice"]`` (``{"mode": "auto" | "required" | "none"}``), and may answer
+with ``tool_use`` content (``{"type": "tool_use", "id", "name", "input"}``, one block
+or a list) and ``stopReason: "toolUse"``; the server runs the tools and asks again
+with the ``tool_result`` blocks (``{"type": "tool_result", "toolUseId", "content"}``)
+in ``params["messages"]``.
+
 Elicitation is routed by its ``mode`` (2025-11-25 / 2026-07-28 client/elicitation):
 ``form`` (or no mode) to ``on_elicit``, ``url`` to ``on_elicit_url`` -- or to
 ``on_elicit`` when the ``client_capabilities`` override declares the url mode
@@ -83,10 +95,11 @@ class Inputs:
     """
 
     def __init__(self, hooks: Mapping[str, Hook], on_warn: Callable[[str], None], *,
-                 url_hook: Hook | None = None) -> None:
+                 url_hook: Hook | None = None, sampling_tools: bool = False) -> None:
         self._hooks = dict(hooks)
         self._url_hook = url_hook
         self._warn = on_warn
+        self._sampling_tools = sampling_tools
 
     # -- the modern era: one round of inputRequests --------------------------------
 
@@ -184,11 +197,16 @@ class Inputs:
             raise self._invalid("a url-mode elicitation without a url")
         return hook
 
-    def _invalid(self, reason: str) -> _Invalid:
-        self._warn(f"refused the server's elicitation: {reason}")
+    def _invalid(self, reason: str, kind: str = ELICIT) -> _Invalid:
+        self._warn(f"refused the server's {'sampling' if kind == SAMPLE else 'elicitation'} "
+                   f"request: {reason}")
         return _Invalid(f"Invalid params: {reason}")
 
     def _fulfil(self, kind: str, params: dict[str, Any]) -> dict[str, Any]:
+        if kind == SAMPLE and not self._sampling_tools and \
+                ("tools" in params or "toolChoice" in params):
+            raise self._invalid("a sampling request with tools, and this client did not "
+                                "declare sampling.tools", kind)
         hook = self._hook_for(kind, params)
         if hook is None:
             raise _Declined("no hook is set")

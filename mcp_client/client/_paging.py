@@ -42,8 +42,9 @@ MAX_LIST_BYTES = 32 << 20
 
 
 def pages(request: Request, method: str, key: str, refresh: bool, timeout: float | None,
-          cancelled: Any) -> list[dict[str, Any]]:
-    """The ``key`` entries of every page of ``method``, in order.
+          cancelled: Any, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The ``key`` entries of every page of ``method``, in order (each page asked with
+    ``params`` and its cursor).
 
     Raises:
         ProtocolError: a page out of shape, a repeated or non-string cursor, or
@@ -55,8 +56,8 @@ def pages(request: Request, method: str, key: str, refresh: bool, timeout: float
     seen: set[str] = set()
     cursor: str | None = None
     for _ in range(MAX_PAGES):
-        params = {} if cursor is None else {"cursor": cursor}
-        page = request(method, params, timeout=timeout, cancelled=cancelled, refresh=refresh)
+        asked = dict(params or {}) if cursor is None else {**(params or {}), "cursor": cursor}
+        page = request(method, asked, timeout=timeout, cancelled=cancelled, refresh=refresh)
         entries = page.get(key, [])
         if not isinstance(entries, list):
             raise ProtocolError(None, f"{method}: {key} is not a list", page)

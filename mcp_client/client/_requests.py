@@ -23,6 +23,7 @@ from ..cache import Cache
 from ..exceptions import Cancelled, InputLoopExceeded, MCPClientError, ProtocolError, Timeout
 from ._budget import checked_budget, hard_deadline, stretched
 from ._cancel import CANCEL_POLL, check_cancel_signal, fired, pause
+from ._icons import ICON_LISTS, page_with_safe_icons
 from ._paging import pages
 
 TYPE_CHECKING = False
@@ -147,9 +148,12 @@ class Requests:
                                           headers, shaped, tasks)
         finally:
             self._progress.close(ticket)
+        body = shaped.body
+        if method in ICON_LISTS:   # once, as the page arrives: a cached page is clean
+            body = page_with_safe_icons(body, ICON_LISTS[method])
         if key is not None and not more:
-            self._cache.put(key, shaped.body, shaped.ttl_ms)
-        return shaped.body
+            self._cache.put(key, body, shaped.ttl_ms)
+        return body
 
     def _round_trip(self, info: EraInfo, method: str, params: Mapping[str, Any],
                     meta: dict[str, Any] | None, budget: float | None, cancelled: Any,
@@ -211,16 +215,16 @@ class Requests:
         return shaped
 
     def list_all(self, method: str, key: str, *, refresh: bool, timeout: float | None,
-                 cancelled: Any) -> list[dict[str, Any]]:
+                 cancelled: Any, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Every entry of a paginated list, following ``nextCursor`` to the end."""
         try:
-            return pages(self.request, method, key, refresh, timeout, cancelled)
+            return pages(self.request, method, key, refresh, timeout, cancelled, params)
         except ProtocolError as exc:
             if refresh or exc.code != protocol.INVALID_PARAMS or not self._cache.evict(method):
                 raise
             # A cursor that was valid when cached went stale: drop every page and
             # start again from the top (2026-07-28 caching).
-            return pages(self.request, method, key, True, timeout, cancelled)
+            return pages(self.request, method, key, True, timeout, cancelled, params)
 
     def exchange(self, method: str, params: Mapping[str, Any], meta: dict[str, Any] | None,
                  timeout: float | None, *, cancelled: Any = None,

@@ -37,11 +37,14 @@ if TYPE_CHECKING:
 
     from ._connection import Connection
 
-__all__ = ["Skills", "EXTENSION"]
+__all__ = ["Skills", "EXTENSION", "DIRECTORY_READ"]
+
+#: The skills extension's directory listing (SEP-2640, ``directoryRead``).
+DIRECTORY_READ = "resources/directory/read"
 
 
 class Skills:
-    """Mixin: ``list_skills`` and ``read_skill``."""
+    """Mixin: ``list_skills``, ``read_skill`` and ``read_directory``."""
 
     _connection: Connection
     _warn: Callable[[str], None]
@@ -127,6 +130,42 @@ class Skills:
         return {"uri": entry["uri"], "name": entry["frontmatter"]["name"],
                 "frontmatter": dict(entry["frontmatter"]), "text": text, "dynamic": dynamic,
                 "files": loaded}
+
+    def read_directory(self, uri: str, *, timeout: float | None = None,
+                       cancelled: Any = None) -> list[dict[str, Any]]:
+        """The direct children of a directory resource (``resources/directory/read``, all pages).
+
+        The skills extension's directory read (SEP-2640 ``directoryRead``): a
+        server that sets ``directoryRead: true`` in its extension settings
+        answers it for a directory inside a skill, named without a trailing
+        slash (``skill://acme/billing/references``).  Files come as ordinary
+        resource entries; a subdirectory has ``mimeType`` ``inode/directory``, to
+        be read in turn.  An entry with no string ``uri`` is left out, with a warning.
+
+        Raises:
+            SkillError: ``reason`` ``"not_declared"``: the server does not declare
+                the extension, or does not offer ``directoryRead``; it is not asked.
+            MCPClientError: ``uri`` is not a non-empty string.
+            ProtocolError: the server refused (``-32602`` for a URI that is not a
+                directory), or a page out of shape; Timeout, Cancelled, ServerGone,
+                TransportClosed: as every request.
+        """
+        if not isinstance(uri, str) or not uri:
+            raise MCPClientError(f"read_directory takes a directory URI, not {uri!r}")
+        self._check_declared(None)
+        settings = self._connection.discovered().capabilities["extensions"][EXTENSION]
+        if not isinstance(settings, Mapping) or settings.get("directoryRead") is not True:
+            raise SkillError(None, "not_declared", "the server does not offer "
+                             "resources/directory/read (directoryRead is not true)", uri=uri)
+        kept = []
+        for entry in self._connection.list_all(DIRECTORY_READ, "resources", refresh=True,
+                                               timeout=timeout, cancelled=cancelled,
+                                               params={"uri": uri}):
+            if isinstance(entry, dict) and isinstance(entry.get("uri"), str):
+                kept.append(entry)
+            else:
+                self._warn(f"{DIRECTORY_READ}: left out an entry with no uri: {entry!r:.120}")
+        return kept
 
     # -- finding the entry --------------------------------------------------------
 

@@ -13,7 +13,7 @@ import pickle
 import unittest
 from typing import Any, Mapping
 
-from mcp_client import Client, MCPClientError, SkillError
+from mcp_client import Client, MCPClientError, ProtocolError, SkillError
 from mcp_client.client._skillcheck import entry_problem, frontmatter_problem
 from mcp_client.stdio import StdioTransport
 from mcp_client.testing import FakeTransport
@@ -336,3 +336,57 @@ class ChecksTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DirectoryReadTest(SkillsServerCase):
+    """``read_directory``: the extension's ``resources/directory/read``, pages followed."""
+
+    def test_children_of_a_skill_directory_across_pages(self) -> None:
+        client = self.skills_client()
+        entries = client.read_directory("skill://pdf-processing")
+        self.assertEqual([(e["uri"], e["mimeType"]) for e in entries], [
+            ("skill://pdf-processing/SKILL.md", "text/markdown"),
+            ("skill://pdf-processing/assets", "inode/directory"),
+            ("skill://pdf-processing/references", "inode/directory")])
+        asked = [m["params"] for m in self.wire.sent
+                 if m.get("method") == "resources/directory/read"]
+        self.assertEqual([(p["uri"], p.get("cursor")) for p in asked],
+                         [("skill://pdf-processing", None), ("skill://pdf-processing", "2")])
+        self.assertEqual([e["name"] for e in client.read_directory(
+            "skill://pdf-processing/references")], ["FORMS.md"])
+        self.assertEqual(client.read_directory_async("skill://acme").result(30)[0]["mimeType"],
+                         "inode/directory")
+
+    def test_what_is_not_a_directory_is_the_servers_refusal(self) -> None:
+        client = self.skills_client()
+        for uri in ("skill://pdf-processing/SKILL.md", "skill://nowhere", "skill://acme/"):
+            with self.subTest(uri=uri), self.assertRaises(ProtocolError) as caught:
+                client.read_directory(uri)
+            self.assertEqual(caught.exception.code, -32602)
+        for bad in ("", None, 3):
+            with self.subTest(bad=bad), self.assertRaises(MCPClientError):
+                client.read_directory(bad)  # type: ignore[arg-type]
+
+    def test_a_server_without_directory_read_is_not_asked(self) -> None:
+        for settings in ({}, {"directoryRead": False}, {"directoryRead": "yes"}):
+            with self.subTest(settings=settings):
+                fake = fake_server({"resources": {}, "extensions": {EXTENSION: settings}})
+                client = self.connect(fake)
+                with self.assertRaises(SkillError) as caught:
+                    client.read_directory("skill://x")
+                self.assertEqual(caught.exception.reason, "not_declared")
+                self.assertNotIn("resources/directory/read",
+                                 [m.get("method") for m in fake.sent])
+        client = self.connect(fake_server({"resources": {}}))
+        with self.assertRaises(SkillError):
+            client.read_directory("skill://x")
+
+    def test_entries_without_a_uri_are_left_out_with_a_warning(self) -> None:
+        fake = fake_server({"resources": {}, "extensions": {EXTENSION: {"directoryRead": True}}})
+        fake.on("resources/directory/read", {"resources": [
+            {"uri": "skill://x/a.md", "name": "a.md", "icons": [{"src": "javascript:x"}]},
+            {"name": "no uri"}, "junk"]})
+        client = self.connect(fake)
+        self.assertEqual(client.read_directory("skill://x"),
+                         [{"uri": "skill://x/a.md", "name": "a.md"}])
+        self.assertEqual(len(self.warnings), 2)

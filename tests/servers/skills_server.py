@@ -109,13 +109,52 @@ class GetSkillParams(RequestParams):
     uri: str
 
 
+class DirectoryParams(RequestParams):
+    uri: str
+    cursor: str | None = None
+
+
+#: Entries per ``resources/directory/read`` page: small, so a listing takes pages.
+DIRECTORY_PAGE = 2
+
+
 class SkillsExtension(Extension):
-    """``skills/list`` and ``skills/get`` over :func:`build_skills`, files as resources."""
+    """``skills/list``, ``skills/get`` and ``resources/directory/read`` over
+    :func:`build_skills`, files as resources."""
 
     identifier = EXTENSION
 
     def __init__(self) -> None:
         self.skills = build_skills()
+
+    def settings(self) -> dict[str, Any]:
+        return {"directoryRead": True}
+
+    def children(self, directory: str) -> list[dict[str, Any]] | None:
+        """The direct children of a directory inside a skill (None: not a directory)."""
+        found: dict[str, dict[str, Any]] = {}
+        for skill in self.skills:
+            for uri in skill.served:
+                if not uri.startswith(directory + "/"):
+                    continue
+                rest = uri[len(directory) + 1:]
+                head, _, tail = rest.partition("/")
+                child = f"{directory}/{head}"
+                found.setdefault(child, {"uri": child, "name": head,
+                                         "mimeType": "inode/directory" if tail else
+                                         "image/png" if head.endswith(".png") else
+                                         "text/markdown"})
+        return [found[key] for key in sorted(found)] if found else None
+
+    async def read_directory(self, ctx: Any, params: DirectoryParams) -> dict[str, Any]:
+        entries = self.children(params.uri.rstrip("/")) if not params.uri.endswith("/") else None
+        if entries is None:
+            raise MCPError(code=-32602, message=f"Not a directory resource: {params.uri}")
+        start = int(params.cursor or 0)
+        page: dict[str, Any] = {"resources": entries[start:start + DIRECTORY_PAGE]}
+        if start + DIRECTORY_PAGE < len(entries):
+            page["nextCursor"] = str(start + DIRECTORY_PAGE)
+        return page
 
     def resources(self) -> list[ResourceBinding]:
         bindings = []
@@ -132,7 +171,9 @@ class SkillsExtension(Extension):
 
     def methods(self) -> list[MethodBinding]:
         return [MethodBinding("skills/list", PaginatedRequestParams, self.list_skills),
-                MethodBinding("skills/get", GetSkillParams, self.get_skill)]
+                MethodBinding("skills/get", GetSkillParams, self.get_skill),
+                MethodBinding("resources/directory/read", DirectoryParams,
+                              self.read_directory)]
 
     async def list_skills(self, ctx: Any, params: Any) -> dict[str, Any]:
         require_client_extension(ctx, EXTENSION)
