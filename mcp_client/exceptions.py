@@ -38,6 +38,7 @@ __all__ = [
     "StoreUnavailable",
     "UnsupportedStore",
     "TaskNotResumable",
+    "DiscoveryError",
 ]
 
 
@@ -442,3 +443,29 @@ class TaskNotResumable(MCPClientError):
 
     def __reduce__(self) -> Any:
         return (type(self), (self.task_id, self.reason, self.server, self.recorded))
+
+
+class DiscoveryError(MCPClientError):
+    """A server could not be found, or used, through an MCP registry
+    (:mod:`mcp_client.discovery`).
+
+    Attributes:
+        name: the server asked for (None for a search).
+        reason: one word, for code to branch on: ``"unreachable"`` (the registry
+            did not answer, or not in JSON), ``"not_found"``, ``"deleted"`` (the
+            registry marks the version deleted), ``"invalid"`` (a document out of
+            shape, or a registry URL that is not one), ``"unsupported"`` (nothing in
+            the entry this client can run), ``"integrity"`` (a download whose
+            SHA-256 is not the one published, or an unsafe archive).
+        detail: what was wrong, in words.
+    """
+
+    def __init__(self, name: str | None, reason: str, detail: str) -> None:
+        self.name = name
+        self.reason = reason
+        self.detail = detail
+        subject = f"server {name!r}" if name else "registry"
+        super().__init__(f"{subject}: {detail} ({reason})")
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.name, self.reason, self.detail))

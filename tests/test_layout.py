@@ -36,6 +36,7 @@ PUBLIC = {
     "mcp_client.adapters.openai_responses", "mcp_client.argkeys", "mcp_client.auth",
     "mcp_client.batch", "mcp_client.cache",
     "mcp_client.cli", "mcp_client.client", "mcp_client.config", "mcp_client.correlator",
+    "mcp_client.discovery",
     "mcp_client.exceptions", "mcp_client.http", "mcp_client.http_sse", "mcp_client.leases",
     "mcp_client.local",
     "mcp_client.names", "mcp_client.paths", "mcp_client.policy", "mcp_client.policy.rules",

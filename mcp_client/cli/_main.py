@@ -130,8 +130,8 @@ from ._fleet import run_fleet
 from ._exits import (EXIT_CLIENT, EXIT_CONNECTION, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROTOCOL,
                      EXIT_TOOL_ERROR, EXIT_USAGE, UsageError, exit_code_for)
 from ._output import write_error_json
-from ._parser import (FLEET_VERBS, ParseError, build_parser, check_server_options,
-                      json_arguments, option)
+from ._parser import (FLEET_VERBS, REGISTRY_VERBS, ParseError, build_parser,
+                      check_server_options, json_arguments, option)
 from ._run import Run
 
 __all__ = ["main", "build_parser", "exit_code_for", "EXIT_OK", "EXIT_TOOL_ERROR", "EXIT_USAGE",
@@ -166,6 +166,10 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
         return EXIT_USAGE
     if args.verb in FLEET_VERBS:
         return run_fleet(args, stdout, stderr)
+    if args.verb in REGISTRY_VERBS:
+        from ._discover import run_discovery
+
+        return run_discovery(args, stdout, stderr)
     run = Run(args, stdin, stdout, stderr)
     tracing = _tracing(run) if option(args, "trace", False) else None
     client = None

@@ -19,7 +19,8 @@ from .. import protocol
 from .._version import __version__
 from ._exits import UsageError
 
-__all__ = ["PROG", "VERBS", "FLEET_VERBS", "VERB_METHODS", "ParseError", "build_parser", "option",
+__all__ = ["PROG", "VERBS", "FLEET_VERBS", "REGISTRY_VERBS", "VERB_METHODS", "ParseError",
+           "build_parser", "option",
            "json_arguments", "parse_headers", "check_server_options"]
 
 PROG = "mcp-client"
@@ -41,6 +42,14 @@ VERBS = {
 FLEET_VERBS = {
     "grants": "a store's grant book: grants --store URL [--book NAME] [list | revoke N | export]",
     "leases": "a store's leases: leases --store URL [--workspace NAME] [list | release HOLDER]",
+}
+
+#: The registry verbs: they read an MCP registry (:mod:`mcp_client.discovery`) and
+#: start no server.
+REGISTRY_VERBS = {
+    "add": "add a registry's server to a configuration file: add NAME [--version V] "
+           "[--config FILE] [--registry URL]",
+    "search": "find servers in a registry: search TEXT [--registry URL]",
 }
 
 #: The method each verb sends (``info`` sends only the handshake).
@@ -119,7 +128,37 @@ def build_parser() -> argparse.ArgumentParser:
         elif verb == "read":
             sub.add_argument("uri", metavar="URI")
     _fleet_verbs(verbs)
+    _registry_verbs(verbs)
     return parser
+
+
+def _registry_verbs(verbs: Any) -> None:
+    """The ``add`` and ``search`` verbs (:mod:`mcp_client.cli._discover` runs them)."""
+    from ..discovery import DEFAULT_REGISTRY   # (a light import: no HTTP machinery yet)
+
+    registry = _Parser(add_help=False)
+    registry.add_argument("--registry", metavar="URL", default=DEFAULT_REGISTRY,
+                          help=f"the registry's origin (default {DEFAULT_REGISTRY}); https:, "
+                               "or http: on loopback")
+    registry.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                          help="print JSON for scripts")
+    add = verbs.add_parser("add", parents=[registry], help=REGISTRY_VERBS["add"],
+                           description=REGISTRY_VERBS["add"],
+                           epilog="values you must supply are written as ${VAR} references "
+                                  "and named on stderr; export them before connecting")
+    add.add_argument("name", metavar="NAME", help="the server's name (io.github.owner/server)")
+    add.add_argument("--version", default="latest", help="the version (default: latest)")
+    add.add_argument("--config", metavar="FILE", default="mcp.json",
+                     help="the mcpServers file to write into (default: mcp.json)")
+    add.add_argument("--as", dest="key", metavar="KEY", default=None,
+                     help="the entry's name in the file (default: the server name's last part)")
+    add.add_argument("--remote", action="store_true",
+                     help="use the server's remote endpoint rather than a package")
+    add.add_argument("--force", action="store_true", help="replace an entry of the same name")
+    search = verbs.add_parser("search", parents=[registry], help=REGISTRY_VERBS["search"],
+                              description=REGISTRY_VERBS["search"])
+    search.add_argument("text", metavar="TEXT")
+    search.add_argument("--limit", type=int, default=30, help="at most this many (default 30)")
 
 
 def _fleet_verbs(verbs: Any) -> None:

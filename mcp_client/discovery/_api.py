@@ -1,0 +1,138 @@
+"""The MCP Registry's read API (``/v0.1``), over HTTP: documents in, entries out.
+
+This module owns the two reads a client needs -- one server version
+(``GET /v0.1/servers/{name}/versions/{version}``) and a search
+(``GET /v0.1/servers?search=&version=latest&cursor=&limit=``) -- and the rules
+for the registry's URL.  What an entry means is :mod:`._entry`'s.
+
+Decisions:
+
+* ``registry`` is the registry's origin (``https://registry.modelcontextprotocol.io``,
+  or a subregistry's); ``/v0.1`` is added here.  It must be ``https:``, or
+  ``http:`` to a loopback host (a registry on this machine): an entry read over
+  plain HTTP from elsewhere could be rewritten on the way into a command line.
+* A document is at most 4 MiB, read with a timeout (10 s by default); the
+  registry's answer must be a JSON object.  A 404 is ``not_found``; another
+  failure, ``unreachable``.
+* A search follows ``metadata.nextCursor`` until ``limit`` entries are had, 20
+  pages at most.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import urllib.parse
+from typing import Any
+
+from ..exceptions import DiscoveryError
+
+__all__ = ["DEFAULT_REGISTRY", "API", "check_registry", "get_json", "version_document",
+           "search_documents"]
+
+#: The official MCP Registry.
+DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
+#: The read API's version, added to the registry's origin.
+API = "/v0.1"
+#: The most bytes one document may have.
+MAX_DOCUMENT = 4 << 20
+#: The most pages a search follows.
+MAX_PAGES = 20
+
+
+def _loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_registry(registry: Any) -> str:
+    """The registry's origin, without a trailing slash.
+
+    Raises:
+        DiscoveryError: ``reason`` ``"invalid"``: not an ``https:`` URL (or
+            ``http:`` to a loopback host), or one with a query or credentials.
+    """
+    if not isinstance(registry, str) or not registry:
+        raise DiscoveryError(None, "invalid", f"the registry must be a URL, not {registry!r}")
+    try:
+        parts = urllib.parse.urlsplit(registry)
+        host = parts.hostname
+    except ValueError as exc:
+        raise DiscoveryError(None, "invalid", f"the registry URL cannot be read: {exc}") from None
+    if parts.query or parts.fragment or parts.username or parts.password or not host:
+        raise DiscoveryError(None, "invalid", "the registry URL must be an origin (and a path), "
+                             "with no query, fragment or credentials")
+    if parts.scheme != "https" and not (parts.scheme == "http" and _loopback(host)):
+        raise DiscoveryError(None, "invalid", "the registry must be reached over https: (plain "
+                             "http: only on this machine's loopback)")
+    return registry.rstrip("/")
+
+
+def get_json(url: str, name: str | None, *, timeout: float) -> dict[str, Any]:
+    """One GET, its answer a JSON object.
+
+    Raises:
+        DiscoveryError: ``not_found`` (404), ``unreachable`` (anything else).
+    """
+    import urllib.error   # only when a registry is asked: the command line's start stays light
+    import urllib.request
+
+    request = urllib.request.Request(url, headers={"Accept": "application/json",
+                                                   "User-Agent": "mcp-client"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 (checked)
+            body = answer.read(MAX_DOCUMENT + 1)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            raise DiscoveryError(name, "not_found", "the registry has no such server "
+                                 "(or version)") from None
+        raise DiscoveryError(name, "unreachable", f"the registry answered HTTP {exc.code}") \
+            from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise DiscoveryError(name, "unreachable", f"the registry cannot be reached: {reason}") \
+            from None
+    if len(body) > MAX_DOCUMENT:
+        raise DiscoveryError(name, "unreachable", f"the registry's answer is over "
+                             f"{MAX_DOCUMENT} bytes")
+    try:
+        document = json.loads(body)
+    except ValueError:
+        raise DiscoveryError(name, "unreachable", "the registry's answer is not JSON") from None
+    if not isinstance(document, dict):
+        raise DiscoveryError(name, "invalid", "the registry's answer is not a JSON object")
+    return document
+
+
+def version_document(registry: str, name: str, version: str, *,
+                     timeout: float) -> dict[str, Any]:
+    """``{"server", "_meta"}`` of one version of a server (``latest`` allowed)."""
+    quoted = urllib.parse.quote(name, safe="")
+    return get_json(f"{registry}{API}/servers/{quoted}/versions/"
+                    f"{urllib.parse.quote(version, safe='')}", name, timeout=timeout)
+
+
+def search_documents(registry: str, text: str, *, limit: int,
+                     timeout: float) -> list[dict[str, Any]]:
+    """The ``{"server", "_meta"}`` documents a search finds (latest versions), up to ``limit``."""
+    found: list[dict[str, Any]] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        query = {"search": text, "version": "latest", "limit": str(min(limit, 100))}
+        if cursor:
+            query["cursor"] = cursor
+        page = get_json(f"{registry}{API}/servers?{urllib.parse.urlencode(query)}", None,
+                        timeout=timeout)
+        servers = page.get("servers")
+        if not isinstance(servers, list):
+            raise DiscoveryError(None, "invalid", "the search answer has no servers list")
+        found.extend(item for item in servers if isinstance(item, dict))
+        metadata = page.get("metadata")
+        cursor = metadata.get("nextCursor") if isinstance(metadata, dict) else None
+        if len(found) >= limit or not isinstance(cursor, str) or not cursor:
+            break
+    return found[:limit]
