@@ -121,7 +121,7 @@ def run(provider: Any, function_calls: Any) -> list[dict[str, Any]]:
 def _function_call(index: int, entry: Any) -> tuple[str | None, str, dict[str, Any]] | None:
     """``(id, name, args)`` of a FunctionCall or a Part holding one; None for other parts."""
     if isinstance(entry, Mapping) and "function_call" in entry:
-        entry = entry["function_call"]
+        entry = _formats.plain(entry["function_call"])   # a FunctionCall in a Part dict
         if entry is None:
             return None   # a part of another kind: text, a thought...
     elif not isinstance(entry, Mapping) or not any(key in entry for key in _CALL_KEYS):

@@ -89,11 +89,14 @@ class GeminiTest(DemoCase):
                                                               "args": {"text": "b"}}},
                                            {"name": "demo_echo", "args": {"text": "c"},
                                             "id": "p3"},
-                                           {"text": "a dict part"}])
-        self.assertEqual([p["function_response"].get("id") for p in parts], ["p1", None, "p3"])
+                                           {"text": "a dict part"},
+                                           {"function_call": types.FunctionCall(
+                                               name="demo_echo", args={"text": "d"})}])
+        self.assertEqual([p["function_response"].get("id") for p in parts],
+                         ["p1", None, "p3", None])
         self.assertEqual([p["function_response"]["response"] for p in parts],
-                         [{"output": "a"}, {"output": "b"}, {"output": "c"}])
-        self.assertEqual(self.batches, [["demo_echo"] * 3])
+                         [{"output": "a"}, {"output": "b"}, {"output": "c"}, {"output": "d"}])
+        self.assertEqual(self.batches, [["demo_echo"] * 4])
 
     def test_no_call_and_bad_input(self) -> None:
         self.assertEqual(gemini.run(self.provider, []), [])
