@@ -7,6 +7,12 @@ tools go: a call a policy denies comes back as that format's tool output, never
 reaching the server.  Nothing here is imported by ``import mcp_client``; import
 the module of the format you need:
 
+* :mod:`mcp_client.adapters.anthropic` -- the Anthropic Messages API's tools,
+  ``tool_use`` blocks to ``tool_result`` blocks (plain data; extra ``anthropic``
+  for the SDK that sends it).
+* :mod:`mcp_client.adapters.gemini` -- Gemini's function declarations (JSON Schema
+  passed through), ``function_call`` parts to ``function_response`` parts (plain
+  data; extra ``gemini`` for ``google-genai``).
 * :mod:`mcp_client.adapters.openai_responses` -- the OpenAI Responses API's flat
   function tools, ``function_call`` output items to ``function_call_output`` items
   (plain data; needs no extra).

@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from ..exceptions import MCPClientError
+from . import _formats
 
 __all__ = ["tools", "run"]
 
@@ -39,25 +40,13 @@ __all__ = ["tools", "run"]
 def tools(provider: Any) -> list[dict[str, Any]]:
     """The provider's tools as Responses API function tools, in the provider's order."""
     flat = []
-    for declared in provider.tools_for_llm():
-        function = declared.get("function", {}) if isinstance(declared, Mapping) else {}
-        name = function.get("name")
-        if not isinstance(name, str):
-            continue   # not a function declaration: nothing the Responses API could call
-        tool: dict[str, Any] = {"type": "function", "name": name,
-                                "parameters": dict(function.get("parameters") or
-                                                   {"type": "object", "properties": {}}),
-                                "strict": False}
-        if isinstance(function.get("description"), str):
-            tool["description"] = function["description"]
+    for function in _formats.functions(provider):
+        tool: dict[str, Any] = {"type": "function", "name": function.name,
+                                "parameters": function.parameters, "strict": False}
+        if function.description is not None:
+            tool["description"] = function.description
         flat.append(tool)
     return flat
-
-
-def _plain(item: Any) -> Any:
-    """An output item as plain data (the SDK's objects have ``model_dump``)."""
-    dump = getattr(item, "model_dump", None)
-    return dump() if callable(dump) else item
 
 
 def run(provider: Any, output_items: Iterable[Any]) -> list[dict[str, Any]]:
@@ -72,12 +61,11 @@ def run(provider: Any, output_items: Iterable[Any]) -> list[dict[str, Any]]:
             ``function_call`` item has no ``call_id`` or ``name`` (its output
             could not be matched to it).
     """
-    if isinstance(output_items, (Mapping, str, bytes)) or not isinstance(output_items, Iterable):
-        raise MCPClientError("openai_responses.run takes the response's output items (a list), "
-                             f"not {type(output_items).__name__}")
+    items = _formats.items(output_items, "openai_responses.run",
+                           "the response's output items")
     calls = []
-    for index, raw in enumerate(output_items):
-        item = _plain(raw)
+    for index, raw in enumerate(items):
+        item = _formats.plain(raw)
         if not isinstance(item, Mapping) or item.get("type") != "function_call":
             continue
         call_id, name = item.get("call_id"), item.get("name")
@@ -85,19 +73,8 @@ def run(provider: Any, output_items: Iterable[Any]) -> list[dict[str, Any]]:
             raise MCPClientError(f"output item {index}: a function_call needs a call_id and a "
                                  "name (string)")
         arguments = item.get("arguments")
-        calls.append({"id": call_id, "type": "function",
-                      "function": {"name": name,
-                                   "arguments": "{}" if arguments in (None, "") else arguments}})
-    if not calls:
-        return []
-    answers = list(provider.execute_tool_calls(calls))   # one per call, in call order
-    if len(answers) != len(calls):
-        raise MCPClientError(f"the provider answered {len(calls)} calls with {len(answers)} "
-                             "results")
-    return [{"type": "function_call_output", "call_id": call["id"], "output": _text(answer)}
+        calls.append(_formats.call(call_id, name, "{}" if arguments in (None, "") else arguments))
+    answers = _formats.execute(provider, calls)
+    return [{"type": "function_call_output", "call_id": call["id"],
+             "output": _formats.answer_text(answer)}
             for call, answer in zip(calls, answers)]
-
-
-def _text(answer: Any) -> str:
-    content = answer.get("content") if isinstance(answer, Mapping) else None
-    return content if isinstance(content, str) else "the tool gave no answer"

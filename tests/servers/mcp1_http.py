@@ -4,9 +4,11 @@ Runs under a Python that has ``mcp`` 1.x (not the test venv, which has 2.3.0): `
 builds one and names it in ``MCP_LEGACY_PYTHON``.  Tools: ``echo(text)`` and ``greet()``
 (asks the client for a name with a real ``elicitation/create`` request).  Listens on
 127.0.0.1:``--port``; ``--stateless`` runs the stateless mode, ``--sse`` the 2024-11-05
-HTTP+SSE transport (``/sse``) instead of Streamable HTTP (``/mcp``).
+HTTP+SSE transport (``/sse``) instead of Streamable HTTP (``/mcp``); ``--stdio`` serves
+stdio instead (no port; exits on stdin EOF).
 
-Usage: ``python tests/servers/mcp1_http.py --port N [--stateless] [--sse]``
+Usage: ``python tests/servers/mcp1_http.py --port N [--stateless] [--sse]`` or
+``python tests/servers/mcp1_http.py --stdio``
 """
 
 import argparse
@@ -41,11 +43,17 @@ def build(port: int, stateless: bool) -> FastMCP:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--port", type=int)
     parser.add_argument("--stateless", action="store_true")
     parser.add_argument("--sse", action="store_true")
+    parser.add_argument("--stdio", action="store_true")
     args = parser.parse_args()
-    build(args.port, args.stateless).run("sse" if args.sse else "streamable-http")
+    if args.stdio:
+        build(0, False).run("stdio")
+    elif args.port is None:
+        parser.error("--port is required (or --stdio)")
+    else:
+        build(args.port, args.stateless).run("sse" if args.sse else "streamable-http")
 
 
 if __name__ == "__main__":
