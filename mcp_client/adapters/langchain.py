@@ -18,10 +18,12 @@ without it, importing this module raises :class:`ImportError` saying so.
 Decisions:
 
 * The JSON Schema is the tool's ``args_schema`` as a dict, untouched (no pydantic
-  model is made from it): ``tool.args``, ``tool.tool_call_schema`` and
-  ``convert_to_openai_tool(tool)`` show it as the server published it.
-  LangChain does not validate arguments against a dict schema; the provider does
-  (a Policy parses them, the server checks them).
+  model is made from it): ``tool.args`` and ``tool.tool_call_schema`` show it as
+  the server published it.  ``convert_to_openai_tool(tool)``, which most chat
+  models' ``bind_tools`` use, is LangChain's own: it drops ``title`` keywords and
+  inlines ``$ref`` definitions, in a copy.  LangChain does not validate arguments
+  against a dict schema; the provider does (a Policy parses them, the server
+  checks them).
 * The arguments reach the provider as one dict, exactly as the model sent
   them.  A plain ``StructuredTool`` spreads them as keyword arguments through
   its own ``_run(*args, config, run_manager, **kwargs)``, which swallows a tool
@@ -43,15 +45,18 @@ Decisions:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _calls
 
 try:
-    from langchain_core.tools import BaseTool, StructuredTool, ToolException
+    from langchain_core.tools import StructuredTool, ToolException
 except ImportError as exc:   # pragma: no cover - the test extra installs it
     raise ImportError("mcp_client.adapters.langchain needs langchain-core: "
                       "pip install 'mcp-client-sync[langchain]'") from exc
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
 
 __all__ = ["tools"]
 
@@ -67,6 +72,8 @@ def tools(provider: Any) -> list[BaseTool]:
 
     Raises:
         MCPClientError: ``provider`` is not a provider, or its tools cannot be listed.
+
+    :rtype: a list of ``langchain_core.tools.BaseTool``
     """
     return [_tool(provider, tool) for tool in _calls.catalogue(provider)]
 

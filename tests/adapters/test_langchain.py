@@ -12,9 +12,11 @@ messages it was given.
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from typing import Any, Sequence, cast
 
 from langchain_core.language_models import LanguageModelInput
@@ -286,3 +288,21 @@ class ImportTest(LeakCheckingTestCase):
             "except ImportError as exc:\n    print(exc)\n")
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("pip install 'mcp-client-sync[langchain]'", done.stdout)
+
+
+class ExampleTest(LeakCheckingTestCase):
+    def test_the_example_runs_one_turn_offline(self) -> None:
+        root = Path(__file__).resolve().parents[2]
+        done = subprocess.run([PYTHON, str(root / "examples" / "langchain_agent.py")],
+                              capture_output=True, text=True, timeout=120, cwd=root,
+                              env=dict(os.environ, PYTHONPATH=str(root)))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.splitlines(), [
+            "tools: qs_echo qs_add qs_word_count",
+            "-> call_1 qs_word_count {'text': 'gears turn sprockets'}",
+            "<- call_1 (success): 3",
+            "-> call_2 qs_add {'a': 2, 'b': 3}",
+            "  [human] qs_add {'a': 2, 'b': 3}: rule 0 asks -> no",
+            "<- call_2 (error): refused by policy: the user denied this call to qs_add.",
+            "assistant: Three words; the sum was not allowed.",
+        ])
