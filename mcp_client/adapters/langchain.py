@@ -28,7 +28,9 @@ Decisions:
   them.  A plain ``StructuredTool`` spreads them as keyword arguments through
   its own ``_run(*args, config, run_manager, **kwargs)``, which swallows a tool
   argument named ``config`` or ``run_manager`` and fails on one named ``self``;
-  the tools here are a ``StructuredTool`` subclass that hands the dict over whole.
+  the tools here are a ``StructuredTool`` subclass that hands the dict over whole
+  (it overrides ``_to_args_and_kwargs``, langchain-core's own hook for this, in
+  the 1.x range the extra pins).
 * ``func`` runs the call on the caller's thread; ``coroutine`` awaits it on a
   thread of its own that ends with the call (no event loop is made).
   Cancelling the awaiting task asks the provider to abandon the call.
@@ -38,7 +40,8 @@ Decisions:
 * A refused call (a Policy ``deny``, an ``ask`` nobody allowed) and a server's
   ``isError`` raise ``ToolException`` with the provider's text, and the tools
   have ``handle_tool_error=True``: invoked with a tool call, the agent loop gets a
-  ``ToolMessage`` with ``status="error"`` and that text, and goes on.
+  ``ToolMessage`` with ``status="error"`` and that text, and goes on.  A tool a
+  Policy denies outright is not published, so no tool is made of it.
 * ``metadata`` is a copy of the tool's annotations (``readOnlyHint``...), or
   None, as a middleware deciding on approvals would read them.
 """
