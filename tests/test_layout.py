@@ -32,19 +32,18 @@ CLIENT_NEVER = {"registry", "local", "config", "_config", "cli", "testing", "aut
 
 #: every module a user may import by name; a new one is added here deliberately
 PUBLIC = {
-    "mcp_client", "mcp_client.__main__", "mcp_client.adapters",
-    "mcp_client.adapters.anthropic", "mcp_client.adapters.gemini",
+    "mcp_client", "mcp_client.__main__", "mcp_client.adapters", "mcp_client.adapters.anthropic",
+    "mcp_client.adapters.gemini", "mcp_client.adapters.langchain",
     "mcp_client.adapters.openai_responses", "mcp_client.argkeys", "mcp_client.auth",
-    "mcp_client.batch", "mcp_client.cache",
-    "mcp_client.cli", "mcp_client.client", "mcp_client.config", "mcp_client.correlator",
-    "mcp_client.discovery",
+    "mcp_client.batch", "mcp_client.cache", "mcp_client.cli", "mcp_client.client",
+    "mcp_client.config", "mcp_client.correlator", "mcp_client.discovery",
     "mcp_client.exceptions", "mcp_client.http", "mcp_client.http_sse", "mcp_client.leases",
-    "mcp_client.local",
-    "mcp_client.names", "mcp_client.paths", "mcp_client.policy", "mcp_client.policy.rules",
-    "mcp_client.protocol", "mcp_client.provider", "mcp_client.reasons", "mcp_client.registry",
-    "mcp_client.sse", "mcp_client.stdio", "mcp_client.store", "mcp_client.testing",
-    "mcp_client.testing.fake", "mcp_client.testing.kits", "mcp_client.transport",
-    "mcp_client.types", "mcp_client.unknown_keys", "mcp_client.xheaders",
+    "mcp_client.local", "mcp_client.names", "mcp_client.paths", "mcp_client.policy",
+    "mcp_client.policy.rules", "mcp_client.protocol", "mcp_client.provider",
+    "mcp_client.reasons", "mcp_client.registry", "mcp_client.sse", "mcp_client.stdio",
+    "mcp_client.store", "mcp_client.testing", "mcp_client.testing.fake",
+    "mcp_client.testing.kits", "mcp_client.transport", "mcp_client.types",
+    "mcp_client.unknown_keys", "mcp_client.xheaders",
 }
 
 
