@@ -10,4 +10,6 @@ the module of the format you need:
 * :mod:`mcp_client.adapters.openai_responses` -- the OpenAI Responses API's flat
   function tools, ``function_call`` output items to ``function_call_output`` items
   (plain data; needs no extra).
+* :mod:`mcp_client.adapters.smolagents` -- ``smolagents.Tool`` objects for
+  ``ToolCallingAgent`` and ``CodeAgent`` (extra ``[smolagents]``).
 """

@@ -27,7 +27,7 @@ from mcp_client.adapters import smolagents as mcp_smolagents
 from mcp_client.policy import Policy
 from mcp_client.registry import Registry
 
-from ..base import PYTHON, LeakCheckingTestCase, server
+from ..base import HERE, PYTHON, LeakCheckingTestCase, server
 
 
 class ScriptedModel(Model):  # type: ignore[misc]   # smolagents has no type hints
@@ -308,3 +308,20 @@ class ImportTest(LeakCheckingTestCase):
             "except ImportError as exc:\n    print(exc)\n")
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("pip install 'mcp-client-sync[smolagents]'", done.stdout)
+
+
+class ExampleTest(LeakCheckingTestCase):
+    def test_the_example_runs_offline_and_the_refusal_reaches_the_model(self) -> None:
+        done = subprocess.run([PYTHON, str(HERE.parent / "examples" / "smolagents_agent.py")],
+                              capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = done.stdout.splitlines()
+        self.assertEqual(lines[0], "tools: text_echo text_add text_word_count")
+        self.assertIn("   model sees: Observation: | 3", lines)
+        self.assertIn("   [human] may the agent run text_add {'a': 2, 'b': 3}? no", lines)
+        self.assertIn("ToolCallFailed: refused by policy: the user denied this call to text_add.",
+                      done.stdout)
+        self.assertEqual(lines[-3:-1], ["ToolCallingAgent: three words; no sum allowed",
+                                        "   model sees: Observation: | Execution logs: | hello "
+                                        "from code | Last output from code snippet: | None"])
+        self.assertEqual(lines[-1], "CodeAgent: echoed")
