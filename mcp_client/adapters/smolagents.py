@@ -55,6 +55,9 @@ Decisions:
   is smolagents' convention: ``ToolCallingAgent`` wraps it in
   ``AgentToolExecutionError`` and ``CodeAgent`` in ``AgentExecutionError``,
   records it on the step, shows the model the message, and the run goes on.
+  smolagents ends the step at the first error: when a ``ToolCallingAgent`` runs
+  several calls of one turn together and one fails, the others have run, but
+  the model is shown only the error.
 """
 
 from __future__ import annotations

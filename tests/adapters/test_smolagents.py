@@ -274,6 +274,24 @@ class MappingTest(LeakCheckingTestCase):
         self.assertEqual((caught.exception.text, caught.exception.structured), ("got {}", {"n": 1}))
         self.assertEqual(str(caught.exception), "got {}")
 
+    def test_one_failed_call_of_a_turn_is_what_the_model_is_shown(self) -> None:
+        # smolagents' own rule for a tool that raises: the step ends at the error.
+        class Mixed(Published):
+            def execute_tool_calls(self, calls: list[Any]) -> list[Any]:
+                answers = super().execute_tool_calls(calls)
+                for answer, call in zip(answers, calls):
+                    answer["is_error"] = call["function"]["name"] == "bad"
+                return answers
+
+        provider = Mixed({"name": "good"}, {"name": "bad"})
+        model = ScriptedModel([[("good", {}), ("bad", {})], [("final_answer", {"answer": "x"})]])
+        agent = ToolCallingAgent(tools=mcp_smolagents.tools(provider), model=model,
+                                 verbosity_level=LogLevel.OFF)
+        self.assertEqual(agent.run("go"), "x")
+        self.assertEqual(sorted(provider.calls), [("bad", {}), ("good", {})])
+        self.assertIn("Error executing tool 'bad'", model.last_text(1))
+        self.assertNotIn("Observation", model.last_text(1))
+
     def test_names_smolagents_refuses_are_left_out_with_a_warning(self) -> None:
         provider = Published({"name": "get-weather"}, {"name": "2fa"}, {"name": "class"},
                              {"name": "final_answer"}, {"name": "fine_name"})
