@@ -106,7 +106,9 @@ def tools(provider: Any) -> list[Any]:
     """The provider's tools as ``smolagents.Tool`` objects, in the provider's order.
 
     A tool whose name smolagents cannot take (not a Python identifier, a
-    keyword, ``final_answer``) is left out with a warning.
+    keyword, ``final_answer``) is left out with a warning.  Besides smolagents'
+    attributes, each tool keeps ``provider``, ``parameters`` (the JSON Schema as
+    published) and ``annotations`` (what its server said, or None).
 
     Raises:
         MCPClientError: ``provider`` is not a provider, or its tools cannot be listed.

@@ -107,11 +107,15 @@ class AgentsTest(LeakCheckingTestCase):
                 self.assertEqual(tool.description, function["description"])
                 self.assertEqual(tool.parameters, function["parameters"])
                 self.assertEqual(tool.output_type, "string")
+                self.assertIs(tool.provider, self.provider)
+                self.assertEqual(tool.annotations, self.provider.tool_annotations(tool.name))
                 self.assertEqual(list(tool.inputs), list(function["parameters"].get(
                     "properties", {})))
         die = next(t for t in tools if t.name == "demo_die")
         self.assertEqual(die.inputs["code"], {"default": 3, "title": "Code", "type": "integer",
                                               "description": "", "nullable": True})
+        region = next(t for t in tools if t.name == "demo_region_query")
+        self.assertIs(region.annotations["readOnlyHint"], True)
         echo = next(t for t in tools if t.name == "demo_echo")
         self.assertEqual(echo.inputs["text"]["type"], "string")
         self.assertNotIn("nullable", echo.inputs["text"])
