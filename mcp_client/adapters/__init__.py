@@ -18,4 +18,6 @@ the module of the format you need:
   (plain data; needs no extra).
 * :mod:`mcp_client.adapters.langchain` -- LangChain ``StructuredTool`` objects, for
   ``invoke`` and ``ainvoke`` (extra ``langchain``).
+* :mod:`mcp_client.adapters.smolagents` -- ``smolagents.Tool`` objects for
+  ``ToolCallingAgent`` and ``CodeAgent`` (extra ``[smolagents]``).
 """
