@@ -10,4 +10,6 @@ the module of the format you need:
 * :mod:`mcp_client.adapters.openai_responses` -- the OpenAI Responses API's flat
   function tools, ``function_call`` output items to ``function_call_output`` items
   (plain data; needs no extra).
+* :mod:`mcp_client.adapters.pydantic_ai` -- a pydantic-ai toolset; a policy's
+  ``ask`` as pydantic-ai's approval step (extra ``pydantic-ai``).
 """

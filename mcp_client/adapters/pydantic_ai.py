@@ -108,6 +108,11 @@ def toolset(provider: Any, *, id: str | None = None,
 class ProviderToolset(AbstractToolset[Any]):
     """A provider's tools for a pydantic-ai agent (see the module docstring).
 
+    An ``AbstractToolset``: pydantic-ai calls its ``get_tools`` (the provider's
+    tools, listed afresh at every run step) and ``call_tool`` (one call through
+    the provider, awaited; a refusal or an ``isError`` result raises
+    ``ToolFailed``).
+
     Args:
         provider: any provider; its tools are listed at every run step.
         id: the toolset's id (see ``AbstractToolset.id``).
@@ -226,12 +231,12 @@ class Approvals:
                   answer: Any = None) -> _calls.Outcome:
         """One call through ``provider``, its policy's question answered by this object.
 
+        When the call was not approved and the policy asked about it, pydantic-ai's
+        ``ApprovalRequired`` is raised, with the question as its ``metadata``.
+
         Args:
             approved: pydantic-ai approved the call (``ctx.tool_call_approved``).
             answer: the approval's metadata (``ctx.tool_call_metadata``).
-
-        Raises:
-            ApprovalRequired: the call was not approved and the policy asked about it.
         """
         ident = _calls.new_id()
         chosen = answer.get("answer", _ALLOW) if isinstance(answer, Mapping) else _ALLOW

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from pydantic_ai import (AbstractToolset, Agent, DeferredToolRequests, DeferredToolResults,
@@ -248,6 +250,23 @@ class CancelTest(LeakCheckingTestCase):
         self.assertEqual(repr(approvals), "<Approvals waiting=0>")
 
 
+class FakeProviderTest(LeakCheckingTestCase):
+    def test_a_result_without_structured_content_is_its_text(self) -> None:
+        provider = Holding()
+        provider.release.set()
+        agent = Agent(scripted([ToolCallPart("wait", {})]), toolsets=[adapter.toolset(provider)])
+        result = agent.run_sync("wait")
+        self.assertEqual(json.loads(result.output), [["wait", "success", "done"]])
+
+    def test_a_provider_that_breaks_its_contract_is_an_mcp_client_error(self) -> None:
+        class Silent(Holding):
+            def execute_tool_calls(self, calls: list[Any]) -> list[Any]:
+                return []
+
+        with self.assertRaisesRegex(MCPClientError, "did not answer"):
+            asyncio.run(adapter.Approvals().run(Silent(), "wait", {}, approved=True))
+
+
 class ImportTest(LeakCheckingTestCase):
     def test_import_mcp_client_imports_neither_the_adapter_nor_pydantic_ai(self) -> None:
         code = ("import sys, mcp_client, mcp_client.registry, mcp_client.policy; "
@@ -265,3 +284,16 @@ class ImportTest(LeakCheckingTestCase):
                               timeout=60)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("pip install 'mcp-client-sync[pydantic-ai]'", done.stdout)
+
+
+class ExampleTest(LeakCheckingTestCase):
+    def test_the_example_approves_the_asked_call_and_exits_0(self) -> None:
+        root = Path(__file__).resolve().parents[2]
+        done = subprocess.run([PYTHON, str(root / "examples" / "pydantic_ai_agent.py")],
+                              capture_output=True, text=True, timeout=120, cwd=root,
+                              env=dict(os.environ, PYTHONPATH=str(root)))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.splitlines(), [
+            "the agent sees: text_echo text_add text_word_count",
+            "  [human] text_add {'a': 2, 'b': 3}: rule 3 asks: sums need a look -> approve",
+            "agent: text_echo gave hello; text_add gave 5"])
