@@ -250,7 +250,49 @@ class CancelTest(LeakCheckingTestCase):
         self.assertEqual(repr(approvals), "<Approvals waiting=0>")
 
 
+class Overlap:
+    """A provider with a read-only ``look`` and a ``write``; it records how many calls overlap."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running = self.most = 0
+        self.both_looking = threading.Barrier(2, timeout=10)
+
+    def tools_for_llm(self) -> list[Any]:
+        return [{"type": "function", "function": {"name": name}} for name in ("look", "write")]
+
+    def tool_annotations(self, name: str) -> Any:
+        return {"readOnlyHint": True} if name == "look" else None
+
+    def execute_tool_calls(self, calls: list[Any]) -> list[Any]:
+        with self.lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        try:
+            if calls[0]["function"]["name"] == "look":
+                self.both_looking.wait()      # breaks (and fails the call) unless both overlap
+            return [{"role": "tool", "tool_call_id": c["id"], "content": "ok", "is_error": False}
+                    for c in calls]
+        finally:
+            with self.lock:
+                self.running -= 1
+
+
 class FakeProviderTest(LeakCheckingTestCase):
+    def test_reads_run_together_and_a_write_runs_alone(self) -> None:
+        provider = Overlap()
+
+        def calls(name: str, count: int) -> list[ToolCallPart]:
+            return [ToolCallPart(name, {}, tool_call_id=f"{name}{n}") for n in range(count)]
+
+        agent = Agent(scripted(calls("look", 2)), toolsets=[adapter.toolset(provider)])
+        self.assertEqual(json.loads(agent.run_sync("go").output), [["look", "success", "ok"]] * 2)
+        self.assertEqual((provider.both_looking.broken, provider.most), (False, 2))
+        provider.most = 0
+        agent = Agent(scripted(calls("write", 3)), toolsets=[adapter.toolset(provider)])
+        self.assertEqual(json.loads(agent.run_sync("go").output), [["write", "success", "ok"]] * 3)
+        self.assertEqual(provider.most, 1)
+
     def test_a_result_without_structured_content_is_its_text(self) -> None:
         provider = Holding()
         provider.release.set()
