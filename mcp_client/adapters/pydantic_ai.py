@@ -111,7 +111,9 @@ class ProviderToolset(AbstractToolset[Any]):
     An ``AbstractToolset``: pydantic-ai calls its ``get_tools`` (the provider's
     tools, listed afresh at every run step) and ``call_tool`` (one call through
     the provider, awaited; a refusal or an ``isError`` result raises
-    ``ToolFailed``).
+    ``ToolFailed``).  Tools that cannot be listed (a dead server) raise
+    :class:`~mcp_client.exceptions.MCPClientError` out of the run, as does a
+    provider that breaks its contract: neither is a call to refuse.
 
     Args:
         provider: any provider; its tools are listed at every run step.
