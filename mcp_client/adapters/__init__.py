@@ -20,4 +20,6 @@ the module of the format you need:
   ``invoke`` and ``ainvoke`` (extra ``langchain``).
 * :mod:`mcp_client.adapters.smolagents` -- ``smolagents.Tool`` objects for
   ``ToolCallingAgent`` and ``CodeAgent`` (extra ``[smolagents]``).
+* :mod:`mcp_client.adapters.pydantic_ai` -- a pydantic-ai toolset; a policy's
+  ``ask`` as pydantic-ai's approval step (extra ``pydantic-ai``).
 """
