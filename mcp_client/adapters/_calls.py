@@ -35,12 +35,15 @@ import copy
 import threading
 import uuid
 from concurrent.futures import Future
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple, TypeVar
 
 from ..exceptions import MCPClientError
 from ..provider import is_provider
 
-__all__ = ["Tool", "Outcome", "catalogue", "call", "call_async", "check_provider"]
+__all__ = ["Tool", "Outcome", "catalogue", "call", "call_async", "check_provider", "new_id",
+           "off_loop", "cancel"]
+
+T = TypeVar("T")
 
 #: An empty parameters schema, for a declaration that carries none.
 _NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
@@ -148,28 +151,46 @@ def call(provider: Any, name: str, arguments: Any, *, ident: str | None = None) 
                    entry.get("structured_content"))
 
 
-async def call_async(provider: Any, name: str, arguments: Any) -> Outcome:
+async def off_loop(work: Callable[[], T], name: str, *,
+                   on_cancel: Callable[[], None] | None = None) -> T:
+    """``work()`` on a thread of its own that ends with it, awaited without blocking the loop.
+
+    Cancelling the awaiting task calls ``on_cancel`` (when given) and re-raises the
+    cancellation; ``work`` that has not started yet never starts.
+    """
+    done: Future[T] = Future()
+
+    def target() -> None:
+        if not done.set_running_or_notify_cancel():
+            return
+        try:
+            done.set_result(work())
+        except BaseException as exc:   # the Future carries it to the coroutine
+            done.set_exception(exc)
+
+    threading.Thread(target=target, name=name[:60], daemon=True).start()
+    try:
+        return await asyncio.wrap_future(done)
+    except asyncio.CancelledError:
+        if on_cancel is not None:
+            on_cancel()
+        raise
+
+
+def cancel(provider: Any, ident: str) -> None:
+    """Ask ``provider`` to abandon the call running under ``ident`` (when it can)."""
+    abandon = getattr(provider, "cancel_tool_calls", None)
+    if callable(abandon):
+        abandon([ident])
+
+
+async def call_async(provider: Any, name: str, arguments: Any, *,
+                     ident: str | None = None) -> Outcome:
     """:func:`call`, awaited: the call runs on a thread of its own, ended with it.
 
     Cancelling the awaiting task asks the provider to abandon the call
     (``cancel_tool_calls``, when it has it) and re-raises the cancellation.
     """
-    ident = new_id()
-    done: Future[Outcome] = Future()
-
-    def work() -> None:
-        if not done.set_running_or_notify_cancel():
-            return
-        try:
-            done.set_result(call(provider, name, arguments, ident=ident))
-        except BaseException as exc:   # the Future carries it to the coroutine
-            done.set_exception(exc)
-
-    threading.Thread(target=work, name=f"mcp-adapter-{name}"[:60], daemon=True).start()
-    try:
-        return await asyncio.wrap_future(done)
-    except asyncio.CancelledError:
-        cancel = getattr(provider, "cancel_tool_calls", None)
-        if callable(cancel):
-            cancel([ident])
-        raise
+    ident = ident or new_id()
+    return await off_loop(lambda: call(provider, name, arguments, ident=ident),
+                          f"mcp-adapter-{name}", on_cancel=lambda: cancel(provider, ident))

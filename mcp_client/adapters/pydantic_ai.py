@@ -58,11 +58,9 @@ Decisions:
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Mapping
 
 from ..exceptions import MCPClientError
 from . import _calls
@@ -77,7 +75,6 @@ except ImportError as exc:   # the extra is not installed: say which one
 
 __all__ = ["toolset", "ProviderToolset", "Approvals"]
 
-T = TypeVar("T")
 
 #: The arguments go to the provider as the model sent them: the server checks them
 #: against its own schema (``Tool.from_schema`` does the same).
@@ -137,7 +134,7 @@ class ProviderToolset(AbstractToolset[Any]):
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         """The provider's tools now, in its order, listed off the event loop."""
-        found = await _off_loop(lambda: _calls.catalogue(self.provider), "mcp-adapter-tools")
+        found = await _calls.off_loop(lambda: _calls.catalogue(self.provider), "mcp-adapter-tools")
         return {tool.name: ToolsetTool(toolset=self, tool_def=_definition(tool),
                                        max_retries=ctx.max_retries,
                                        args_validator=_ANY_ARGUMENTS)
@@ -246,9 +243,9 @@ class Approvals:
         with self._lock:
             self._waiting[ident] = waiting
         try:
-            outcome = await _off_loop(
+            outcome = await _calls.off_loop(
                 lambda: _calls.call(provider, name, arguments, ident=ident),
-                f"mcp-adapter-{name}", on_cancel=lambda: _cancel(provider, ident))
+                f"mcp-adapter-{name}", on_cancel=lambda: _calls.cancel(provider, ident))
         finally:
             with self._lock:
                 del self._waiting[ident]
@@ -259,35 +256,3 @@ class Approvals:
     def __repr__(self) -> str:
         with self._lock:
             return f"<Approvals waiting={len(self._waiting)}>"
-
-
-def _cancel(provider: Any, ident: str) -> None:
-    cancel = getattr(provider, "cancel_tool_calls", None)
-    if callable(cancel):
-        cancel([ident])
-
-
-async def _off_loop(work: Callable[[], T], name: str, *,
-                    on_cancel: Callable[[], None] | None = None) -> T:
-    """``work()`` on a thread of its own that ends with it, awaited without blocking the loop.
-
-    The same pattern as :func:`~mcp_client.adapters._calls.call_async` (which
-    chooses the call's id itself; :meth:`Approvals.run` needs to know it).
-    """
-    done: Future[T] = Future()
-
-    def target() -> None:
-        if not done.set_running_or_notify_cancel():
-            return
-        try:
-            done.set_result(work())
-        except BaseException as exc:   # the Future carries it to the coroutine
-            done.set_exception(exc)
-
-    threading.Thread(target=target, name=name[:60], daemon=True).start()
-    try:
-        return await asyncio.wrap_future(done)
-    except asyncio.CancelledError:
-        if on_cancel is not None:
-            on_cancel()
-        raise
