@@ -10,4 +10,7 @@ the module of the format you need:
 * :mod:`mcp_client.adapters.openai_responses` -- the OpenAI Responses API's flat
   function tools, ``function_call`` output items to ``function_call_output`` items
   (plain data; needs no extra).
+* :mod:`mcp_client.adapters.openai_agents` -- openai-agents ``FunctionTool``
+  objects for an ``Agent``, the run's approval able to answer a policy's ask
+  (extra ``openai-agents``).
 """

@@ -43,7 +43,7 @@ from __future__ import annotations
 import inspect
 import logging
 import threading
-from typing import Any, Awaitable, Callable, Collection, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Collection, Union
 
 from ..exceptions import MCPClientError
 from . import _calls
@@ -55,6 +55,12 @@ except ImportError as exc:   # the extra is not installed
     raise MCPClientError("mcp_client.adapters.openai_agents needs openai-agents: "
                          "pip install 'mcp-client-sync[openai-agents]'") from exc
 
+if TYPE_CHECKING:
+    # Names the reference cannot link to (the SDK has no inventory): the annotations
+    # below stay strings there, and the docstrings say what they are.
+    _FunctionTools = list[FunctionTool]
+    _FailureErrorFunction = Callable[[RunContextWrapper[Any], Exception], Any]
+
 __all__ = ["tools", "approved_in_run", "NeedsApproval"]
 
 log = logging.getLogger(__name__)
@@ -64,16 +70,13 @@ log = logging.getLogger(__name__)
 NeedsApproval = Union[bool, None, Collection[str],
                       Callable[[str, dict[str, Any]], Union[bool, Awaitable[bool]]]]
 
-#: The SDK's failure formatter type: ``(run_context, error) -> str`` (or an awaitable).
-FailureErrorFunction = Callable[[RunContextWrapper[Any], Exception], Any]
-
 #: What the call running on this thread was approved as in the agent run.
 _approval = threading.local()
 
 
 def tools(provider: Any, *, needs_approval: NeedsApproval = None,
-          failure_error_function: FailureErrorFunction | None = default_tool_error_function,
-          ) -> list[FunctionTool]:
+          failure_error_function: _FailureErrorFunction | None = default_tool_error_function,
+          ) -> _FunctionTools:
     """The provider's tools as ``FunctionTool`` objects, in the provider's order.
 
     Args:
@@ -86,7 +89,11 @@ def tools(provider: Any, *, needs_approval: NeedsApproval = None,
         failure_error_function: what the model reads when the *provider* fails
             (breaks its contract), as in the SDK's ``function_tool``; ``None``
             lets the exception end the run.  A refusal or a tool's ``isError``
-            is never a failure: its text is the output.
+            is never a failure: its text is the output.  It is called
+            ``(run_context, error)`` and returns the text (or an awaitable of it).
+
+    Returns:
+        one ``agents.FunctionTool`` per tool.
 
     Raises:
         MCPClientError: ``provider`` is not a provider, its tools cannot be
@@ -169,7 +176,7 @@ class _Approved:
         return cancel(ids) if callable(cancel) else 0
 
 
-def _invoker(provider: Any, name: str, failure_error_function: FailureErrorFunction | None,
+def _invoker(provider: Any, name: str, failure_error_function: _FailureErrorFunction | None,
              ) -> Callable[[ToolContext[Any], str], Awaitable[str]]:
     """The ``on_invoke_tool`` of one tool."""
 

@@ -13,6 +13,7 @@ import asyncio
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -27,6 +28,13 @@ from mcp_client.registry import Registry
 from ..base import PYTHON, LeakCheckingTestCase, server
 
 OFFLINE = RunConfig(tracing_disabled=True)
+
+EXAMPLE_OUTPUT = """\
+tools: text_echo text_add
+approve text_add {"a": 2, "b": 3}? yes
+approve text_add {"a": 40, "b": 2}? no
+assistant: I was told: hello | 5 | Tool execution was not approved.
+"""
 
 
 def outputs(model: ScriptedModel) -> dict[str, str]:
@@ -240,6 +248,17 @@ class ApprovalTest(AgentsCase):
     def test_approved_in_run_off_the_calls_thread_refuses(self) -> None:
         with self.assertRaises(MCPClientError):
             openai_agents.approved_in_run({"kind": "permission", "tool": "demo_weather"})
+
+
+class ExampleTest(LeakCheckingTestCase):
+    def test_the_example_runs_offline_and_prints_what_it_says(self) -> None:
+        root = Path(__file__).resolve().parents[2]
+        env = dict(os.environ, PYTHONPATH=str(root))
+        env.pop("OPENAI_API_KEY", None)
+        done = subprocess.run([PYTHON, str(root / "examples" / "openai_agents_agent.py")],
+                              capture_output=True, text=True, timeout=120, env=env, cwd=root)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout, EXAMPLE_OUTPUT)
 
 
 class ImportTest(LeakCheckingTestCase):
