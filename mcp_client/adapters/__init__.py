@@ -11,6 +11,6 @@ the module of the format you need:
   function tools, ``function_call`` output items to ``function_call_output`` items
   (plain data; needs no extra).
 * :mod:`mcp_client.adapters.openai_agents` -- openai-agents ``FunctionTool``
-  objects for an ``Agent``, the run's approval able to answer a policy's ask
-  (extra ``openai-agents``).
+  objects for an ``Agent`` (the run's approval able to answer a policy's ask),
+  or the provider as an ``agents.mcp.MCPServer`` (extra ``openai-agents``).
 """

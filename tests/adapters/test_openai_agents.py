@@ -13,6 +13,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -37,7 +38,7 @@ assistant: I was told: hello | 5 | Tool execution was not approved.
 """
 
 
-def outputs(model: ScriptedModel) -> dict[str, str]:
+def outputs(model: ScriptedModel) -> dict[str, Any]:
     """call_id -> the tool output the model's latest turn was given."""
     last = model.last_call
     assert last is not None
@@ -144,6 +145,100 @@ class RunTest(AgentsCase):
         self.assertEqual(self.sent, ["demo_echo"])
 
 
+def text_outputs(model: ScriptedModel) -> dict[str, str]:
+    """:func:`outputs` of the SDK's MCP tools (a list of text parts), as text."""
+    return {call_id: output if isinstance(output, str) else "".join(
+                part["text"] for part in output)
+            for call_id, output in outputs(model).items()}
+
+
+class MCPServerProviderTest(AgentsCase):
+    def mcp_agent(self, server: openai_agents.MCPServerProvider,
+                  *turns: Any) -> tuple[Agent[Any], ScriptedModel]:
+        model = ScriptedModel([*turns, [assistant_message("done")]])
+        return Agent(name="helper", model=model, mcp_servers=[server]), model
+
+    def test_the_sdks_filter_and_approval_over_the_policy(self) -> None:
+        server = openai_agents.MCPServerProvider(self.policy(), name="demo", tool_filter={
+            "allowed_tool_names": ["demo_echo", "demo_add", "demo_fail", "demo_weather"],
+            "blocked_tool_names": ["demo_fail"]}, require_approval={"demo_weather": "always"})
+        agent, model = self.mcp_agent(server, [
+            function_call("demo_echo", {"text": "hi"}, call_id="c1"),
+            function_call("demo_add", {"a": 1, "b": 2}, call_id="c2"),
+            function_call("demo_weather", {"city": "Oslo"}, call_id="c3")])
+        result = Runner.run_sync(agent, "go", run_config=OFFLINE)
+        assert model.first_call is not None
+        seen = {tool.name: tool for tool in model.first_call.tools
+                if isinstance(tool, FunctionTool)}
+        self.assertEqual(sorted(seen), ["demo_add", "demo_echo", "demo_weather"])
+        published = {d["function"]["name"]: d["function"]["parameters"]
+                     for d in self.registry.tools_for_llm()}
+        self.assertEqual(seen["demo_echo"].params_json_schema, published["demo_echo"])
+        self.assertEqual([item.tool_name for item in result.interruptions], ["demo_weather"])
+        state = result.to_state()
+        state.approve(result.interruptions[0])
+        result = Runner.run_sync(agent, state, run_config=OFFLINE)
+        self.assertEqual(result.final_output, "done")
+        seen_outputs = text_outputs(model)
+        self.assertEqual(seen_outputs["c1"], "hi")
+        self.assertIn("refused by policy", seen_outputs["c2"])
+        self.assertIn("refused by policy", seen_outputs["c3"])   # an ask with nobody to ask
+        self.assertEqual(self.sent, ["demo_echo"])
+
+    def test_run_awaited_with_a_filter_function_and_an_is_error(self) -> None:
+        async def keep(context: Any, tool: Any) -> bool:
+            self.assertEqual(context.server_name, "mcp_client")
+            if tool.name == "demo_image":
+                raise ValueError("no images")              # a failing filter leaves it out
+            return tool.name in ("demo_fail", "demo_image", "demo_echo")
+
+        server = openai_agents.MCPServerProvider(self.registry, tool_filter=keep)
+        agent, model = self.mcp_agent(server, [function_call("demo_fail", "", call_id="f1")])
+        with self.assertLogs("mcp_client.adapters.openai_agents", "WARNING"):
+            result = asyncio.run(Runner.run(agent, "go", run_config=OFFLINE))
+        self.assertEqual(result.final_output, "done")
+        assert model.first_call is not None
+        self.assertEqual(sorted(tool.name for tool in model.first_call.tools
+                                if isinstance(tool, FunctionTool)), ["demo_echo", "demo_fail"])
+        self.assertIn("failed: because", text_outputs(model)["f1"])
+        self.assertEqual(self.sent, ["demo_fail"])
+
+    def test_the_server_side_of_the_interface(self) -> None:
+        server = openai_agents.MCPServerProvider(self.registry, tool_filter=lambda c, t: True)
+        self.assertEqual(repr(server), "<MCPServerProvider 'mcp_client' over Registry>")
+
+        async def main() -> None:
+            await server.connect()
+            tools = await server.list_tools()
+            echo = next(tool for tool in tools if tool.name == "demo_echo")
+            self.assertIs(echo.annotations.read_only_hint, True)  # type: ignore[union-attr]
+            self.assertEqual((await server.list_prompts()).prompts, [])
+            with self.assertRaisesRegex(MCPClientError, "Registry has no prompts"):
+                await server.get_prompt("demo_review", {"code": "x"})
+            await server.cleanup()
+
+        with self.assertRaisesRegex(MCPClientError, "needs the run context"):
+            asyncio.run(main())
+        server.tool_filter = None
+        asyncio.run(main())
+
+    def test_a_clients_prompts(self) -> None:
+        server = openai_agents.MCPServerProvider(self.client)
+
+        async def main() -> tuple[Any, Any]:
+            return await server.list_prompts(), await server.get_prompt("review", {"code": "x"})
+
+        listed, rendered = asyncio.run(main())
+        self.assertEqual([prompt.name for prompt in listed.prompts], ["review"])
+        self.assertIn("Please review:\nx", rendered.messages[0].content.text)
+        with self.assertRaises(MCPClientError):
+            asyncio.run(server.get_prompt("no_such_prompt"))
+
+    def test_not_a_provider(self) -> None:
+        with self.assertRaisesRegex(MCPClientError, "MCPServerProvider takes a provider"):
+            openai_agents.MCPServerProvider(object())
+
+
 class Broken:
     """A provider that publishes one tool and breaks its contract when it is called."""
 
@@ -153,6 +248,51 @@ class Broken:
 
     def execute_tool_calls(self, calls: list[Any]) -> list[Any]:
         raise RuntimeError("inside")
+
+
+class Held(Broken):
+    """A provider whose call waits until it is cancelled."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.cancelled: list[str] = []
+
+    def execute_tool_calls(self, calls: list[Any]) -> list[Any]:
+        self.started.set()
+        self.release.wait(10)
+        return [{"role": "tool", "tool_call_id": calls[0]["id"], "content": "late",
+                 "is_error": False}]
+
+    def cancel_tool_calls(self, ids: list[str]) -> int:
+        self.cancelled.extend(ids)
+        self.release.set()
+        return len(ids)
+
+
+class CancelTest(LeakCheckingTestCase):
+    def test_cancelling_the_run_cancels_an_approved_call(self) -> None:
+        provider = Held()
+        model = ScriptedModel([[function_call("boom", {}, call_id="b1")],
+                               [assistant_message("done")]])
+        agent = Agent(name="helper", model=model,
+                      tools=list(openai_agents.tools(provider, needs_approval=True)))
+        result = Runner.run_sync(agent, "go", run_config=OFFLINE)
+        state = result.to_state()
+        state.approve(result.interruptions[0])
+
+        async def main() -> None:
+            run = asyncio.ensure_future(Runner.run(agent, state, run_config=OFFLINE))
+            started = await asyncio.get_running_loop().run_in_executor(
+                None, provider.started.wait, 10)
+            self.assertTrue(started)
+            run.cancel()
+            with self.assertRaises(asyncio.CancelledError):
+                await run
+
+        asyncio.run(main())
+        self.assertEqual(len(provider.cancelled), 1)
+        self.assertTrue(provider.cancelled[0].startswith("adapter-"))
 
 
 class FailureTest(LeakCheckingTestCase):
