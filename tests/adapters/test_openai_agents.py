@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -53,6 +54,10 @@ class AgentsCase(LeakCheckingTestCase):
         patcher.start()
         self.addCleanup(patcher.stop)
         os.environ.pop("OPENAI_API_KEY", None)         # the runs need none
+        guard = mock.patch.object(socket.socket, "connect", side_effect=AssertionError(
+            "a run tried to reach the network"))         # nor any connection (no traces)
+        guard.start()
+        self.addCleanup(guard.stop)
         self.client = Client.connect_stdio(PYTHON, args=server("dual_stdio.py"))
         self.registry = Registry()
         self.addCleanup(self.registry.close)
