@@ -22,4 +22,7 @@ the module of the format you need:
   ``ToolCallingAgent`` and ``CodeAgent`` (extra ``[smolagents]``).
 * :mod:`mcp_client.adapters.pydantic_ai` -- a pydantic-ai toolset; a policy's
   ``ask`` as pydantic-ai's approval step (extra ``pydantic-ai``).
+* :mod:`mcp_client.adapters.openai_agents` -- openai-agents ``FunctionTool``
+  objects for an ``Agent`` (the run's approval able to answer a policy's ask),
+  or the provider as an ``agents.mcp.MCPServer`` (extra ``openai-agents``).
 """
