@@ -25,21 +25,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-# examples/agents.py (the multi-agent example) would shadow the openai-agents package
-# for a script run from this directory: look for ``agents`` in the installed packages.
-HERE = Path(__file__).resolve().parent
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != HERE]
-
-from agents import Agent, RunConfig, Runner  # noqa: E402
-from agents.testing import (ModelCall, ModelStep, ScriptedModel,  # noqa: E402
+from agents import Agent, RunConfig, Runner
+from agents.testing import (ModelCall, ModelStep, ScriptedModel,
                             assistant_message, function_call)
 
-from mcp_client import Client  # noqa: E402
-from mcp_client.adapters import openai_agents  # noqa: E402
-from mcp_client.policy import Policy  # noqa: E402
-from mcp_client.registry import Registry  # noqa: E402
+from mcp_client import Client
+from mcp_client.adapters import openai_agents
+from mcp_client.policy import Policy
+from mcp_client.registry import Registry
 
-SERVER = HERE / "servers" / "quickstart_server.py"
+SERVER = Path(__file__).resolve().parent / "servers" / "quickstart_server.py"
 OFFLINE = RunConfig(tracing_disabled=True)
 
 

@@ -44,12 +44,10 @@ Importing this module imports ``agents``; ``import mcp_client`` never does.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import threading
-from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Collection, Mapping, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Collection, Mapping, Union
 
 from ..exceptions import MCPClientError
 from . import _calls
@@ -75,7 +73,6 @@ __all__ = ["tools", "approved_in_run", "NeedsApproval", "MCPServerProvider"]
 
 log = logging.getLogger(__name__)
 
-_T = TypeVar("_T")
 
 #: Which calls stop the run for an approval: all (True) or none (False, None), the
 #: tools named, or ``needs_approval(name, arguments) -> bool`` (or an awaitable of one).
@@ -265,7 +262,9 @@ class MCPServerProvider(MCPServer):
     async def list_tools(self, run_context: _RunContext | None = None,
                          agent: Any = None) -> _MCPTools:
         """The provider's tools as ``mcp.types.Tool``, through ``tool_filter``."""
-        listed = [_mcp_tool(tool) for tool in await _off_loop(_calls.catalogue, self.provider)]
+        found = await _calls.off_loop(lambda: _calls.catalogue(self.provider),
+                                      "mcp-adapter-tools")
+        listed = [_mcp_tool(tool) for tool in found]
         if self.tool_filter is None:
             return listed
         if isinstance(self.tool_filter, Mapping):
@@ -299,7 +298,7 @@ class MCPServerProvider(MCPServer):
     async def list_prompts(self) -> mcp_types.ListPromptsResult:
         """The provider's prompts (none unless it has ``list_prompts``, as a Client does)."""
         lister = getattr(self.provider, "list_prompts", None)
-        prompts = await _off_loop(lister) if callable(lister) else []
+        prompts = await _calls.off_loop(lister, "mcp-adapter-prompts") if callable(lister) else []
         return mcp_types.ListPromptsResult.model_validate({"prompts": prompts})
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
@@ -312,7 +311,7 @@ class MCPServerProvider(MCPServer):
         getter = getattr(self.provider, "get_prompt", None)
         if not callable(getter):
             raise MCPClientError(f"{type(self.provider).__name__} has no prompts")
-        rendered = await _off_loop(getter, name, arguments)
+        rendered = await _calls.off_loop(lambda: getter(name, arguments), "mcp-adapter-prompt")
         return mcp_types.GetPromptResult.model_validate(rendered)
 
 
@@ -321,18 +320,3 @@ def _mcp_tool(tool: _calls.Tool) -> mcp_types.Tool:
                           input_schema=tool.parameters,
                           annotations=None if tool.annotations is None
                           else mcp_types.ToolAnnotations.model_validate(tool.annotations))
-
-
-async def _off_loop(blocking: Callable[..., _T], *args: Any) -> _T:
-    """``blocking(*args)`` on a thread of its own that ends with it, awaited."""
-    done: Future[_T] = Future()
-
-    def work() -> None:
-        try:
-            done.set_result(blocking(*args))
-        except BaseException as exc:   # the Future carries it to the coroutine
-            done.set_exception(exc)
-
-    threading.Thread(target=work, name=f"mcp-adapter-{getattr(blocking, '__name__', 'call')}",
-                     daemon=True).start()
-    return await asyncio.wrap_future(done)

@@ -74,4 +74,4 @@ AGENTS = [
 
 class AgentsTest(LeakCheckingTestCase):
     def test_two_agents_share_leases_and_grants(self) -> None:
-        self.assertEqual(run_example("agents.py").splitlines(), AGENTS)
+        self.assertEqual(run_example("two_agents.py").splitlines(), AGENTS)

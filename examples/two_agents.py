@@ -13,7 +13,7 @@ The agents are scripted -- each step is the tool calls a model would make, in
 OpenAI's shape, with a ``reason`` the Reasons layer declared -- so the example
 needs no network and prints the same thing every run::
 
-    python examples/agents.py
+    python examples/two_agents.py
 
 What to watch for: the permission prompt shows the reason next to the
 arguments; agent-2's ``lock_acquire`` waits until agent-1 releases; agent-2's
