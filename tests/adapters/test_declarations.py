@@ -8,7 +8,9 @@ over the real peers ``.ci/run`` installs, each named by an environment variable:
   ``MCP_SERVER_SEQUENTIAL_THINKING``: the entry scripts of the npm reference servers
   (run by ``MCP_NODE``, default ``node``);
 * ``MCP_LEGACY_PYTHON``: a Python with ``mcp`` 1.x, which runs ``tests/servers/mcp1_http.py
-  --stdio``.
+  --stdio``;
+* ``MCP_REFERENCE_PYTHON``: a Python with the PyPI reference servers (``mcp-server-time``,
+  ``mcp-server-git`` over a scratch repository, ``mcp-server-fetch``).
 
 A peer whose variable is unset is left out, and :meth:`PeersTest.test_the_peers_are_there`
 skips for it, saying why -- or fails, when ``MCP_REQUIRE_PEERS=1`` (as in CI).
@@ -17,13 +19,15 @@ Every declaration the Registry publishes must then be a valid Chat Completions t
 Responses function tool, an Anthropic tool and a Gemini function declaration (validated by
 pydantic against each vendor SDK's own types), under a name every one of those APIs
 accepts, none twice; and the count must be the sum of the servers' own tool lists, so that
-nothing was dropped on the way.
+nothing was dropped on the way.  The framework adapters (LangChain, openai-agents,
+smolagents) are built over the same registry and must take every tool with its schema.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import subprocess
 import tempfile
 from typing import Any, NamedTuple
 
@@ -93,6 +97,18 @@ def peers(scratch: str) -> tuple[list[Server], dict[str, str]]:
         env = {"MEMORY_FILE_PATH": os.path.join(scratch, "memory.jsonl")} \
             if prefix == "memory" else {}
         found.append(Server(prefix, NODE, [script, *args], env))
+    reference = os.environ.get("MCP_REFERENCE_PYTHON")
+    if reference and os.path.exists(reference):
+        repository = os.path.join(scratch, "repo")
+        subprocess.run(["git", "init", "-q", repository], check=True, timeout=30)
+        found += [Server("time", reference, ["-m", "mcp_server_time", "--local-timezone",
+                                             "UTC"], {}),
+                  Server("git", reference, ["-m", "mcp_server_git", "--repository",
+                                            repository], {}),
+                  Server("fetch", reference, ["-m", "mcp_server_fetch"], {})]
+    else:
+        missing["pypi"] = "MCP_REFERENCE_PYTHON does not name a Python with the PyPI " \
+            "reference servers (mcp-server-time, -git, -fetch; .ci/run installs them)"
     legacy = os.environ.get("MCP_LEGACY_PYTHON")
     if legacy and os.path.exists(legacy):
         found.append(Server("mcp1", legacy, [*server("mcp1_http.py"), "--stdio"], {}))
@@ -157,6 +173,26 @@ class DeclarationsTest(LeakCheckingTestCase):
         for name, each in zip(names, zip(declared, responses, anthropic, functions)):
             with self.subTest(tool=name):
                 self.valid(name, *each)
+        self.frameworks_take_them(names, [d["function"]["parameters"] for d in declared])
+
+    def frameworks_take_them(self, names: list[str], schemas: list[Any]) -> None:
+        """The framework adapters over the same registry: every tool, its schema as published
+        (smolagents refuses a name that is not a Python identifier: only those are left out)."""
+        import keyword
+
+        from agents import FunctionTool
+
+        from mcp_client.adapters import langchain, openai_agents, smolagents
+
+        chains = langchain.tools(self.registry)
+        self.assertEqual([tool.name for tool in chains], names)
+        self.assertEqual([tool.args_schema for tool in chains], schemas)
+        functions = openai_agents.tools(self.registry)
+        self.assertEqual([of_type(tool, FunctionTool).name for tool in functions], names)
+        self.assertEqual([tool.params_json_schema for tool in functions], schemas)
+        smol = [tool.name for tool in smolagents.tools(self.registry)]
+        self.assertEqual(smol, [name for name in names if name.isidentifier() and
+                                not keyword.iskeyword(name) and name != "final_answer"])
 
     def valid(self, name: str, chat: Any, responses: Any, anthropic: Any, function: Any) -> None:
         self.assertRegex(name, NAME)
