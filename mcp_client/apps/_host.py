@@ -41,7 +41,6 @@ Decisions:
 
 from __future__ import annotations
 
-import collections
 import logging
 import threading
 from typing import Any, Callable, Mapping, Protocol
@@ -130,9 +129,9 @@ class AppBridge:
         self.size: dict[str, Any] | None = None
         #: The view's ``ui/initialize`` params (``appInfo``, ``appCapabilities``, ...).
         self.app: dict[str, Any] | None = None
-        #: The last notifications (and answers) the view sent, oldest first.
-        self.notifications: collections.deque[dict[str, Any]] = \
-            collections.deque(maxlen=KEPT_NOTIFICATIONS)
+        #: The last notifications (and answers) the view sent, oldest first (at most
+        #: ``KEPT_NOTIFICATIONS``, 100).
+        self.notifications: list[dict[str, Any]] = []
 
     def __repr__(self) -> str:
         state = "initialized" if self.initialized else "new"
@@ -191,6 +190,7 @@ class AppBridge:
         method, params = message.get("method"), message.get("params")
         with self._lock:
             self.notifications.append(message)
+            del self.notifications[:-KEPT_NOTIFICATIONS]
             if method == "ui/notifications/initialized":
                 self.initialized = True
             elif method == "ui/notifications/size-changed" and isinstance(params, dict):

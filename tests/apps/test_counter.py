@@ -137,6 +137,17 @@ class DeclareAndSplitTest(CounterCase):
         self.assertEqual(self.increments(), [])
 
 
+    def test_no_adapter_offers_or_runs_the_views_tool(self) -> None:
+        from mcp_client.adapters import openai_responses
+
+        client = self.counter()
+        self.assertEqual([t["name"] for t in openai_responses.tools(client)], ["show_counter"])
+        outputs = openai_responses.run(client, [{"type": "function_call", "call_id": "r1",
+                                                 "name": "increment", "arguments": "{}"}])
+        self.assertEqual(outputs[0]["output"], "unknown tool: increment")
+        self.assertEqual(self.increments(), [])
+
+
 class AppViewTest(CounterCase):
     def test_the_tools_view_is_read_and_checked(self) -> None:
         client = self.counter()
