@@ -136,7 +136,6 @@ class DeclareAndSplitTest(CounterCase):
         self.assertEqual(entries[0]["content"], "unknown tool: counter_increment")
         self.assertEqual(self.increments(), [])
 
-
     def test_no_adapter_offers_or_runs_the_views_tool(self) -> None:
         from mcp_client.adapters import openai_responses
 
