@@ -5,7 +5,6 @@ view's call crosses (a Policy carries a call's request ``_meta`` down)."""
 from __future__ import annotations
 
 import base64
-import unittest
 from typing import Any
 
 from mcp_client import Client, MCPClientError
@@ -15,7 +14,7 @@ from mcp_client.apps import (APP_CALL, MIME_TYPE, AppBridge, AppCall, AppViewErr
 from mcp_client.config import ConfigError, load_config
 from mcp_client.policy import Policy
 
-from ..base import ClientCase, fake_server
+from ..base import ClientCase, LeakCheckingTestCase, fake_server
 
 URI = "ui://weather-server/dashboard-template"
 HTML = "<!DOCTYPE html><html><body>weather</body></html>"
@@ -85,7 +84,7 @@ class FakeAppCase(ClientCase):
         return [m["params"]["name"] for m in self.fake.requests("tools/call")]
 
 
-class VisibilityTest(unittest.TestCase):
+class VisibilityTest(LeakCheckingTestCase):
     def test_the_tool_metadata_as_the_spec_writes_it(self) -> None:
         by_name = {t["name"]: t for t in TOOLS}
         self.assertEqual(visibility(by_name["plain"]), ("model", "app"))
@@ -400,7 +399,7 @@ class OptionsTest(ClientCase):
         self.assertIn("did you mean 'apps'", str(caught.exception))
 
 
-class NamesTest(unittest.TestCase):
+class NamesTest(LeakCheckingTestCase):
     class Provider:
         """A provider with declared tools and, for ``owner``, tools only a view may call."""
 
