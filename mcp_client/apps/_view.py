@@ -121,8 +121,8 @@ def _same_type(mime: Any) -> bool:
 def view_from(tool: Mapping[str, Any], uri: str, result: Mapping[str, Any]) -> AppView:
     """The :class:`AppView` in a ``resources/read`` result for the tool's ``uri``.
 
-    The content whose ``uri`` is ``uri`` is taken (the only one, when it names
-    none).  Its ``_meta.ui`` is the view's, falling back to the tool's.
+    The content whose ``uri`` is ``uri`` is taken (the only one, when there
+    is only one).  Its ``_meta.ui`` is the view's, falling back to the tool's.
 
     Raises:
         AppViewError: no such content, a MIME type other than
@@ -133,7 +133,7 @@ def view_from(tool: Mapping[str, Any], uri: str, result: Mapping[str, Any]) -> A
     items = [item for item in contents if isinstance(item, Mapping)] \
         if isinstance(contents, list) else []
     matching = [item for item in items if item.get("uri") == uri]
-    if not matching and len(items) == 1 and items[0].get("uri") is None:
+    if not matching and len(items) == 1:   # the one content there is, however it spells it
         matching = items
     if not matching:
         raise AppViewError("the server's resources/read answer has no content for it",
