@@ -111,6 +111,28 @@ class VisibilityTest(LeakCheckingTestCase):
         self.assertEqual(repr(mark), "<AppCall 't' pending>")
 
 
+class ViewFromTest(LeakCheckingTestCase):
+    def test_what_a_read_must_hold(self) -> None:
+        from mcp_client.apps import view_from
+
+        owner = tool("t", {"resourceUri": URI})
+        one = {"uri": "ui://spelt/otherwise", "mimeType": MIME_TYPE, "text": HTML}
+        self.assertEqual(view_from(owner, URI, {"contents": [one]}).html, HTML)
+        bad: list[tuple[dict[str, Any], str]] = [
+               ({"contents": []}, "has no content for it"),
+               ({"contents": [one, dict(one)]}, "has no content for it"),
+               ({"contents": "x"}, "has no content for it"),
+               ({"contents": [{"uri": URI, "mimeType": MIME_TYPE, "blob": "%%"}]},
+                "its blob is not base64"),
+               ({"contents": [{"uri": URI, "mimeType": MIME_TYPE}]}, "neither text nor blob"),
+               ({"contents": [{"uri": URI, "mimeType": None, "text": HTML}]},
+                "its MIME type is None")]
+        for result, reason in bad:
+            with self.assertRaises(AppViewError) as caught:
+                view_from(owner, URI, result)
+            self.assertIn(reason, caught.exception.reason)
+
+
 class SplitTest(FakeAppCase):
     def test_only_model_visible_tools_are_declared(self) -> None:
         client = self.app_client()
