@@ -88,7 +88,8 @@ MAX_MESSAGE = 4 * 1024 * 1024
 
 #: A CSP host-source the viewer copies into a header: ``scheme://host[:port][/path]``,
 #: the host possibly ``*.``-prefixed; nothing that could end a directive or name a keyword.
-_SOURCE = re.compile(r"^(https?|wss?)://(\*\.)?[A-Za-z0-9.-]+(:(\d{1,5}|\*))?(/[A-Za-z0-9._~/%-]*)?$")
+_SOURCE = re.compile(r"^(https?|wss?)://(\*\.)?[A-Za-z0-9.-]+(:(\d{1,5}|\*))?"
+                     r"(/[A-Za-z0-9._~/%-]*)?$")
 
 #: The spec's ``permissions`` keys and the Permissions-Policy feature each maps to.
 _PERMISSIONS = {"camera": "camera", "microphone": "microphone", "geolocation": "geolocation",

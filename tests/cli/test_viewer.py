@@ -288,7 +288,8 @@ class CspTest(LeakCheckingTestCase):
 
     def test_what_is_not_a_plain_origin_is_dropped_and_named(self) -> None:
         dropped: list[str] = []
-        policy = view_csp({"connectDomains": ["*", "'unsafe-eval'", "https://a.example; script-src *",
+        policy = view_csp({"connectDomains": ["*", "'unsafe-eval'",
+                                              "https://a.example; script-src *",
                                               "https://ok.example:8443", 7, "javascript:x"],
                            "resourceDomains": "https://not-a-list.example"}, dropped)
         self.assertIn("connect-src https://ok.example:8443;", policy)
