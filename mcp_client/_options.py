@@ -52,6 +52,7 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "validate_output": True,
     "on_task_status": None,
     "tasks": False,
+    "apps": False,
 }
 #: Options that configure a stdio transport.
 STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines",
@@ -219,6 +220,8 @@ def check_client_options(options: Mapping[str, Any]) -> dict[str, Any]:
                              f"not {merged['restart']!r}")
     if not isinstance(merged["tasks"], bool):
         raise MCPClientError(f"option tasks must be True or False, not {merged['tasks']!r}")
+    if not isinstance(merged["apps"], bool):
+        raise MCPClientError(f"option apps must be True or False, not {merged['apps']!r}")
     if not isinstance(merged["watch"], bool):
         raise MCPClientError(f"option watch must be True or False, not {merged['watch']!r}")
     merged["max_restarts"] = _integer("max_restarts", merged["max_restarts"], 0)

@@ -96,6 +96,10 @@ Decisions (the issue leaves these open):
   :class:`~mcp_client.Client`) unless the entry says ``"restart": "never"``;
   a ``restart=`` option given to :func:`connect_config` is the default the
   entry's own key overrides.  Its value is checked when the file is read.
+* **MCP Apps.**  ``"apps": true`` connects the server with ``apps=True``
+  (the ``io.modelcontextprotocol/ui`` extension declared, see
+  :mod:`mcp_client.apps`); ``false`` turns it off whatever ``apps=`` said.
+  Anything but a boolean is refused when the file is read.
 * **Prefixes.**  Each server is added under its name, made acceptable to a
   model API by :class:`mcp_client.names.NameMap` (characters outside
   ``[a-zA-Z0-9_-]`` become ``_``; a name too long, or two names that clean to

@@ -33,7 +33,8 @@ CLIENT_NEVER = {"registry", "local", "config", "_config", "cli", "testing", "aut
 #: every module a user may import by name; a new one is added here deliberately
 PUBLIC = {
     "mcp_client", "mcp_client.__main__", "mcp_client.adapters",
-    "mcp_client.adapters.openai_responses", "mcp_client.argkeys", "mcp_client.auth",
+    "mcp_client.adapters.openai_responses", "mcp_client.apps", "mcp_client.argkeys",
+    "mcp_client.auth",
     "mcp_client.batch", "mcp_client.cache",
     "mcp_client.cli", "mcp_client.client", "mcp_client.config", "mcp_client.correlator",
     "mcp_client.exceptions", "mcp_client.http", "mcp_client.http_sse", "mcp_client.leases",

@@ -138,7 +138,8 @@ class ServerConfig:
         Args:
             **options: client options, plus transport options of this entry's
                 kind; options of the other kind are dropped (see
-                :mod:`mcp_client.config`).  The entry's ``era`` wins over ``era=``.
+                :mod:`mcp_client.config`).  The entry's ``era`` wins over ``era=``,
+                its ``apps`` over ``apps=``.
 
         Returns:
             the :class:`~mcp_client.Client`.
@@ -159,6 +160,8 @@ class ServerConfig:
         options = {k: v for k, v in options.items() if k not in dropped}
         if self.era is not None:
             options["era"] = self.era
+        if isinstance(self.extra.get("apps"), bool):   # MCP Apps, as the entry says
+            options["apps"] = self.extra["apps"]
         if self.kind == "stdio":
             assert self.command is not None
             options["restart"] = self._restart(options.get("restart", "on-failure"))

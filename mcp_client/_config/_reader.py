@@ -33,9 +33,10 @@ _COMMON_KEYS = ("type", "era", "disabled", "tools")
 _TOOLS_KEYS = ("include", "exclude")
 #: ``type`` values, normalised (lower case, ``-``/``_`` removed), and the kind they mean.
 _TYPES = {"stdio": "stdio", "http": "http", "streamablehttp": "http", "sse": "sse"}
-#: Keys a typo is measured against: every key read here, and ``restart`` (read by
-#: :meth:`ServerConfig.connect <mcp_client.config.ServerConfig.connect>` from ``extra``).
-_TYPO_TARGETS = _STDIO_KEYS + _HTTP_KEYS + _COMMON_KEYS + ("restart",)
+#: Keys a typo is measured against: every key read here, and ``restart`` and ``apps``
+#: (read by :meth:`ServerConfig.connect <mcp_client.config.ServerConfig.connect>` from
+#: ``extra``).
+_TYPO_TARGETS = _STDIO_KEYS + _HTTP_KEYS + _COMMON_KEYS + ("restart", "apps")
 #: Other spellings of our keys that are too far from them to count as typos (normalised
 #: as :func:`_normal` does): ``cmd`` would otherwise be a slip from ``cwd``.
 _ALIASES = {"cmd": "command", "argv": "args", "arguments": "args", "environment": "env",
@@ -87,6 +88,7 @@ def _read_keys(reader: _Reader, name: str, raw: Mapping[str, Any], prefix: str,
     extra = {k: v for k, v in raw.items() if k not in known}
     include, exclude = reader.tools()
     reader.restart()
+    reader.apps()
     if kind == "stdio":
         return ServerConfig(name=name, kind=kind, prefix=prefix, command=reader.command(base),
                             args=reader.strings("args"), env=reader.mapping("env"),
@@ -261,6 +263,11 @@ class _Reader:
             value = self.raw["restart"]
             shown = repr(value) if isinstance(value, str) else json_kind(value)
             raise self.error("restart", f"must be \"never\" or \"on-failure\", not {shown}")
+
+    def apps(self) -> None:
+        """Check ``apps`` (MCP Apps: declare the extension) now, naming the file."""
+        if "apps" in self.raw and not isinstance(self.raw["apps"], bool):
+            raise self.error("apps", f"must be true or false, not {json_kind(self.raw['apps'])}")
 
     def era(self) -> str | None:
         era = self.raw.get("era")

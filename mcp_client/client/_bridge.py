@@ -47,6 +47,15 @@ Decisions:
   is operator diagnosis (``ServerGone.stderr_tail``), not transcript text.
 * Identical calls merged in a widened batch are one request, so its progress
   is reported under the ``tool_call_id`` of the first of them.
+* A tool whose ``_meta.ui.visibility`` leaves out ``"model"`` (MCP Apps,
+  SEP-1865 "Visibility") is never declared, and a model's call to it is an
+  unknown tool, whether or not the client declared the extension: a server
+  that sends one anyway is kept from the model.  Only a call carrying an
+  :class:`~mcp_client.apps.AppCall` made for this bridge's ``owner`` (a view's,
+  through :class:`~mcp_client.apps.AppBridge`) reaches it, and such a call
+  reaches only tools whose visibility includes ``"app"``; the mark is taken
+  out of the request's ``_meta`` (a forged one too) and the server's result is
+  left on it, whole.
 * While the catalogue is unchanged (the ``stamp``: the client's ``ttlMs``
   cache still holds every page, fresh, and no ``list_changed`` or refresh
   came in between) :meth:`Bridge.tools_for_llm` returns a new list of the
@@ -65,6 +74,7 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, Pr
     TypeVar, Union
 
 from .. import batch
+from ..apps import AppCall, app_may_call, model_may_see, take_app_call
 from ..exceptions import MCPClientError
 from ..names import Bindings, NameMap, is_llm_name
 from ..provider import (CallParts, arguments_key, as_call_list, call_meta, declaration,
@@ -142,6 +152,7 @@ class _Catalogue:
 
     def __init__(self, tools: Sequence[dict[str, Any]], bindings: Bindings[str]) -> None:
         self.tools: dict[str, dict[str, Any]] = {}
+        self.app_only = frozenset(tool["name"] for tool in tools if not model_may_see(tool))
         for tool in tools:
             self.tools.setdefault(tool["name"], tool)
         self.names = client_names(tools, bindings)
@@ -149,6 +160,13 @@ class _Catalogue:
     def resolve(self, name: str) -> str | None:
         """The server's name for a published name, or None (any other spelling too)."""
         return self.names.key_for(name)
+
+    def allows(self, name: str, mark: AppCall | None) -> bool:
+        """Whether the caller -- a view when ``mark`` is given, else a model -- may call it."""
+        tool = self.tools.get(name)
+        if tool is None:
+            return mark is None
+        return app_may_call(tool) if mark is not None else model_may_see(tool)
 
     def annotations(self) -> dict[str, Mapping[str, Any] | None]:
         return {name: tool.get("annotations") for name, tool in self.tools.items()}
@@ -186,6 +204,8 @@ class Bridge:
         volley: runs a pipelined batch's distinct calls together, when they
             are no more than ``concurrency`` (see :data:`VolleyFunction`);
             ``start`` is used otherwise.
+        owner: the client whose :class:`~mcp_client.apps.AppCall` marks let a
+            view's call reach an app-only tool (None: no mark does).
     """
 
     def __init__(self, *, list_tools: ListTools, call: CallFunction,
@@ -199,8 +219,11 @@ class Bridge:
                  hold: Callable[[], None] | None = None,
                  send_held: Callable[[bool], None] | None = None,
                  wait_all: Callable[[Sequence[Future[Outcome]], Callable[[], None]], None]
-                 | None = None, volley: VolleyFunction | None = None) -> None:
+                 | None = None, volley: VolleyFunction | None = None,
+                 owner: Any = None) -> None:
         self._list_tools = list_tools
+        self._owner = owner
+        self._app_only: frozenset[str] = frozenset()   # as the last catalogue said
         self._bindings: Bindings[str] = Bindings()   # every name published, for life
         self._stamp = stamp
         self._kept: dict[str, tuple[tuple[Hashable, Hashable], Any]] = {}
@@ -238,7 +261,10 @@ class Bridge:
         names = client_names(tools, self._bindings)
         seen: set[str] = set()
         declarations: list[ToolDeclaration] = []
+        self._app_only = frozenset(tool["name"] for tool in tools if not model_may_see(tool))
         for tool in tools:
+            if not model_may_see(tool):   # an app-only tool is the view's, not the model's
+                continue
             published = names.name_for(tool["name"])
             if published is None or published in seen:
                 continue
@@ -303,12 +329,17 @@ class Bridge:
         """
         items = as_call_list(calls)
         parts = [read_call(call) for call in items]
+        taken = [take_app_call(call_meta(call), self._owner) for call in items]
+        marks = [mark for _, mark in taken]
         catalogue = self._catalogue_for(parts)
-        entries, planned = _plan(parts, catalogue, self._bindings.key_for)
-        outcomes = self._run(planned, parts, catalogue, [call_meta(call) for call in items])
+        entries, planned = _plan(parts, catalogue, self._bindings.key_for, marks,
+                                 self._app_only)
+        outcomes = self._run(planned, parts, catalogue, [meta for meta, _ in taken])
         for (index, target, _), outcome in zip(planned, outcomes):
-            part = parts[index]
+            part, mark = parts[index], marks[index]
             assert part.name is not None
+            if mark is not None and not isinstance(outcome, BaseException):
+                mark.result = outcome   # the view is shown the result whole
             if self._check is not None and catalogue is not None and \
                     not isinstance(outcome, BaseException):
                 outcome = self._check(catalogue.tools.get(target), outcome) or outcome
@@ -320,7 +351,9 @@ class Bridge:
 
     def _new_catalogue(self, *, refresh: bool = False) -> _Catalogue:
         tools = self._list_tools(refresh=True) if refresh else self._list_tools()
-        return _Catalogue(_catalogue_tools(tools), self._bindings)
+        catalogue = _Catalogue(_catalogue_tools(tools), self._bindings)
+        self._app_only = catalogue.app_only
+        return catalogue
 
     def _fetch_catalogue(self, *, refresh: bool = False) -> _Catalogue | None:
         try:
@@ -433,12 +466,15 @@ def _call_id(ident: Any) -> str | None:
 
 
 def _plan(parts: Sequence[CallParts], catalogue: _Catalogue | None,
-          bound: Callable[[str], str | None],
+          bound: Callable[[str], str | None], marks: Sequence[AppCall | None],
+          app_only: frozenset[str],
           ) -> tuple[list[ToolMessage | None], list[tuple[int, str, dict[str, Any]]]]:
     """Answer the calls that cannot run; list the rest as (slot, server's name, arguments).
 
     Without a catalogue, a name published before goes to the tool it was given
-    to (``bound``), any other name a model API accepts goes as given.
+    to (``bound``), any other name a model API accepts goes as given -- except,
+    for a model's call, a tool the last catalogue had as app-only.  A view's
+    call (``marks``) to a tool whose visibility leaves out ``"app"`` is refused.
     """
     entries: list[ToolMessage | None] = [None] * len(parts)
     planned: list[tuple[int, str, dict[str, Any]]] = []
@@ -446,10 +482,19 @@ def _plan(parts: Sequence[CallParts], catalogue: _Catalogue | None,
         entries[index] = refuse_unreadable(part)
         if entries[index] is not None or part.name is None:
             continue
+        mark = marks[index]
         if catalogue is None:
             target = bound(part.name) or (part.name if is_llm_name(part.name) else None)
+            if mark is None and target in app_only:
+                target = None
         else:
             target = catalogue.resolve(part.name)
+            if target is not None and not catalogue.allows(target, mark):
+                if mark is not None:
+                    entries[index] = error_message(part.ident, f"{part.name} is not callable "
+                                                   "by the app")
+                    continue
+                target = None
         if target is None:
             entries[index] = error_message(part.ident, f"unknown tool: {part.name}")
             continue

@@ -3,7 +3,8 @@
 :class:`Client` is the face: options, the ``connect_*`` constructors, the
 properties, the typed blocking API (tools, calls, ping; resources and prompts
 from :mod:`._resources`, the rarer requests from :mod:`._extras`, skills from
-:mod:`._skills`, the task handles from :mod:`._tasks.methods`) and the LLM
+:mod:`._skills`, the task handles from :mod:`._tasks.methods`, a tool's view from
+:mod:`._apps`) and the LLM
 methods; its ``*_async`` twins come from :mod:`._async`.  Everything that
 happens on the connection -- its state, the era, one request, inbound
 messages, the pools and ``close()`` -- is the
@@ -50,6 +51,9 @@ from .._options import HTTP_OPTIONS, STDIO_OPTIONS, check_client_options, split_
 from .._version import __version__
 from ..exceptions import MCPClientError, ProtocolError
 from ..transport import Transport
+from ..apps import EXTENSION as APPS_EXTENSION
+from ..apps import MIME_TYPE as APPS_MIME_TYPE
+from ._apps import Apps
 from ._async import AsyncTwins
 from ._connection import Connection
 from ._extras import Extras
@@ -81,7 +85,7 @@ __all__ = ["Client"]
 log = get_logger(__name__)
 
 
-class Client(AsyncTwins, Extras, Resources, Skills, TaskMethods):
+class Client(Apps, AsyncTwins, Extras, Resources, Skills, TaskMethods):
     """A connection to one MCP server.
 
     Build one with :meth:`connect_stdio` (a child process), or
@@ -501,6 +505,8 @@ def _capabilities(opts: Mapping[str, Any]) -> dict[str, Any]:
     # This client loads skills (._skills); the declaration tells a server so
     # (SEP-2133 negotiation; SEP-2640 defines no client-side settings).
     caps["extensions"] = {SKILLS_EXTENSION: {}}
+    if opts["apps"]:   # MCP Apps: the one content type this client hands a host page
+        caps["extensions"][APPS_EXTENSION] = {"mimeTypes": [APPS_MIME_TYPE]}
     if opts["tasks"]:
         caps = with_tasks(caps)
     return caps

@@ -74,4 +74,4 @@ def bridge_for(connection: Connection, tasks: Tasks, catalogue: Catalogue,
                   hold=connection.hold_requests, send_held=connection.send_held,
                   wait_all=connection.wait_all, concurrency=options["tool_concurrency"],
                   parallel_tools=options["parallel_tools"], serial_tools=options["serial_tools"],
-                  stamp=lambda: connection.cache_stamp("tools/list"))
+                  stamp=lambda: connection.cache_stamp("tools/list"), owner=catalogue)

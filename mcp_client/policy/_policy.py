@@ -124,7 +124,8 @@ from ._grants import Grants
 from .._options import unknown_option
 from ..exceptions import MCPClientError
 from ..paths import Tri, common_directory
-from ..provider import CallParts, Layer, declared_name, error_message, refuse_unreadable
+from ..provider import (CallParts, Layer, call_meta, declared_name, error_message,
+                        refuse_unreadable)
 from .rules import (ANNOTATIONS_UNREAD, CHECK_FUNCTIONS, Facts, Rule, RuleError, check_roots,
                     compile_rules, gather)
 
@@ -277,6 +278,7 @@ class Policy(Layer):
         """
         results: list[ToolMessage | None] = [None] * len(calls)
         forward: list[tuple[int, CallParts, dict[str, Any]]] = []
+        metas: dict[int, dict[str, Any] | None] = {}
         for position, (call, part) in enumerate(zip(calls, parts)):
             results[position] = refuse_unreadable(part)   # the Layer's already were
             if results[position] is not None or part.name is None:
@@ -290,9 +292,10 @@ class Policy(Layer):
                     f"{exc}).")
             if outcome.allow and arguments is not None:
                 forward.append((position, part, arguments))
+                metas[position] = call_meta(call)
             else:
                 results[position] = _refusal(part.ident, outcome.content)
-        for position, result in zip([p for p, _, _ in forward], self._forward(forward)):
+        for position, result in zip([p for p, _, _ in forward], self._forward(forward, metas)):
             results[position] = result
         return [result if result is not None else _refusal("", f"{REFUSED}: no result.")
                 for result in results]
@@ -436,10 +439,12 @@ class Policy(Layer):
 
     # -- forwarding -----------------------------------------------------------------------
 
-    def _forward(self, batch: list[tuple[int, CallParts, dict[str, Any]]]) -> list[ToolMessage]:
+    def _forward(self, batch: list[tuple[int, CallParts, dict[str, Any]]],
+                 metas: Mapping[int, dict[str, Any] | None]) -> list[ToolMessage]:
         if not batch:
             return []
-        calls = [_outgoing(part, arguments) for _, part, arguments in batch]
+        calls = [_outgoing(part, arguments, metas.get(position))
+                 for position, part, arguments in batch]
         try:
             answered = self.provider.execute_tool_calls(calls)
             results = list(answered) if isinstance(answered, (list, tuple)) else None
@@ -523,7 +528,12 @@ def _question(call: dict[str, Any], facts: Facts, static: _Static) -> dict[str, 
     }
 
 
-def _outgoing(part: CallParts, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The call to forward, carrying the arguments exactly as they were judged."""
-    return {"id": part.ident, "type": "function",
-            "function": {"name": part.name, "arguments": arguments}}
+def _outgoing(part: CallParts, arguments: dict[str, Any],
+              meta: dict[str, Any] | None) -> dict[str, Any]:
+    """The call to forward, carrying the arguments exactly as they were judged, and the
+    call's request ``_meta`` (a lease's fence, a view's mark: the provider contract's)."""
+    call: dict[str, Any] = {"id": part.ident, "type": "function",
+                            "function": {"name": part.name, "arguments": arguments}}
+    if meta is not None:
+        call["_meta"] = meta
+    return call
