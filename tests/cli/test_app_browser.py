@@ -112,8 +112,10 @@ class CountingBridge:
 
 class View:
     def __init__(self, html: str) -> None:
-        self.html, self.uri, self.csp, self.permissions, self.meta = \
-            html, "ui://test/view.html", None, None, {}
+        self.html, self.uri = html, "ui://test/view.html"
+        self.csp: dict[str, Any] | None = None
+        self.permissions: dict[str, Any] | None = None
+        self.meta: dict[str, Any] = {}
 
 
 class BrowserCase(LeakCheckingTestCase):

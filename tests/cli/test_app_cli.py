@@ -190,7 +190,12 @@ class AppCommandTest(AppCase):
 
     def test_the_browser_is_opened_unless_no_open(self) -> None:
         opened: list[str] = []
-        with mock.patch("webbrowser.open", side_effect=lambda url: opened.append(url) or False):
+
+        def no_browser(url: str) -> bool:
+            opened.append(url)
+            return False
+
+        with mock.patch("webbrowser.open", side_effect=no_browser):
             command = Command(self, ["app", "--stdio", self.counter(), "show_counter"])
             url = command.url()
             Page(url).close()

@@ -258,7 +258,12 @@ class StoppingTest(ViewerCase):
     def test_a_waiter_interrupted_by_close_on_another_thread_returns(self) -> None:
         viewer = self.open_viewer()
         done = threading.Event()
-        waiter = threading.Thread(target=lambda: (viewer.wait(), done.set()))
+
+        def wait() -> None:
+            viewer.wait()
+            done.set()
+
+        waiter = threading.Thread(target=wait)
         waiter.start()
         viewer.close()
         waiter.join(10)
