@@ -34,6 +34,7 @@ from .test_app_browser import PATIENCE, BrowserCase
 ROOT = Path(__file__).resolve().parents[2]
 COUNTER = ROOT / "examples" / "servers" / "counter_app.py"
 QUICKSTART = ROOT / "examples" / "servers" / "quickstart_server.py"
+VIEW_SERVER = ROOT / "tests" / "servers" / "view_server.py"
 
 
 class Lines(io.StringIO):
@@ -93,9 +94,9 @@ class AppCase(LeakCheckingTestCase):
     def start(self, *options: str, tool: str = "show_counter") -> Command:
         return Command(self, ["app", "--no-open", "--stdio", self.counter(), *options, tool])
 
-    def rules(self, rules: Any) -> str:
-        path = self.folder / "rules.json"
-        path.write_text(json.dumps(rules))
+    def rules(self, rules: Any, name: str = "rules.json") -> str:
+        path = self.folder / name
+        path.write_text(rules if isinstance(rules, str) else json.dumps(rules))
         return str(path)
 
 
@@ -108,6 +109,17 @@ def _exchange(url: str, method: str, path: str, body: Any = None,
         connection.request(method, path, body=data, headers=headers or {})
         response = connection.getresponse()
         return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def _view(page: Page) -> tuple[int, http.client.HTTPMessage, str]:
+    where = urllib.parse.urlsplit(page.url)
+    connection = http.client.HTTPConnection("127.0.0.1", where.port, timeout=PATIENCE)
+    try:
+        connection.request("GET", page.config["view"])
+        response = connection.getresponse()
+        return response.status, response.headers, response.read().decode()
     finally:
         connection.close()
 
@@ -174,6 +186,22 @@ class AppCommandTest(AppCase):
         self.assertEqual(command.finished(), EXIT_OK)
         self.assertIn("stopped (page closed)", command.stderr.getvalue())
 
+    def test_the_server_may_come_from_a_config_file(self) -> None:
+        config = self.folder / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": {
+            "counter": {"command": sys.executable, "args": [str(COUNTER), "--log", str(self.log)]},
+            "other": {"command": "/nonexistent/server"}}}))
+        command = Command(self, ["app", "--no-open", "--config", str(config), "--server",
+                                 "counter", "show_counter"])
+        page = Page(command.url())
+        self.assertIn("<title>show_counter on counter</title>", page.html)
+        page.send(INITIALIZE)
+        self.assertEqual(page.send(INCREMENT)["reply"]["result"]["structuredContent"],
+                         {"count": 1})
+        self.assertEqual(self.increments(), ["increment 1"])
+        page.close()
+        self.assertEqual(command.finished(), EXIT_OK)
+
     def test_a_deny_rule_refuses_the_views_call_before_the_server(self) -> None:
         rules = self.rules([{"tool": "increment", "decision": "deny", "note": "not today"},
                             {"tool": "*", "decision": "allow"}])
@@ -235,19 +263,34 @@ class AppCommandTest(AppCase):
         self.assertIn("use: call echo", stderr.getvalue())
 
     def test_bad_rules_are_a_usage_error(self) -> None:
-        cases = {"missing": str(self.folder / "missing.json"),
-                 "not json": self.rules(None).replace("rules.json", "bad.json"),
-                 "not a list": self.rules({"tool": "x"}),
-                 "a bad rule": self.rules([{"tool": "x", "decision": "maybe"}])}
-        (self.folder / "bad.json").write_text("{nope")
-        for label, path in cases.items():
-            with self.subTest(label):
+        cases = {"cannot read": str(self.folder / "missing.json"),
+                 "is not JSON": self.rules("{nope", "bad.json"),
+                 "must hold a JSON list": self.rules({"tool": "x"}, "dict.json"),
+                 "decision": self.rules([{"tool": "x", "decision": "maybe"}], "rule.json")}
+        for said, path in cases.items():
+            with self.subTest(said):
                 stderr = io.StringIO()
-                code = main(["app", "--no-open", "--stdio", self.counter(), "--rules", path,
-                             "show_counter"], stdin=io.StringIO(), stdout=io.StringIO(),
+                # A bad file is found before the server is started: this one is never run.
+                code = main(["app", "--no-open", "--stdio", "/nonexistent/server", "--rules",
+                             path, "show_counter"], stdin=io.StringIO(), stdout=io.StringIO(),
                             stderr=stderr)
                 self.assertEqual(code, EXIT_USAGE, stderr.getvalue())
                 self.assertIn("--rules", stderr.getvalue())
+                self.assertIn(said, stderr.getvalue())
+
+    def test_the_views_csp_and_permissions_reach_the_page(self) -> None:
+        command = Command(self, ["app", "--no-open", "--stdio",
+                                 f"{sys.executable} {VIEW_SERVER}", "show_page"])
+        page = Page(command.url())
+        self.assertIn('allow="camera"', page.html)
+        status, headers, body = _view(page)
+        self.assertEqual(status, 200)
+        self.assertIn("id='page'", body)
+        self.assertIn("connect-src https://api.example.com;", headers["Content-Security-Policy"])
+        page.close()
+        self.assertEqual(command.finished(), EXIT_OK)
+        self.assertIn("warning: the view's CSP origin connectDomains: '*' is not a plain "
+                      "origin; left out", command.stderr.getvalue())
 
 
 class CounterInBrowserTest(AppCase, BrowserCase):
