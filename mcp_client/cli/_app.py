@@ -115,6 +115,11 @@ def run_app(run: Any, client: Any, budget: dict[str, Any]) -> int:
         if not option(run.args, "no_open", False) and not webbrowser.open(url):
             run.note("no browser could be opened here; open the address above")
         run.note(f"showing the view of {name}; close the page or press Ctrl-C to stop")
-        viewer.wait()
+        try:
+            viewer.wait()
+        finally:
+            # First the connection: a view's call still in flight fails at once, so
+            # the viewer's threads end without waiting for the server.
+            client.close()
         run.note(f"stopped ({viewer.reason})")
     return EXIT_TOOL_ERROR if result.get("isError") is True else EXIT_OK

@@ -31,6 +31,9 @@ Decisions:
   cannot set headers).  The view's HTML is at a third, single-use path.
   Tokens are compared with :func:`secrets.compare_digest`.  Every answer
   says ``Cache-Control: no-store`` and ``Referrer-Policy: no-referrer``.
+  A request whose ``Host`` is not this server (``127.0.0.1:PORT`` or
+  ``localhost:PORT``) is refused too: a site whose name was made to
+  resolve to the loopback address gets nowhere, even with a token.
 * **The sandbox.**  The view is an ``<iframe sandbox="allow-scripts">``:
   no ``allow-same-origin``, so the view runs in an opaque origin and can
   reach neither the page, its secret, nor the viewer's endpoints with the
@@ -68,6 +71,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import re
 import secrets
 import threading
@@ -79,6 +83,8 @@ from importlib import resources
 from typing import Any, Callable, Mapping
 
 __all__ = ["Viewer", "view_csp", "frame_allow", "SESSION_HEADER"]
+
+log = logging.getLogger(__name__)
 
 #: The header that carries the page's session secret on every relayed message.
 SESSION_HEADER = "X-MCP-Viewer-Session"
@@ -170,6 +176,10 @@ class _Server(ThreadingHTTPServer):
     block_on_close = True
     viewer: Viewer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A request that broke (a browser that hung up): logged, never printed."""
+        log.debug("the viewer's request from %s failed", client_address, exc_info=True)
+
 
 class _Handler(BaseHTTPRequestHandler):
     """One request: every path checks its secret first (403 without it)."""
@@ -207,8 +217,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- the verbs ---------------------------------------------------------------------
 
+    def _foreign_host(self) -> bool:
+        """True (and refused) unless the request names this server as its host.
+
+        A page of another site whose name was made to resolve to 127.0.0.1
+        (DNS rebinding) sends its own name here.
+        """
+        port = self.server.viewer.port
+        if self.headers.get("Host") in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            return False
+        self._refuse()
+        return True
+
     def do_GET(self) -> None:
         viewer = self.server.viewer
+        if self._foreign_host():
+            return
         url = urllib.parse.urlsplit(self.path)
         query = urllib.parse.parse_qs(url.query)
         if url.path == "/":
@@ -232,6 +256,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         viewer = self.server.viewer
+        if self._foreign_host():
+            return
         url = urllib.parse.urlsplit(self.path)
         query = urllib.parse.parse_qs(url.query)
         session = self.headers.get(SESSION_HEADER) or query.get("session", [""])[0]
@@ -393,8 +419,12 @@ class Viewer:
             with self._lock:
                 first, self._shown = not self._shown, True
             if first:
-                push = [self.bridge.tool_input(self.arguments),
-                        self.bridge.tool_result(self.result)]
+                try:
+                    push = [self.bridge.tool_input(self.arguments),
+                            self.bridge.tool_result(self.result)]
+                except Exception:   # the view waits on: better than a broken relay
+                    log.warning("the view's tool-input and tool-result could not be made",
+                                exc_info=True)
         return {"reply": reply, "push": push}
 
     # -- what the handler asks ---------------------------------------------------------

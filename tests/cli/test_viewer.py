@@ -15,6 +15,7 @@ import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
+from unittest import mock
 
 from mcp_client.cli._viewer import SESSION_HEADER, MAX_MESSAGE, Viewer, frame_allow, view_csp
 
@@ -128,6 +129,27 @@ class TokenTest(ViewerCase):
         self.assertEqual(sorted(config), ["header", "heartbeat", "session", "view"])
         self.assertNotEqual(config["session"], token)
 
+    def test_another_host_name_is_refused_even_with_the_token(self) -> None:
+        viewer = self.open_viewer()
+        path = viewer.url[len(viewer.origin):]
+        for host in ("evil.example", f"evil.example:{viewer.port}", "127.0.0.1:1", ""):
+            with self.subTest(host=host):
+                self.assertEqual(self.request(viewer, "GET", path, headers={"Host": host}).status,
+                                 403)
+        self.assertEqual(self.request(viewer, "POST", "/rpc", b"{}",
+                                      {"Host": "evil.example"}).status, 403)
+        answer = self.request(viewer, "GET", path, headers={"Host": f"localhost:{viewer.port}"})
+        self.assertEqual(answer.status, 200, "the token was not spent by the refusals")
+
+    def test_a_request_that_breaks_is_logged_not_printed(self) -> None:
+        viewer = self.open_viewer()
+        with self.assertLogs("mcp_client.cli._viewer", "DEBUG") as logs:
+            try:
+                raise BrokenPipeError("the browser hung up")
+            except BrokenPipeError:
+                viewer._server.handle_error(None, ("127.0.0.1", 1))
+        self.assertIn("BrokenPipeError: the browser hung up", logs.output[0])
+
     def test_two_viewers_have_different_tokens(self) -> None:
         first, second = self.open_viewer(), self.open_viewer()
         self.assertNotEqual(first.url.split("token=")[1], second.url.split("token=")[1])
@@ -203,6 +225,17 @@ class RelayTest(ViewerCase):
         note = self.rpc(viewer, config["session"], {"jsonrpc": "2.0", "method": "x/y"})
         self.assertEqual(note.json(), {"reply": None, "push": []})
         self.assertFalse(viewer.closed.is_set())
+
+    def test_a_bridge_that_cannot_make_the_notifications_leaves_the_view_waiting(self) -> None:
+        bridge = RecordingBridge()
+        viewer = self.open_viewer(bridge)
+        _, config = self.load_page(viewer)
+        with mock.patch.object(bridge, "tool_result", side_effect=ValueError("no result")), \
+                self.assertLogs("mcp_client.cli._viewer", "WARNING") as logs:
+            answer = self.rpc(viewer, config["session"],
+                              {"jsonrpc": "2.0", "method": "ui/notifications/initialized"})
+        self.assertEqual(answer.json(), {"reply": None, "push": []})
+        self.assertIn("ValueError: no result", "\n".join(logs.output))
 
     def test_bodies_that_are_not_a_message_are_refused(self) -> None:
         viewer = self.open_viewer()
