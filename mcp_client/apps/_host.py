@@ -16,10 +16,13 @@ Decisions:
   :class:`~mcp_client.apps.AppCall` (see :mod:`._origin`), so a
   :class:`~mcp_client.policy.Policy` judges it by the tool's name like any
   call; a refusal is a JSON-RPC error (code -32000, the refusal's text), and the
-  server never sees the call.  The view gets the full ``CallToolResult``
-  the server sent (``structuredContent``, ``_meta``), which the client left on
-  the mark; a provider that does not end in that client gives back only
-  its entry (text and ``structured_content``), rebuilt as a result.
+  server never sees the call.  The view gets the ``CallToolResult`` as
+  :meth:`Client.call_tool <mcp_client.Client.call_tool>` returns it
+  (``content`` blocks, ``structuredContent``, ``isError``), which the client
+  left on the mark -- not the model's text entry; the result's own ``_meta``
+  is protocol bookkeeping the client keeps from every caller, so it is not
+  there.  A provider that does not end in that client gives back only its
+  entry (text and ``structured_content``), rebuilt as a result.
 * ``resources/read`` reads any resource of the same server (the spec does not
   narrow it to ``ui://``); nothing else is proxied.
 * ``ui/message`` and ``ui/open-link`` go to the ``on_message`` /
@@ -38,7 +41,6 @@ Decisions:
 
 from __future__ import annotations
 
-import collections
 import logging
 import threading
 from typing import Any, Callable, Mapping, Protocol
@@ -127,9 +129,9 @@ class AppBridge:
         self.size: dict[str, Any] | None = None
         #: The view's ``ui/initialize`` params (``appInfo``, ``appCapabilities``, ...).
         self.app: dict[str, Any] | None = None
-        #: The last notifications (and answers) the view sent, oldest first.
-        self.notifications: collections.deque[dict[str, Any]] = \
-            collections.deque(maxlen=KEPT_NOTIFICATIONS)
+        #: The last notifications (and answers) the view sent, oldest first (at most
+        #: ``KEPT_NOTIFICATIONS``, 100).
+        self.notifications: list[dict[str, Any]] = []
 
     def __repr__(self) -> str:
         state = "initialized" if self.initialized else "new"
@@ -147,10 +149,9 @@ class AppBridge:
 
         Args:
             result: the result as :meth:`Client.call_tool <mcp_client.Client.call_tool>`
-                returned it (given whole: ``structuredContent`` and ``_meta``
-                included), or a provider's ``{"role": "tool", ...}`` entry,
-                which is rebuilt as a result from its text and
-                ``structured_content``.
+                returned it (passed on whole, ``structuredContent`` included),
+                or a provider's ``{"role": "tool", ...}`` entry, which is
+                rebuilt as a result from its text and ``structured_content``.
         """
         return protocol.notification("ui/notifications/tool-result", _as_result(result))
 
@@ -189,6 +190,7 @@ class AppBridge:
         method, params = message.get("method"), message.get("params")
         with self._lock:
             self.notifications.append(message)
+            del self.notifications[:-KEPT_NOTIFICATIONS]
             if method == "ui/notifications/initialized":
                 self.initialized = True
             elif method == "ui/notifications/size-changed" and isinstance(params, dict):

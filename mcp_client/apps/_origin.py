@@ -9,7 +9,8 @@ seam is this object: :class:`~mcp_client.apps.AppBridge` puts one under
 (:func:`mcp_client.provider.call_meta`, which every layer carries down), and
 the client's LLM bridge reaches an app-only tool only for a call that carries
 one *made for that very client*; it takes the mark out before the request is
-written, and leaves the call's full wire result on it.
+written, and leaves the call's result on it, whole (content blocks and
+``structuredContent``, where the model's entry has text).
 
 Why an object and not a flag: a model's tool calls are data decoded from JSON
 (or an SDK's objects built from it), so nothing a model writes -- in its
@@ -37,10 +38,10 @@ class AppCall:
         tool: the server's name of the tool.
 
     Attributes:
-        result: the ``tools/call`` result as the server sent it
-            (``content``, ``structuredContent``, ``_meta``, ``isError``), left
-            here by the client that ran the call; None while it has not run
-            (or a layer refused it).
+        result: the ``tools/call`` result as :meth:`Client.call_tool
+            <mcp_client.Client.call_tool>` gives it (``content`` blocks,
+            ``structuredContent``, ``isError``), left here by the client that
+            ran the call; None while it has not run (or a layer refused it).
     """
 
     __slots__ = ("client", "tool", "result")

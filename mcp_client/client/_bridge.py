@@ -54,8 +54,8 @@ Decisions:
   :class:`~mcp_client.apps.AppCall` made for this bridge's ``owner`` (a view's,
   through :class:`~mcp_client.apps.AppBridge`) reaches it, and such a call
   reaches only tools whose visibility includes ``"app"``; the mark is taken
-  out of the request's ``_meta`` (a forged one too) and the server's result is
-  left on it, whole.
+  out of the request's ``_meta`` (a forged one too) and the call's result is
+  left on it, whole (as ``call_tool`` returns it).
 * While the catalogue is unchanged (the ``stamp``: the client's ``ttlMs``
   cache still holds every page, fresh, and no ``list_changed`` or refresh
   came in between) :meth:`Bridge.tools_for_llm` returns a new list of the

@@ -100,7 +100,8 @@ class Client(Apps, AsyncTwins, Extras, Resources, Skills, TaskMethods):
             ``connect_budget`` (seconds for the probe and the handshake
             together; a server that answers neither raises
             :class:`~mcp_client.exceptions.Timeout` saying so), ``era``,
-            the ``on_*`` hooks, ...).  Transport options are refused here:
+            ``apps`` (declare MCP Apps, :mod:`mcp_client.apps`), the ``on_*``
+            hooks, ...).  Transport options are refused here:
             there is nothing left for them to configure.
 
     Raises:
