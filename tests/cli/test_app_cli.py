@@ -336,6 +336,8 @@ class ReadmeCommandTest(AppCase):
     def test_the_readmes_command_serves_the_counters_view(self) -> None:
         readme = (ROOT / "README.rst").read_text(encoding="utf-8")
         self.assertIn(f"\n    {README_COMMAND}\n", readme)
+        self.assertIn(f"\n    {README_COMMAND}\n", COUNTER.read_text(encoding="utf-8"),
+                      "the example's docstring says the same")
         program, *argv = shlex.split(README_COMMAND)
         self.assertEqual(program, "mcp-client")
         # This interpreter for "python", and the checkout's examples from any folder.
