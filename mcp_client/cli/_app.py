@@ -7,7 +7,8 @@ loopback port (:class:`mcp_client.cli._viewer.Viewer`), the view's
 messages answered by an :class:`~mcp_client.apps.AppBridge`.  It prints the
 page's address (with its one-time token) as the one line on stdout --
 ``{"url": ...}`` with ``--json`` -- and opens it with :mod:`webbrowser`
-unless ``--no-open``.  It returns when the page is closed, when the page
+unless ``--no-open`` (or where only a text browser could start: see
+:func:`graphical_browser_possible`).  It returns when the page is closed, when the page
 has not been heard from for a while (the browser went away), or on Ctrl-C.
 
 Decisions:
@@ -32,6 +33,8 @@ Decisions:
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +70,19 @@ def load_rules(path: str | None) -> list[dict[str, Any]] | None:
     except RuleError as exc:
         raise UsageError(f"--rules: {path}: {exc}") from None
     return rules
+
+
+def graphical_browser_possible() -> bool:
+    """Whether a browser :mod:`webbrowser` starts can show a page that runs scripts.
+
+    On Linux and the BSDs without ``DISPLAY`` or ``WAYLAND_DISPLAY``,
+    :mod:`webbrowser` falls back to a text browser in the terminal (w3m,
+    lynx): it would spend the one-time token on a page it cannot run.  A
+    ``BROWSER`` variable is the user's choice and is honoured.
+    """
+    if sys.platform in ("darwin", "win32") or os.environ.get("BROWSER"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def run_app(run: Any, client: Any, budget: dict[str, Any]) -> int:
@@ -112,8 +128,12 @@ def run_app(run: Any, client: Any, budget: dict[str, Any]) -> int:
         url = viewer.url
         run.stdout.write((json.dumps({"url": url}) if run.json else url) + "\n")
         run.stdout.flush()
-        if not option(run.args, "no_open", False) and not webbrowser.open(url):
-            run.note("no browser could be opened here; open the address above")
+        if not option(run.args, "no_open", False):
+            if not graphical_browser_possible():
+                run.note("no graphical display here; open the address above in a browser "
+                         "on this machine")
+            elif not webbrowser.open(url):
+                run.note("no browser could be opened here; open the address above")
         run.note(f"showing the view of {name}; close the page or press Ctrl-C to stop")
         try:
             viewer.wait()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import http.client
 import io
 import json
+import os
 import re
 import shlex
 import sys
@@ -26,6 +27,7 @@ from typing import Any
 from unittest import mock
 
 from mcp_client.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, main
+from mcp_client.cli._app import graphical_browser_possible
 from mcp_client.cli._viewer import SESSION_HEADER, Viewer
 
 from ..base import LeakCheckingTestCase
@@ -223,13 +225,26 @@ class AppCommandTest(AppCase):
             opened.append(url)
             return False
 
-        with mock.patch("webbrowser.open", side_effect=no_browser):
+        display = {"DISPLAY": ":0", "WAYLAND_DISPLAY": "", "BROWSER": ""}
+        with mock.patch("webbrowser.open", side_effect=no_browser), \
+                mock.patch.dict(os.environ, display), mock.patch.object(sys, "platform", "linux"):
             command = Command(self, ["app", "--stdio", self.counter(), "show_counter"])
             url = command.url()
             Page(url).close()
             self.assertEqual(command.finished(), EXIT_OK)
         self.assertEqual(opened, [url])
         self.assertIn("no browser could be opened here", command.stderr.getvalue())
+
+    def test_no_text_browser_is_started_without_a_display(self) -> None:
+        opened: list[str] = []
+        headless = {"DISPLAY": "", "WAYLAND_DISPLAY": "", "BROWSER": ""}
+        with mock.patch("webbrowser.open", side_effect=opened.append), \
+                mock.patch.dict(os.environ, headless), mock.patch.object(sys, "platform", "linux"):
+            command = Command(self, ["app", "--stdio", self.counter(), "show_counter"])
+            Page(command.url()).close()
+            self.assertEqual(command.finished(), EXIT_OK)
+        self.assertEqual(opened, [])
+        self.assertIn("no graphical display here", command.stderr.getvalue())
 
     def test_the_view_may_talk_but_opens_no_link(self) -> None:
         command = self.start()
@@ -291,6 +306,20 @@ class AppCommandTest(AppCase):
         self.assertEqual(command.finished(), EXIT_OK)
         self.assertIn("warning: the view's CSP origin connectDomains: '*' is not a plain "
                       "origin; left out", command.stderr.getvalue())
+
+
+class GraphicalBrowserTest(LeakCheckingTestCase):
+    def test_which_systems_can_show_the_page(self) -> None:
+        cases = [("linux", {}, False), ("linux", {"DISPLAY": ":0"}, True),
+                 ("linux", {"WAYLAND_DISPLAY": "wayland-0"}, True),
+                 ("linux", {"BROWSER": "firefox"}, True), ("darwin", {}, True),
+                 ("win32", {}, True), ("freebsd14", {}, False)]
+        for platform, variables, expected in cases:
+            with self.subTest(platform=platform, variables=variables):
+                environ = {"DISPLAY": "", "WAYLAND_DISPLAY": "", "BROWSER": "", **variables}
+                with mock.patch.dict(os.environ, environ), \
+                        mock.patch.object(sys, "platform", platform):
+                    self.assertIs(graphical_browser_possible(), expected)
 
 
 class CounterInBrowserTest(AppCase, BrowserCase):
