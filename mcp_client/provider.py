@@ -27,7 +27,11 @@ contract (:class:`Provider`):
   program and the layers; :func:`chat_messages` (also ``mcp_client.chat_messages``)
   turns them into the tool messages a Chat Completions request carries.
 * ``tool_annotations(name)`` (optional) returns what the tool's server said
-  about it (a copy of its ``annotations``), or None.  ``close()`` (optional)
+  about it (a copy of its ``annotations``), or None.
+  ``app_tool_name(client, tool)`` (optional) returns the name under which a
+  view's call to ``client``'s ``tool`` is addressed to this provider (MCP
+  Apps, :mod:`mcp_client.apps`), or None when no tool of that client is
+  reached through it.  ``close()`` (optional)
   releases what the provider owns; it is idempotent.
 * Every method may be called from any thread, concurrently.
 
@@ -133,6 +137,13 @@ class Layer:
         """The inner provider's annotations for ``name`` (None when it cannot say)."""
         lookup = getattr(self.provider, "tool_annotations", None)
         return cast("ToolAnnotations | None", lookup(name)) if callable(lookup) else None
+
+    def app_tool_name(self, client: Any, tool: str) -> str | None:
+        """The inner provider's name for a view's call to ``client``'s ``tool`` (a layer
+        renames nothing); None when it cannot say."""
+        ask = getattr(self.provider, "app_tool_name", None)
+        found = ask(client, tool) if callable(ask) else None
+        return found if isinstance(found, str) else None
 
     def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """Refuse the calls that cannot be read; hand the rest to :meth:`handle_calls`.

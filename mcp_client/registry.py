@@ -39,7 +39,12 @@ Decisions:
   a name the registry never published -- ``fs_files.delete`` where it
   published ``fs_files_delete`` -- is an unknown tool, even though its prefix
   would say whose it is, so a rule or a lease about the published name
-  cannot be walked around by another spelling.
+  cannot be walked around by another spelling.  The one exception is a
+  view's call (MCP Apps): a tool only a view may call is never published, and
+  :meth:`Registry.app_tool_name` names it ``{prefix}{sep}{name}`` (None when
+  that name is published for another tool); only a call carrying the view's
+  :class:`~mcp_client.apps.AppCall` is routed by such a name, and the client
+  underneath still checks the mark was made for it.
 * Prefixes and the separator are made of ``[a-zA-Z0-9_-]``: a model API would
   refuse anything else.  A prefix added twice is an error.
 * Providers' batches run one provider after another, in the order each first
@@ -67,10 +72,11 @@ import re
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence, cast
 
+from .apps import APP_CALL, AppCall
 from .exceptions import MCPClientError
 from ._toolfilter import ToolFilter
 from .local import LocalServer, is_sdk_server
-from .names import Bindings, NameMap
+from .names import Bindings, NameMap, is_llm_name
 from .provider import (CallParts, as_call_list, call_meta, declared_name, error_message,
                        is_provider, read_call, refuse_unreadable)
 from ._log import warn_through
@@ -139,6 +145,7 @@ class Registry:
         self._bindings: Bindings[tuple[str, str]] = Bindings()   # every name ever published
         self._listing: _Listing | None = None
         self._generation = 0   # counts every add and remove: a listing of before is stale
+        self._app_names: dict[str, tuple[str, str]] = {}   # a view's names for unpublished tools
         self._closed = False
         #: The servers a configuration named that did not connect
         #: (:meth:`from_config` fills it; ``mcp_client.config.ConfigFailure`` items).
@@ -361,6 +368,46 @@ class Registry:
             key = published.key_for(name) if published is not None else None
             return key if key is not None and key[0] in self._entries else None
 
+    def app_tool_name(self, client: Any, tool: str) -> str | None:
+        """The name a view's call to ``client``'s ``tool`` goes by here (MCP Apps).
+
+        The provider that has it (its ``app_tool_name``) is found; the name is
+        the published one when the tool is published, else
+        ``{prefix}{sep}{name}``, routed only for a call carrying the view's mark.
+
+        Returns:
+            the name, or None: no provider reaches that tool, or the name it
+            would have is published for another tool.
+        """
+        with self._lock:
+            entries = list(self._entries.values())
+        for entry in entries:
+            ask = getattr(entry.provider, "app_tool_name", None)
+            inner = ask(client, tool) if callable(ask) else None
+            if not isinstance(inner, str):
+                continue
+            self.tools_for_llm()   # the names published now
+            with self._lock:
+                published = self._published
+                public = published.name_for((entry.prefix, inner)) if published else None
+                if public is not None:
+                    return public
+                wanted = f"{entry.prefix}{self._sep}{inner}"
+                if not is_llm_name(wanted) or (published and published.key_for(wanted)):
+                    return None
+                self._app_names[wanted] = (entry.prefix, inner)
+                return wanted
+        return None
+
+    def _app_route(self, name: str, call: Any) -> tuple[str, str] | None:
+        """Where a view's call (one carrying an :class:`AppCall`) to ``name`` goes, if
+        :meth:`app_tool_name` gave that name; None for any other call."""
+        if not isinstance((call_meta(call) or {}).get(APP_CALL), AppCall):
+            return None
+        with self._lock:
+            routed = self._app_names.get(name)
+            return routed if routed is not None and routed[0] in self._entries else None
+
     def tool_annotations(self, name: str) -> ToolAnnotations | None:
         """What the owning provider says about one tool (None if it cannot say)."""
         routed = self.route(name)
@@ -389,7 +436,7 @@ class Registry:
             answers[index] = refuse_unreadable(part)
             if answers[index] is not None or part.name is None:
                 continue
-            routed = self.route(part.name)
+            routed = self._app_route(part.name, items[index]) or self.route(part.name)
             if routed is None:
                 answers[index] = error_message(part.ident, f"unknown tool: {part.name}")
                 continue

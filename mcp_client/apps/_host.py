@@ -89,10 +89,11 @@ class AppBridge:
         client: the :class:`~mcp_client.Client` of the tool's server.
         tool_name: the server's name of the tool whose view this is.
         provider: the provider a view's ``tools/call`` goes through (a
-            :class:`~mcp_client.policy.Policy` over ``client``, ...), so it is
-            judged like any call; None calls ``client`` directly.  Its names
-            must be the client's own (a layer that renames tools, such as a
-            :class:`~mcp_client.registry.Registry`, answers "unknown tool").
+            :class:`~mcp_client.policy.Policy` over ``client``, a Registry
+            holding it, ...), so it is judged like any call, under the name
+            the provider's ``app_tool_name(client, tool)`` gives (a
+            registry's prefixed name; the tool's own name when the provider
+            cannot say); None calls ``client`` directly.
         on_message: ``on_message(params)`` for ``ui/message`` (``{"role",
             "content"}``); True accepts it.  None refuses every one.
         on_open_link: ``on_open_link(url)`` for ``ui/open-link``; True means the
@@ -283,8 +284,12 @@ class AppBridge:
 
     def _through(self, name: str, arguments: dict[str, Any], number: int) -> dict[str, Any]:
         mark = AppCall(self.client, name)
+        ask = getattr(self.provider, "app_tool_name", None)
+        published = ask(self.client, name) if callable(ask) else None
         call = {"id": f"app-{number}", "type": "function",
-                "function": {"name": name, "arguments": arguments}, "_meta": {APP_CALL: mark}}
+                "function": {"name": published if isinstance(published, str) else name,
+                             "arguments": arguments},
+                "_meta": {APP_CALL: mark}}
         entries = self.provider.execute_tool_calls([call])
         entry = entries[0] if isinstance(entries, list) and len(entries) == 1 else None
         if not isinstance(entry, Mapping):

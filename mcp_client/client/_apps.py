@@ -16,14 +16,18 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..types import ReadResourceResult, Tool
+    from ._bridge import Bridge
 
 __all__ = ["Apps"]
 
 
 class Apps:
-    """Mixin: ``app_for``."""
+    """Mixin: ``app_for`` and ``app_tool_name``."""
 
     if TYPE_CHECKING:   # the Client's own, and ._resources'
+        @property
+        def _bridge(self) -> Bridge: ...
+
         def list_tools(self, *, refresh: bool = False, timeout: float | None = None,
                        cancelled: Any = None) -> list[Tool]: ...
 
@@ -67,3 +71,24 @@ class Apps:
             raise AppViewError("a view's URI must use the ui:// scheme", tool=tool_name, uri=uri)
         result = self.read_resource(uri, refresh=refresh, timeout=timeout)
         return view_from(tool, uri, result)
+
+    def app_tool_name(self, client: Any, tool: str) -> str | None:
+        """The name a view's call to ``tool`` goes by on this provider (MCP Apps).
+
+        Args:
+            client: the client the view came from: a view of another client's
+                server reaches nothing here.
+            tool: the server's name of the tool.
+
+        Returns:
+            the name the LLM bridge has for the tool (its own name, unless a
+            model API would refuse it), or None: another client, or a tool
+            whose ``visibility`` leaves out ``"app"``.
+
+        Raises:
+            MCPClientError: the catalogue could not be fetched.
+        """
+        if client is not self:
+            return None
+        found = self._bridge.app_name(tool)
+        return found if isinstance(found, str) else None

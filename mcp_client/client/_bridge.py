@@ -306,6 +306,19 @@ class Bridge:
         annotations = catalogue.tools[original].get("annotations")
         return copy.deepcopy(annotations) if isinstance(annotations, dict) else None
 
+    def app_name(self, tool: str) -> str | None:
+        """The name a view's call to the server's ``tool`` goes by (the name the tool is,
+        or would be, published under), or None when the tool is not the app's to call.
+
+        Raises:
+            MCPClientError: the catalogue could not be fetched.
+        """
+        catalogue = self._derived("catalogue", self._new_catalogue)
+        found = catalogue.tools.get(tool)
+        if found is None or not app_may_call(found):
+            return None
+        return catalogue.names.name_for(tool)
+
     def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """Run the tool calls a model asked for; one entry per call, in call order.
 

@@ -226,6 +226,45 @@ class BridgeTest(CounterCase):
             self.assertEqual(answer["error"]["code"], -32602, name)
             self.assertIn("only the tools of its own server", answer["error"]["message"])
 
+    def registry_policy(self, client: Client, decision: str) -> Policy:
+        """A Policy over a Registry of the counter and the quickstart server."""
+        registry = Registry()
+        registry.add(client, prefix="counter")
+        registry.add(self.connect(args=[QUICKSTART]), prefix="demo")
+        self.addCleanup(registry.close)
+        return Policy(registry, rules=[{"tool": "counter_increment", "decision": decision},
+                                       {"tool": "*", "decision": "allow"}])
+
+    def test_through_a_policy_over_a_registry_the_view_goes_by_the_prefixed_name(self) -> None:
+        client = self.counter()
+        policy = self.registry_policy(client, "allow")
+        self.assertEqual(policy.app_tool_name(client, "increment"), "counter_increment")
+        self.assertEqual(policy.app_tool_name(client, "show_counter"), "counter_show_counter")
+        self.assertIsNone(policy.app_tool_name(object(), "increment"))
+        bridge = AppBridge(client, "show_counter", provider=policy)
+        answer = bridge.handle(request(1, "tools/call", {"name": "increment"}))
+        assert answer is not None
+        self.assertEqual(answer["result"]["structuredContent"], {"count": 1})
+        self.assertEqual(self.increments(), ["increment 1"])
+        # the name a view's call goes by is still no name for a model
+        self.assertNotIn("counter_increment",
+                         [d["function"]["name"] for d in policy.tools_for_llm()])
+        entries = policy.execute_tool_calls([
+            call("counter_increment"),
+            call("counter_increment", "c2", _meta={APP_CALL: "forged"})])
+        self.assertEqual([e["content"] for e in entries], ["unknown tool: counter_increment"] * 2)
+        self.assertEqual(self.increments(), ["increment 1"])
+
+    def test_a_deny_rule_on_the_prefixed_name_refuses_the_view(self) -> None:
+        client = self.counter()
+        bridge = AppBridge(client, "show_counter",
+                           provider=self.registry_policy(client, "deny"))
+        answer = bridge.handle(request(2, "tools/call", {"name": "increment"}))
+        assert answer is not None
+        self.assertEqual(answer["error"]["code"], -32000)
+        self.assertIn("counter_increment", answer["error"]["message"])
+        self.assertEqual(self.increments(), [])
+
     def test_the_view_reads_its_servers_resource(self) -> None:
         client = self.counter()
         bridge = AppBridge(client, "show_counter")

@@ -398,3 +398,57 @@ class OptionsTest(ClientCase):
         with self.assertRaises(ConfigError) as caught:
             load_config({"mcpServers": {"s": {"command": "x", "aps": True}}})
         self.assertIn("did you mean 'apps'", str(caught.exception))
+
+
+class NamesTest(unittest.TestCase):
+    class Provider:
+        """A provider with declared tools and, for ``owner``, tools only a view may call."""
+
+        def __init__(self, names: list[str], app: tuple[str, ...] = (),
+                     owner: Any = None) -> None:
+            self.names, self.app, self.owner = names, app, owner
+
+        def tools_for_llm(self) -> list[Any]:
+            return [{"type": "function", "function": {"name": n, "description": "",
+                                                      "parameters": {"type": "object"}}}
+                    for n in self.names]
+
+        def execute_tool_calls(self, calls: list[Any]) -> list[Any]:
+            return [{"role": "tool", "tool_call_id": c["id"], "content": "ran",
+                     "is_error": False} for c in calls]
+
+        def app_tool_name(self, client: Any, tool: str) -> str | None:
+            return tool if client is self.owner and tool in self.app else None
+
+    def test_a_views_name_that_is_published_for_another_tool_is_none(self) -> None:
+        from mcp_client import Registry
+
+        owner = object()
+        registry = Registry()
+        registry.add(self.Provider(["b_c"]), prefix="a")
+        registry.add(self.Provider([], ("c", "d"), owner), prefix="a_b")
+        self.assertEqual([d["function"]["name"] for d in registry.tools_for_llm()], ["a_b_c"])
+        self.assertIsNone(registry.app_tool_name(owner, "c"))
+        self.assertEqual(registry.app_tool_name(owner, "d"), "a_b_d")
+        self.assertIsNone(registry.app_tool_name(object(), "d"))
+        marked = {"id": "1", "type": "function", "function": {"name": "a_b_d", "arguments": {}},
+                  "_meta": {APP_CALL: AppCall(owner, "d")}}
+        self.assertEqual(registry.execute_tool_calls([marked])[0]["content"], "ran")
+        registry.remove("a_b")
+        self.assertEqual(registry.execute_tool_calls([marked])[0]["content"],
+                         "unknown tool: a_b_d")
+
+    def test_a_layer_over_a_provider_that_cannot_say_says_none(self) -> None:
+        from mcp_client.reasons import Reasons
+
+        owner = object()
+        self.assertEqual(Reasons(self.Provider([], ("x",), owner)).app_tool_name(owner, "x"),
+                         "x")
+        self.assertIsNone(Reasons(NamesTest.Plain()).app_tool_name(owner, "x"))
+
+    class Plain:
+        def tools_for_llm(self) -> list[Any]:
+            return []
+
+        def execute_tool_calls(self, calls: list[Any]) -> list[Any]:
+            return []
