@@ -13,7 +13,7 @@ Built with the official MCP Python SDK (``pip install mcp``); stdio, both protoc
 
 Show it in a browser (the host page is served on 127.0.0.1)::
 
-    mcp-client app show_counter -- python examples/servers/counter_app.py
+    mcp-client app show_counter --stdio "python examples/servers/counter_app.py"
 
 ``--log FILE`` appends a line ``increment <count>`` to FILE for each ``increment`` the
 server runs (tests count them there).  Exits on stdin EOF.

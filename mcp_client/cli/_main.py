@@ -7,7 +7,9 @@ Usage::
                [--json] [--timeout S] [--era ERA] [--log-level LEVEL] [-v] [--trace]
 
 Verbs: ``info``, ``tools``, ``call TOOL [JSON]``, ``resources``, ``read URI``,
-``templates``, ``prompts``, ``prompt NAME [JSON]``, and for OAuth-protected
+``templates``, ``prompts``, ``prompt NAME [JSON]``, ``app TOOL [JSON]``
+(call a tool and show its MCP Apps view in a browser: :mod:`mcp_client.cli._app`,
+its own options ``--no-open`` and ``--rules FILE``), and for OAuth-protected
 ``--http`` servers ``login`` and ``logout``.  Options may come before or
 after the verb.  The operator's verbs ``grants`` and ``leases`` read and fix
 a fleet store instead of talking to a server (:mod:`mcp_client.cli._fleet`);
@@ -126,6 +128,7 @@ import sys
 from typing import IO, Any, Sequence
 
 from ..exceptions import MCPClientError
+from ._app import load_rules
 from ._fleet import run_fleet
 from ._exits import (EXIT_CLIENT, EXIT_CONNECTION, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROTOCOL,
                      EXIT_TOOL_ERROR, EXIT_USAGE, UsageError, exit_code_for)
@@ -177,6 +180,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
     try:
         check_server_options(args)
         run.arguments = json_arguments(option(args, "arguments"), stdin)
+        if args.verb == "app":
+            run.rules = load_rules(option(args, "rules"))
         if args.verb in ("login", "logout"):
             return run.account()
         try:
@@ -186,7 +191,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[str] | None = None,
                 raise UsageError(str(exc)) from None
             raise
         data, render, code = run.perform(client)
-        run.show(data, render)
+        if args.verb != "app":   # the app verb printed its page's address as it opened
+            run.show(data, render)
         if code == EXIT_TOOL_ERROR:
             run.note("the tool reported an error (isError)")
         return code

@@ -35,6 +35,7 @@ VERBS = {
     "prompt": "render a prompt: prompt NAME [JSON-ARGUMENTS]",
     "login": "log in to an OAuth-protected --http server (the tokens are kept for --auth oauth)",
     "logout": "forget the OAuth tokens kept for an --http server",
+    "app": "call a tool and show its view (MCP Apps) in a browser: app TOOL [JSON-ARGUMENTS]",
 }
 
 #: The operator's verbs: they read and fix a fleet store (:mod:`mcp_client.store`),
@@ -55,7 +56,7 @@ REGISTRY_VERBS = {
 #: The method each verb sends (``info`` sends only the handshake).
 VERB_METHODS = {"tools": "tools/list", "call": "tools/call", "resources": "resources/list",
                 "read": "resources/read", "templates": "resources/templates/list",
-                "prompts": "prompts/list", "prompt": "prompts/get"}
+                "prompts": "prompts/list", "prompt": "prompts/get", "app": "tools/call"}
 
 
 class ParseError(Exception):
@@ -121,10 +122,16 @@ def build_parser() -> argparse.ArgumentParser:
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     for verb, summary in VERBS.items():
         sub = verbs.add_parser(verb, parents=[common], help=summary, description=summary)
-        if verb in ("call", "prompt"):
-            sub.add_argument("name", metavar="TOOL" if verb == "call" else "NAME")
+        if verb in ("call", "prompt", "app"):
+            sub.add_argument("name", metavar="NAME" if verb == "prompt" else "TOOL")
             sub.add_argument("arguments", metavar="JSON", nargs="?", default=None,
                              help="the arguments as a JSON object ('-': read from stdin)")
+        if verb == "app":
+            sub.add_argument("--no-open", action="store_true", default=argparse.SUPPRESS,
+                             help="print the page's address without opening a browser")
+            sub.add_argument("--rules", metavar="FILE", default=argparse.SUPPRESS,
+                             help="a JSON list of Policy rules judging every call the "
+                                  "view makes")
         elif verb == "read":
             sub.add_argument("uri", metavar="URI")
     _fleet_verbs(verbs)

@@ -42,6 +42,7 @@ class Run:
         self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
         self.json = bool(option(args, "json", False))
         self.arguments: dict[str, Any] | None = None
+        self.rules: list[dict[str, Any]] | None = None   # the app verb's --rules
         self.server: str | None = None    # how errors name the server (cli._main)
         self.method: str | None = None    # the request under way, for errors
         self.handshake = "initialize" if option(args, "era") == "legacy" else "server/discover"
@@ -59,6 +60,8 @@ class Run:
     def client_options(self) -> dict[str, Any]:
         options: dict[str, Any] = {"on_warn": self._on_warn, "on_elicit": self._on_elicit,
                                    "on_elicit_url": self._on_elicit_url}
+        if self.args.verb == "app":
+            options["apps"] = True   # declare the MCP Apps extension: the view is read
         if option(self.args, "era") is not None:
             options["era"] = self.args.era
         if option(self.args, "timeout") is not None:
@@ -250,6 +253,10 @@ class Run:
             self.method = VERB_METHODS[verb]
         if verb == "info":
             return _info(client), out.info_text, EXIT_OK
+        if verb == "app":
+            from ._app import run_app
+
+            return None, str, run_app(self, client, budget)
         if verb == "tools":
             return client.list_tools(**budget), lambda d: out.tools_table(d, width=width), \
                 EXIT_OK
