@@ -29,6 +29,10 @@ contract (:class:`Provider`):
 * ``tool_annotations(name)`` (optional) returns what the tool's server said
   about it (a copy of its ``annotations``), or None.  ``close()`` (optional)
   releases what the provider owns; it is idempotent.
+* ``cancel_tool_calls(ids)`` (optional) abandons each running call of ``execute_tool_calls``
+  under one of these ``tool_call_id`` values (the server is told: ``notifications/cancelled``;
+  one not sent is not sent); its entry is ``the call to <name> was cancelled``.  It returns
+  how many (bad ``ids`` raise: :func:`call_ids`); layers pass it down, registries to all.
 * Every method may be called from any thread, concurrently.
 
 :class:`Layer` is the base of a provider that wraps one provider: it holds it
@@ -58,8 +62,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Provider", "Layer", "is_provider", "declared_name", "CallParts", "read_call",
            "refuse_unreadable", "call_meta", "with_meta", "parse_arguments", "as_call_list",
-           "arguments_key", "declaration", "tool_message", "error_message", "result_message",
-           "chat_messages", "flatten_content", "base64_size", "describe_failure", "json_kind"]
+           "call_ids", "arguments_key", "declaration", "tool_message", "error_message",
+           "result_message", "chat_messages", "flatten_content", "base64_size", "describe_failure",
+           "json_kind"]
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +138,10 @@ class Layer:
         """The inner provider's annotations for ``name`` (None when it cannot say)."""
         lookup = getattr(self.provider, "tool_annotations", None)
         return cast("ToolAnnotations | None", lookup(name)) if callable(lookup) else None
+
+    def cancel_tool_calls(self, ids: Iterable[str | int]) -> int:
+        """The inner provider's ``cancel_tool_calls(ids)`` (0 without); a held call goes on."""
+        return int(getattr(self.provider, "cancel_tool_calls", lambda _: 0)(call_ids(ids)))
 
     def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """Refuse the calls that cannot be read; hand the rest to :meth:`handle_calls`.
@@ -329,6 +338,15 @@ def as_call_list(calls: Any) -> list[Any]:
         raise MCPClientError("execute_tool_calls takes a list of tool calls, not "
                              f"{type(calls).__name__}")
     return list(calls)
+
+
+def call_ids(ids: Any) -> list[str | int]:
+    """``ids`` (``cancel_tool_calls``'s) as a list of str or int ids; else MCPClientError."""
+    wanted: list[Any] = [None] if isinstance(ids, (Mapping, str, bytes)) or \
+        not isinstance(ids, Iterable) else list(ids)   # None: no id, so refused below
+    if any(isinstance(i, bool) or not isinstance(i, (str, int)) for i in wanted):
+        raise MCPClientError(f"cancel_tool_calls takes tool call ids, not {ids!r:.80}")
+    return wanted
 
 
 def parse_arguments(arguments: Any) -> dict[str, Any]:

@@ -47,6 +47,13 @@ Decisions:
   is operator diagnosis (``ServerGone.stderr_tail``), not transcript text.
 * Identical calls merged in a widened batch are one request, so its progress
   is reported under the ``tool_call_id`` of the first of them.
+* Each call of a running batch has a :class:`~._cancel.CallStop`, kept
+  under its ``tool_call_id`` (as a string) until the batch returns;
+  :meth:`Bridge.cancel_tool_calls` sets the stops of the ids it is given.  A
+  call whose stop is set before it was sent is not sent; one in flight is
+  given up (the client's requests are attached to the stop, with
+  ``stoppable``).  Either way its entry says it was cancelled.  Identical
+  calls merged into one request are cancelled through the first of them.
 * While the catalogue is unchanged (the ``stamp``: the client's ``ttlMs``
   cache still holds every page, fresh, and no ``list_changed`` or refresh
   came in between) :meth:`Bridge.tools_for_llm` returns a new list of the
@@ -61,15 +68,17 @@ from __future__ import annotations
 import copy
 import functools
 import logging
+import threading
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, Protocol, Sequence, \
     TypeVar, Union
 
 from .. import batch
-from ..exceptions import MCPClientError
+from ..exceptions import Cancelled, MCPClientError
 from ..names import Bindings, NameMap, is_llm_name
-from ..provider import (CallParts, arguments_key, as_call_list, call_meta, declaration,
-                        describe_failure, error_message, parse_arguments, read_call,
-                        refuse_unreadable, result_message)
+from ..provider import (CallParts, arguments_key, as_call_list, call_ids, call_meta,
+                        declaration, describe_failure, error_message, parse_arguments,
+                        read_call, refuse_unreadable, result_message)
+from ._cancel import CallStop, cancel_all
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
@@ -91,7 +100,8 @@ class ListTools(Protocol):
 Outcome = Union[Mapping[str, Any], BaseException]
 #: ``call(name, arguments, tool_call_id)``: one ``tools/call``'s result (it may raise);
 #: a call that carries a request ``_meta`` (:func:`mcp_client.provider.call_meta`) is
-#: ``call(name, arguments, tool_call_id, meta=meta)``.
+#: ``call(name, arguments, tool_call_id, meta=meta)``; a ``stoppable`` bridge also
+#: passes ``stop=`` (the call's :class:`~._cancel.CallStop`).
 CallFunction = Callable[..., Any]
 #: ``start(name, arguments, tool_call_id)``: a pipelined ``tools/call``; the Future's
 #: *result* is the :data:`Outcome` (it may also raise :class:`MCPClientError` at once);
@@ -99,8 +109,8 @@ CallFunction = Callable[..., Any]
 StartFunction = Callable[..., "Future[Outcome]"]
 #: ``volley([(name, arguments, tool_call_id), ...])``: pipelined ``tools/call`` requests
 #: sent together, one :data:`Outcome` each, in order; None when they cannot be (a task tool).
-VolleyFunction = Callable[[Sequence["tuple[str, dict[str, Any], Union[str, None]]"]],
-                          Union["list[Outcome]", None]]
+#: A ``stoppable`` bridge passes the calls' stops as a second argument.
+VolleyFunction = Callable[..., Union["list[Outcome]", None]]
 #: ``check(tool, result)``: why a result breaks its tool's declaration, or None.
 CheckFunction = Callable[[Union[Mapping[str, Any], None], Mapping[str, Any]],
                          Union[BaseException, None]]
@@ -186,6 +196,9 @@ class Bridge:
         volley: runs a pipelined batch's distinct calls together, when they
             are no more than ``concurrency`` (see :data:`VolleyFunction`);
             ``start`` is used otherwise.
+        stoppable: ``call``, ``start`` and ``volley`` take the calls' stops,
+            and give up a call's requests when its stop is set
+            (:meth:`cancel_tool_calls`).
     """
 
     def __init__(self, *, list_tools: ListTools, call: CallFunction,
@@ -199,8 +212,12 @@ class Bridge:
                  hold: Callable[[], None] | None = None,
                  send_held: Callable[[bool], None] | None = None,
                  wait_all: Callable[[Sequence[Future[Outcome]], Callable[[], None]], None]
-                 | None = None, volley: VolleyFunction | None = None) -> None:
+                 | None = None, volley: VolleyFunction | None = None,
+                 stoppable: bool = False) -> None:
         self._list_tools = list_tools
+        self._stoppable = stoppable
+        self._stops: dict[str, list[CallStop]] = {}   # the running batches' calls, by id
+        self._stops_lock = threading.Lock()
         self._bindings: Bindings[str] = Bindings()   # every name published, for life
         self._stamp = stamp
         self._kept: dict[str, tuple[tuple[Hashable, Hashable], Any]] = {}
@@ -305,7 +322,12 @@ class Bridge:
         parts = [read_call(call) for call in items]
         catalogue = self._catalogue_for(parts)
         entries, planned = _plan(parts, catalogue, self._bindings.key_for)
-        outcomes = self._run(planned, parts, catalogue, [call_meta(call) for call in items])
+        stops = self._enter([parts[index].ident for index, _, _ in planned])
+        try:
+            outcomes = self._run(planned, parts, catalogue, [call_meta(call) for call in items],
+                                 stops)
+        finally:
+            self._leave(stops)
         for (index, target, _), outcome in zip(planned, outcomes):
             part = parts[index]
             assert part.name is not None
@@ -315,6 +337,41 @@ class Bridge:
             entries[index] = error_message(part.ident, describe_failure(part.name, outcome)) \
                 if isinstance(outcome, BaseException) else result_message(part.ident, outcome)
         return [entry for entry in entries if entry is not None]
+
+    def cancel_tool_calls(self, ids: Iterable[str | int]) -> int:
+        """Cancel the calls of the running batches that have one of these ids.
+
+        A call not yet sent is not sent; one in flight is given up (the server
+        is told).  Each one's entry says it was cancelled.
+
+        Returns:
+            How many calls it cancelled (0 when none matched).
+
+        Raises:
+            MCPClientError: ``ids`` is not an iterable of call ids.
+        """
+        wanted = {str(ident) for ident in call_ids(ids)}
+        with self._stops_lock:
+            stops = [stop for ident in wanted for stop in self._stops.get(ident, ())]
+        return cancel_all(stops)
+
+    def _enter(self, idents: Sequence[Any]) -> list[tuple[str | None, CallStop]]:
+        """A stop for each call of a batch, kept under its id while the batch runs."""
+        stops = [(_call_id(ident), CallStop()) for ident in idents]
+        with self._stops_lock:
+            for key, stop in stops:
+                if key is not None:
+                    self._stops.setdefault(key, []).append(stop)
+        return stops
+
+    def _leave(self, stops: Sequence[tuple[str | None, CallStop]]) -> None:
+        with self._stops_lock:
+            for key, stop in stops:
+                kept = self._stops.get(key) if key is not None else None
+                if key is not None and kept is not None:
+                    kept.remove(stop)
+                    if not kept:
+                        del self._stops[key]
 
     # -- one batch ---------------------------------------------------------------
 
@@ -342,26 +399,39 @@ class Bridge:
         return catalogue
 
     def _call(self, name: str, arguments: dict[str, Any], ident: Any,
-              meta: dict[str, Any] | None = None) -> Outcome:
+              meta: dict[str, Any] | None = None, stop: CallStop | None = None) -> Outcome:
         """One ``tools/call``; an exception is returned, never raised."""
+        extra: dict[str, Any] = {} if meta is None else {"meta": meta}
+        if stop is not None:
+            if stop.is_set():
+                return Cancelled("tools/call")
+            if self._stoppable:
+                extra["stop"] = stop
         try:
-            result = self._call_tool(name, arguments, _call_id(ident)) if meta is None else \
-                self._call_tool(name, arguments, _call_id(ident), meta=meta)
+            result = self._call_tool(name, arguments, _call_id(ident), **extra)
         except Exception as exc:
             if not isinstance(exc, MCPClientError):
                 log.exception("tools/call %s failed inside the client", name)
             return exc
+        finally:
+            if stop is not None:
+                stop.finish()
         if not isinstance(result, Mapping):
             return MCPClientError(f"the answer to {name} is not a result object")
         return result
 
     def _start(self, name: str, arguments: dict[str, Any], ident: Any,
-               meta: dict[str, Any] | None = None) -> Future[Outcome]:
+               meta: dict[str, Any] | None = None,
+               stop: CallStop | None = None) -> Future[Outcome]:
         """:meth:`_call`, pipelined: the Future's result is the outcome."""
         assert self._start_tool is not None
+        extra: dict[str, Any] = {} if meta is None else {"meta": meta}
+        if stop is not None and self._stoppable:
+            extra["stop"] = stop
         try:
-            return self._start_tool(name, arguments, _call_id(ident)) if meta is None else \
-                self._start_tool(name, arguments, _call_id(ident), meta=meta)
+            if stop is not None and stop.is_set():
+                raise Cancelled("tools/call")
+            return self._start_tool(name, arguments, _call_id(ident), **extra)
         except MCPClientError as exc:   # an outcome: the Future's result, as for a failed call
             from concurrent.futures import Future
 
@@ -371,7 +441,8 @@ class Bridge:
 
     def _run(self, planned: Sequence[tuple[int, str, dict[str, Any]]],
              parts: Sequence[CallParts], catalogue: _Catalogue | None,
-             metas: Sequence[dict[str, Any] | None]) -> list[Outcome]:
+             metas: Sequence[dict[str, Any] | None],
+             stops: Sequence[tuple[str | None, CallStop]]) -> list[Outcome]:
         """Run the planned calls; one with a request ``_meta`` is never merged with
         another, nor sent in a volley, and its ``_meta`` goes with it."""
         widen = batch.may_overlap([target for _, target, _ in planned],
@@ -382,17 +453,17 @@ class Bridge:
         pipelined = widen and self._start_tool is not None and \
             self._can_pipeline is not None and self._can_pipeline()
         if pipelined and self._volley is not None and not any(metas):
-            together = self._together(planned, parts)
+            together = self._together(planned, parts, [stop for _, stop in stops])
             if together is not None:
                 return together
         tasks = [batch.Task(functools.partial(self._call, target, arguments, parts[index].ident,
-                                              metas[index]),
+                                              metas[index], stop),
                             arguments_key(target, arguments) if widen and not metas[index]
                             else None,
                             functools.partial(self._start, target, arguments,
-                                              parts[index].ident, metas[index])
+                                              parts[index].ident, metas[index], stop)
                             if pipelined else None)
-                 for index, target, arguments in planned]
+                 for (index, target, arguments), (_, stop) in zip(planned, stops)]
         pool = self._executor() if self._executor is not None and widen and not pipelined \
             else None
         send_held = self._send_held
@@ -411,7 +482,8 @@ class Bridge:
             send_held(True)
 
     def _together(self, planned: Sequence[tuple[int, str, dict[str, Any]]],
-                  parts: Sequence[CallParts]) -> list[Outcome] | None:
+                  parts: Sequence[CallParts],
+                  stops: Sequence[CallStop]) -> list[Outcome] | None:
         """A pipelined batch as one volley (identical calls sent once), or None when it
         has more distinct calls than may be in flight at once, or they cannot be sent so."""
         assert self._volley is not None
@@ -420,8 +492,12 @@ class Bridge:
         if not 2 <= len(groups) <= self._concurrency:
             return None
         firsts = [planned[slots[0]] for slots in groups]
-        outcomes = self._volley([(target, arguments, _call_id(parts[index].ident))
-                                 for index, target, arguments in firsts])
+        calls = [(target, arguments, _call_id(parts[index].ident))
+                 for index, target, arguments in firsts]
+        outcomes = self._volley(calls, [stops[slots[0]] for slots in groups]) \
+            if self._stoppable else self._volley(calls)
+        for stop in stops:
+            stop.finish()
         if outcomes is None:
             return None
         return batch.spread(groups, outcomes, len(planned))
