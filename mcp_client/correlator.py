@@ -153,8 +153,12 @@ class Correlator:
         pending._complete(message, None)
         return True
 
-    def abandon(self, ident: int | str) -> Pending | None:
-        """Stop tracking ``ident``; a later answer for it is dropped."""
+    def abandon(self, ident: int | str, error: BaseException | None = None) -> Pending | None:
+        """Stop tracking ``ident``; a later answer for it is dropped.
+
+        With ``error``, the cell is also completed with it, so whoever waits
+        on it wakes (a request given up from another thread).
+        """
         with self._lock:
             pending = self._pending.pop(ident, None)
             self._standing.discard(ident)
@@ -162,6 +166,8 @@ class Correlator:
                 self._abandoned[ident] = pending.method
                 while len(self._abandoned) > ABANDONED_MEMORY:
                     self._abandoned.popitem(last=False)
+        if pending is not None and error is not None:
+            pending._complete(None, error)
         return pending
 
     def sole_pending(self) -> Pending | None:

@@ -89,6 +89,11 @@ class LocalServer:
         """What the server said about one tool, or None (:meth:`Client.tool_annotations`)."""
         return self._client.tool_annotations(name)
 
+    def cancel_tool_calls(self, ids: Iterable[str | int]) -> int:
+        """Cancel running calls with these ids (:meth:`Client.cancel_tool_calls`):
+        the server's handler is told as an SDK server is (``notifications/cancelled``)."""
+        return self._client.cancel_tool_calls(ids)
+
     def close(self) -> None:
         """Stop the server and its threads; idempotent."""
         self._client.close()

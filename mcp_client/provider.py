@@ -1,47 +1,46 @@
 """The role a provider implements, the contract it signs up to, and the data that crosses it.
 
-A *provider* is what a model's tool loop talks to: it publishes tool
-declarations and runs the tool calls a model makes.  :class:`~mcp_client.Client`,
-:class:`~mcp_client.local.LocalServer`, :class:`~mcp_client.registry.Registry`
-and every layer (:class:`~mcp_client.policy.Policy`,
+A *provider* is what a model's tool loop talks to: it publishes tool declarations and runs the
+tool calls a model makes.  :class:`~mcp_client.Client`, :class:`~mcp_client.local.LocalServer`,
+:class:`~mcp_client.registry.Registry` and every layer (:class:`~mcp_client.policy.Policy`,
 :class:`~mcp_client.leases.Leases`, :class:`~mcp_client.reasons.Reasons`,
-:class:`~mcp_client.unknown_keys.UnknownKeys`) are one, so they stack.  The
-contract (:class:`Provider`):
+:class:`~mcp_client.unknown_keys.UnknownKeys`) are one, so they stack.  The contract
+(:class:`Provider`):
 
-* ``tools_for_llm()`` returns a list of OpenAI-style function declarations,
-  ``{"type": "function", "function": {"name", "description", "parameters"}}``,
-  each name one a model API accepts (``^[a-zA-Z0-9_-]{1,64}$``) and none
-  twice (a layer passes its inner provider's names on as they came).  It
-  may raise :class:`~mcp_client.exceptions.MCPClientError` when the tools
+* ``tools_for_llm()`` returns a list of OpenAI-style function declarations, ``{"type":
+  "function", "function": {"name", "description", "parameters"}}``, each name one a model API
+  accepts (``^[a-zA-Z0-9_-]{1,64}$``) and none twice (a layer passes its inner provider's names
+  on as they came).  It may raise :class:`~mcp_client.exceptions.MCPClientError` when the tools
   cannot be listed (a dead server).
-* ``execute_tool_calls(calls)`` takes a *list* of tool calls (dicts shaped
-  like OpenAI's, or objects with the same attributes) and returns **one
-  entry per call, in call order**: ``{"role": "tool", "tool_call_id",
-  "content", "is_error", "structured_content"?}``.  It **never raises for a
-  call**: a malformed call, an unknown tool, a refusal, a failure on the
-  wire each become that call's ``is_error`` entry.  ``calls`` that is not a
-  list (None, a number, a single call dict) is a programming error, raised as
-  :class:`~mcp_client.exceptions.MCPClientError`.  A call dict may carry a
-  request ``_meta`` for its ``tools/call`` (:func:`call_meta`); a provider
-  that does not send MCP requests ignores it.  The entries are for the
-  program and the layers; :func:`chat_messages` (also ``mcp_client.chat_messages``)
-  turns them into the tool messages a Chat Completions request carries.
-* ``tool_annotations(name)`` (optional) returns what the tool's server said
-  about it (a copy of its ``annotations``), or None.
-  ``app_tool_name(client, tool)`` (optional) returns the name under which a
-  view's call to ``client``'s ``tool`` is addressed to this provider (MCP
-  Apps, :mod:`mcp_client.apps`), or None when no tool of that client is
-  reached through it.  ``close()`` (optional)
-  releases what the provider owns; it is idempotent.
+* ``execute_tool_calls(calls)`` takes a *list* of tool calls (dicts shaped like OpenAI's, or
+  objects with the same attributes) and returns **one entry per call, in call order**:
+  ``{"role": "tool", "tool_call_id", "content", "is_error", "structured_content"?}``.  It
+  **never raises for a call**: a malformed call, an unknown tool, a refusal, a failure on the
+  wire each become that call's ``is_error`` entry.  ``calls`` that is not a list (None, a
+  number, a single call dict) is a programming error, raised as
+  :class:`~mcp_client.exceptions.MCPClientError`.  A call dict may carry a request ``_meta``
+  for its ``tools/call`` (:func:`call_meta`); a provider that does not send MCP requests
+  ignores it.  The entries are for the program and the layers; :func:`chat_messages` (also
+  ``mcp_client.chat_messages``) turns them into the tool messages a Chat Completions request
+  carries.
+* ``tool_annotations(name)`` (optional) returns what the tool's server said about it (a copy of
+  its ``annotations``), or None. ``app_tool_name(client, tool)`` (optional) returns the name
+  under which a view's call to ``client``'s ``tool`` is addressed to this provider (MCP Apps,
+  :mod:`mcp_client.apps`), or None when no tool of that client is reached through it.
+  ``close()`` (optional) releases what the provider owns; it is idempotent.
+* ``cancel_tool_calls(ids)`` (optional) abandons each running call of ``execute_tool_calls``
+  under one of these ``tool_call_id`` values (the server is told: ``notifications/cancelled``;
+  one not sent is not sent); its entry is ``the call to <name> was cancelled``.  It returns how
+  many (bad ``ids`` raise: :func:`call_ids`); layers pass it down, registries to all.
 * Every method may be called from any thread, concurrently.
 
-:class:`Layer` is the base of a provider that wraps one provider: it holds it
-in :attr:`Layer.provider`, refuses calls it cannot read, and delegates the
-rest.  The helpers below read calls and shape entries the same way for every
-provider, so a call means the same thing at every level of a stack.
+:class:`Layer` is the base of a provider that wraps one provider: it holds it in
+:attr:`Layer.provider`, refuses calls it cannot read, and delegates the rest.  The helpers
+below read calls and shape entries the same way for every provider, so a call means the same
+thing at every level of a stack.
 
-This module imports only :mod:`mcp_client.exceptions` and
-:mod:`mcp_client.protocol`: it knows nothing of clients, wires or policies.
+This module imports only :mod:`mcp_client.exceptions` and :mod:`mcp_client.protocol`: it knows
+nothing of clients, wires or policies.
 """
 
 from __future__ import annotations
@@ -53,6 +52,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, N
                     Protocol, cast, runtime_checkable)
 
 from . import protocol
+from ._content import base64_size, flatten_content
 from .exceptions import (Cancelled, InputLoopExceeded, MCPClientError, OutputMismatch,
                          ProtocolError, ServerGone, Timeout, TransportClosed, TransportError,
                          exit_status)
@@ -62,8 +62,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Provider", "Layer", "is_provider", "declared_name", "CallParts", "read_call",
            "refuse_unreadable", "call_meta", "with_meta", "parse_arguments", "as_call_list",
-           "arguments_key", "declaration", "tool_message", "error_message", "result_message",
-           "chat_messages", "flatten_content", "base64_size", "describe_failure", "json_kind"]
+           "call_ids", "arguments_key", "declaration", "tool_message", "error_message",
+           "result_message", "chat_messages", "flatten_content", "base64_size", "describe_failure",
+           "json_kind"]
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +145,10 @@ class Layer:
         ask = getattr(self.provider, "app_tool_name", None)
         found = ask(client, tool) if callable(ask) else None
         return found if isinstance(found, str) else None
+
+    def cancel_tool_calls(self, ids: Iterable[str | int]) -> int:
+        """The inner provider's ``cancel_tool_calls(ids)`` (0 without); a held call goes on."""
+        return int(getattr(self.provider, "cancel_tool_calls", lambda _: 0)(call_ids(ids)))
 
     def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """Refuse the calls that cannot be read; hand the rest to :meth:`handle_calls`.
@@ -342,6 +347,15 @@ def as_call_list(calls: Any) -> list[Any]:
     return list(calls)
 
 
+def call_ids(ids: Any) -> list[str | int]:
+    """``ids`` (``cancel_tool_calls``'s) as a list of str or int ids; else MCPClientError."""
+    wanted: list[Any] = [None] if isinstance(ids, (Mapping, str, bytes)) or \
+        not isinstance(ids, Iterable) else list(ids)   # None: no id, so refused below
+    if any(isinstance(i, bool) or not isinstance(i, (str, int)) for i in wanted):
+        raise MCPClientError(f"cancel_tool_calls takes tool call ids, not {ids!r:.80}")
+    return wanted
+
+
 def parse_arguments(arguments: Any) -> dict[str, Any]:
     """A call's arguments as a dict.
 
@@ -485,72 +499,6 @@ def chat_messages(entries: Iterable[Mapping[str, Any]]) -> list[ChatToolMessage]
         messages.append({"role": "tool", "tool_call_id": entry["tool_call_id"],
                          "content": entry["content"]})
     return messages
-
-
-def flatten_content(blocks: Any) -> str:
-    """Content blocks as the text a model reads: one line (or more) per block.
-
-    Text is kept; images, audio and blob resources are named with their MIME
-    type and decoded size (``[image: image/png, 67 bytes]``), never inlined (a
-    base64 payload costs a fortune in tokens and tells a model nothing it can
-    act on).  An embedded text resource is its text under a ``[resource:
-    uri]`` line; a resource link is ``[resource link: uri (name, mimeType)]``.
-    """
-    if not isinstance(blocks, list):
-        return ""
-    return "\n".join(_block_text(block) for block in blocks)
-
-
-def _block_text(block: Any) -> str:
-    if not isinstance(block, dict):
-        return "[unreadable content block]"
-    kind = block.get("type")
-    if kind == "text":
-        text = block.get("text")
-        return text if isinstance(text, str) else ""
-    if kind in ("image", "audio"):
-        return f"[{kind}: {_mime(block)}, {base64_size(block.get('data'))}]"
-    if kind == "resource_link":
-        return _link_text(block)
-    if kind == "resource":
-        return _resource_text(block.get("resource"))
-    return f"[{kind if isinstance(kind, str) else 'unknown'} content omitted]"
-
-
-def _mime(block: Mapping[str, Any]) -> str:
-    mime = block.get("mimeType")
-    return mime if isinstance(mime, str) and mime else "unknown type"
-
-
-def base64_size(data: Any) -> str:
-    """The decoded size of base64 ``data``, as text ("123 bytes"; "unknown size")."""
-    if not isinstance(data, str):
-        return "unknown size"
-    text = "".join(data.split())
-    padding = len(text) - len(text.rstrip("="))
-    return f"{max(0, len(text) * 3 // 4 - padding)} bytes"
-
-
-def _link_text(block: Mapping[str, Any]) -> str:
-    details = [value for value in (block.get("title") or block.get("name"),
-                                   block.get("mimeType")) if isinstance(value, str) and value]
-    size = block.get("size")
-    if isinstance(size, int) and not isinstance(size, bool):
-        details.append(f"{size} bytes")
-    text = f"[resource link: {block.get('uri')}"
-    text += f" ({', '.join(details)})]" if details else "]"
-    description = block.get("description")
-    return f"{text} {description}" if isinstance(description, str) and description else text
-
-
-def _resource_text(resource: Any) -> str:
-    if not isinstance(resource, dict):
-        return "[unreadable resource]"
-    uri = resource.get("uri")
-    text = resource.get("text")
-    if isinstance(text, str):
-        return f"[resource: {uri}]\n{text}"
-    return f"[resource: {uri}, {_mime(resource)}, {base64_size(resource.get('blob'))}]"
 
 
 def describe_failure(name: str, exc: BaseException) -> str:

@@ -77,7 +77,7 @@ from .exceptions import MCPClientError
 from ._toolfilter import ToolFilter
 from .local import LocalServer, is_sdk_server
 from .names import Bindings, NameMap, is_llm_name
-from .provider import (CallParts, as_call_list, call_meta, declared_name, error_message,
+from .provider import (CallParts, as_call_list, call_ids, call_meta, declared_name, error_message,
                        is_provider, read_call, refuse_unreadable)
 from ._log import warn_through
 
@@ -417,6 +417,31 @@ class Registry:
             entry = self._entries.get(routed[0])
         ask = getattr(entry.provider, "tool_annotations", None) if entry else None
         return cast("ToolAnnotations | None", ask(routed[1])) if callable(ask) else None
+
+    def cancel_tool_calls(self, ids: Iterable[str | int]) -> int:
+        """Cancel running calls with these ids in every provider that can
+        (``cancel_tool_calls``, see :mod:`mcp_client.provider`).
+
+        Returns:
+            How many calls they cancelled, summed (0 when none matched).
+
+        Raises:
+            MCPClientError: ``ids`` is not an iterable of call ids.
+        """
+        wanted = call_ids(ids)
+        with self._lock:
+            providers = [entry.provider for entry in self._entries.values()]
+        total = 0
+        for provider in providers:
+            cancel = getattr(provider, "cancel_tool_calls", None)
+            if not callable(cancel):
+                continue
+            try:
+                total += int(cancel(wanted))
+            except Exception as exc:   # one provider's failure must not spare the others
+                self._warn(f"cancel_tool_calls failed in {provider!r}: "
+                           f"{type(exc).__name__}: {exc}")
+        return total
 
     def execute_tool_calls(self, calls: Iterable[Any]) -> list[ToolMessage]:
         """Run a model's calls: one batch per provider, answers in the model's order.

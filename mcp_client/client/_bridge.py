@@ -61,6 +61,13 @@ Decisions:
   reaches only tools whose visibility includes ``"app"``; the mark is taken
   out of the request's ``_meta`` (a forged one too) and the call's result is
   left on it, whole (as ``call_tool`` returns it).
+* Each call of a running batch has a :class:`~._cancel.CallStop`, kept
+  under its ``tool_call_id`` (as a string) until the batch returns;
+  :meth:`Bridge.cancel_tool_calls` sets the stops of the ids it is given.  A
+  call whose stop is set before it was sent is not sent; one in flight is
+  given up (the client's requests are attached to the stop, with
+  ``stoppable``).  Either way its entry says it was cancelled.  Identical
+  calls merged into one request are cancelled through the first of them.
 * While the catalogue is unchanged (the ``stamp``: the client's ``ttlMs``
   cache still holds every page, fresh, and no ``list_changed`` or refresh
   came in between) :meth:`Bridge.tools_for_llm` returns a new list of the
@@ -75,23 +82,25 @@ from __future__ import annotations
 import copy
 import functools
 import logging
+import threading
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, Protocol, Sequence, \
     TypeVar, Union
 
 from .. import batch
-from ..apps import AppCall, app_may_call, model_may_see, take_app_call
-from ..exceptions import MCPClientError
-from ..names import Bindings, NameMap, is_llm_name
-from ..provider import (CallParts, arguments_key, as_call_list, call_meta, declaration,
-                        describe_failure, error_message, parse_arguments, read_call,
-                        refuse_unreadable, result_message)
+from ..apps import app_may_call, model_may_see, take_app_call
+from ..exceptions import Cancelled, MCPClientError
+from ..names import Bindings
+from ..provider import (CallParts, arguments_key, as_call_list, call_ids, call_meta,
+                        declaration, describe_failure, error_message, read_call, result_message)
+from ._cancel import CallStop, cancel_all
+from ._plan import Catalogue, capped, catalogue_tools, client_names, plan
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
 
     from ..types import ToolDeclaration, ToolMessage
 
-__all__ = ["Bridge", "Outcome", "client_names"]
+__all__ = ["Bridge", "Outcome"]
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +115,8 @@ class ListTools(Protocol):
 Outcome = Union[Mapping[str, Any], BaseException]
 #: ``call(name, arguments, tool_call_id)``: one ``tools/call``'s result (it may raise);
 #: a call that carries a request ``_meta`` (:func:`mcp_client.provider.call_meta`) is
-#: ``call(name, arguments, tool_call_id, meta=meta)``.
+#: ``call(name, arguments, tool_call_id, meta=meta)``; a ``stoppable`` bridge also
+#: passes ``stop=`` (the call's :class:`~._cancel.CallStop`).
 CallFunction = Callable[..., Any]
 #: ``start(name, arguments, tool_call_id)``: a pipelined ``tools/call``; the Future's
 #: *result* is the :data:`Outcome` (it may also raise :class:`MCPClientError` at once);
@@ -114,8 +124,8 @@ CallFunction = Callable[..., Any]
 StartFunction = Callable[..., "Future[Outcome]"]
 #: ``volley([(name, arguments, tool_call_id), ...])``: pipelined ``tools/call`` requests
 #: sent together, one :data:`Outcome` each, in order; None when they cannot be (a task tool).
-VolleyFunction = Callable[[Sequence["tuple[str, dict[str, Any], Union[str, None]]"]],
-                          Union["list[Outcome]", None]]
+#: A ``stoppable`` bridge passes the calls' stops as a second argument.
+VolleyFunction = Callable[..., Union["list[Outcome]", None]]
 #: ``check(tool, result)``: why a result breaks its tool's declaration, or None.
 CheckFunction = Callable[[Union[Mapping[str, Any], None], Mapping[str, Any]],
                          Union[BaseException, None]]
@@ -124,57 +134,6 @@ CheckFunction = Callable[[Union[Mapping[str, Any], None], Mapping[str, Any]],
 #: is true (:meth:`mcp_client.cache.Cache.stamp`'s three values).
 StampFunction = Callable[[], "tuple[Hashable, Hashable, bool]"]
 T = TypeVar("T")
-
-
-# -- declarations ---------------------------------------------------------------
-
-def _catalogue_tools(tools: Any) -> list[dict[str, Any]]:
-    if not isinstance(tools, list):
-        return []
-    return [tool for tool in tools if isinstance(tool, dict)
-            and isinstance(tool.get("name"), str) and tool["name"]]
-
-
-def client_names(tools: Iterable[Mapping[str, Any]],
-                 bindings: Bindings[str] | None = None) -> NameMap[str]:
-    """The published names of a server's tools (each tool's own name is its key).
-
-    With ``bindings``, every name it gave before stays with its tool, and a
-    tool displaced from its own name for the first time is logged.
-    """
-    entries = ((tool["name"], tool["name"], tool["name"]) for tool in tools)
-    if bindings is None:
-        return NameMap(entries)
-    names, displaced = bindings.name_map(entries)
-    for moved in displaced:
-        log.warning("the server lists %r, but %s is bound to its tool %r; it is published as %s",
-                    moved.key, moved.wanted, moved.holder, moved.given)
-    return names
-
-
-class _Catalogue:
-    """A fetched tools/list: tools by name, and the names published for them."""
-
-    def __init__(self, tools: Sequence[dict[str, Any]], bindings: Bindings[str]) -> None:
-        self.tools: dict[str, dict[str, Any]] = {}
-        self.app_only = frozenset(tool["name"] for tool in tools if not model_may_see(tool))
-        for tool in tools:
-            self.tools.setdefault(tool["name"], tool)
-        self.names = client_names(tools, bindings)
-
-    def resolve(self, name: str) -> str | None:
-        """The server's name for a published name, or None (any other spelling too)."""
-        return self.names.key_for(name)
-
-    def allows(self, name: str, mark: AppCall | None) -> bool:
-        """Whether the caller -- a view when ``mark`` is given, else a model -- may call it."""
-        tool = self.tools.get(name)
-        if tool is None:
-            return mark is None
-        return app_may_call(tool) if mark is not None else model_may_see(tool)
-
-    def annotations(self) -> dict[str, Mapping[str, Any] | None]:
-        return {name: tool.get("annotations") for name, tool in self.tools.items()}
 
 
 # -- the bridge -----------------------------------------------------------------
@@ -211,6 +170,9 @@ class Bridge:
             ``start`` is used otherwise.
         owner: the client whose :class:`~mcp_client.apps.AppCall` marks let a
             view's call reach an app-only tool (None: no mark does).
+        stoppable: ``call``, ``start`` and ``volley`` take the calls' stops,
+            and give up a call's requests when its stop is set
+            (:meth:`cancel_tool_calls`).
     """
 
     def __init__(self, *, list_tools: ListTools, call: CallFunction,
@@ -225,11 +187,15 @@ class Bridge:
                  send_held: Callable[[bool], None] | None = None,
                  wait_all: Callable[[Sequence[Future[Outcome]], Callable[[], None]], None]
                  | None = None, volley: VolleyFunction | None = None,
-                 max_chars: int | None = None, owner: Any = None) -> None:
+                 max_chars: int | None = None, owner: Any = None,
+                 stoppable: bool = False) -> None:
         self._list_tools = list_tools
         self._max_chars = max_chars
         self._owner = owner
         self._app_only: frozenset[str] = frozenset()   # as the last catalogue said
+        self._stoppable = stoppable
+        self._stops: dict[str, list[CallStop]] = {}   # the running batches' calls, by id
+        self._stops_lock = threading.Lock()
         self._bindings: Bindings[str] = Bindings()   # every name published, for life
         self._stamp = stamp
         self._kept: dict[str, tuple[tuple[Hashable, Hashable], Any]] = {}
@@ -263,7 +229,7 @@ class Bridge:
         return list(self._derived("declarations", self._declarations))
 
     def _declarations(self) -> tuple[ToolDeclaration, ...]:
-        tools = _catalogue_tools(self._list_tools())
+        tools = catalogue_tools(self._list_tools())
         names = client_names(tools, self._bindings)
         seen: set[str] = set()
         declarations: list[ToolDeclaration] = []
@@ -351,9 +317,13 @@ class Bridge:
         taken = [take_app_call(call_meta(call), self._owner) for call in items]
         marks = [mark for _, mark in taken]
         catalogue = self._catalogue_for(parts)
-        entries, planned = _plan(parts, catalogue, self._bindings.key_for, marks,
-                                 self._app_only)
-        outcomes = self._run(planned, parts, catalogue, [meta for meta, _ in taken])
+        entries, planned = plan(parts, catalogue, self._bindings.key_for, marks,
+                                self._app_only)
+        stops = self._enter([parts[index].ident for index, _, _ in planned])
+        try:
+            outcomes = self._run(planned, parts, catalogue, [meta for meta, _ in taken], stops)
+        finally:
+            self._leave(stops)
         for (index, target, _), outcome in zip(planned, outcomes):
             part, mark = parts[index], marks[index]
             assert part.name is not None
@@ -364,18 +334,53 @@ class Bridge:
                 outcome = self._check(catalogue.tools.get(target), outcome) or outcome
             entries[index] = error_message(part.ident, describe_failure(part.name, outcome)) \
                 if isinstance(outcome, BaseException) else \
-                _capped(result_message(part.ident, outcome), self._max_chars)
+                capped(result_message(part.ident, outcome), self._max_chars)
         return [entry for entry in entries if entry is not None]
+
+    def cancel_tool_calls(self, ids: Iterable[str | int]) -> int:
+        """Cancel the calls of the running batches that have one of these ids.
+
+        A call not yet sent is not sent; one in flight is given up (the server
+        is told).  Each one's entry says it was cancelled.
+
+        Returns:
+            How many calls it cancelled (0 when none matched).
+
+        Raises:
+            MCPClientError: ``ids`` is not an iterable of call ids.
+        """
+        wanted = {str(ident) for ident in call_ids(ids)}
+        with self._stops_lock:
+            stops = [stop for ident in wanted for stop in self._stops.get(ident, ())]
+        return cancel_all(stops)
+
+    def _enter(self, idents: Sequence[Any]) -> list[tuple[str | None, CallStop]]:
+        """A stop for each call of a batch, kept under its id while the batch runs."""
+        stops = [(_call_id(ident), CallStop()) for ident in idents]
+        with self._stops_lock:
+            for key, stop in stops:
+                if key is not None:
+                    self._stops.setdefault(key, []).append(stop)
+        return stops
+
+    def _leave(self, stops: Sequence[tuple[str | None, CallStop]]) -> None:
+        with self._stops_lock:
+            for key, stop in stops:
+                kept = self._stops.get(key) if key is not None else None
+                if key is not None and kept is not None:
+                    kept.remove(stop)
+                    if not kept:
+                        del self._stops[key]
 
     # -- one batch ---------------------------------------------------------------
 
-    def _new_catalogue(self, *, refresh: bool = False) -> _Catalogue:
+    def _new_catalogue(self, *, refresh: bool = False) -> Catalogue:
         tools = self._list_tools(refresh=True) if refresh else self._list_tools()
-        catalogue = _Catalogue(_catalogue_tools(tools), self._bindings)
+        catalogue = Catalogue(catalogue_tools(tools), self._bindings)
         self._app_only = catalogue.app_only
         return catalogue
 
-    def _fetch_catalogue(self, *, refresh: bool = False) -> _Catalogue | None:
+    def _fetch_catalogue(self, *, refresh: bool = False) -> Catalogue | None:
         try:
             if refresh:
                 return self._new_catalogue(refresh=True)
@@ -384,7 +389,7 @@ class Bridge:
             log.debug("no catalogue for the batch: %r", exc)
             return None
 
-    def _catalogue_for(self, parts: Sequence[CallParts]) -> _Catalogue | None:
+    def _catalogue_for(self, parts: Sequence[CallParts]) -> Catalogue | None:
         """The catalogue for a batch, fetched again once if it lacks a name the model used."""
         if all(part.name is None for part in parts):
             return None
@@ -395,26 +400,39 @@ class Bridge:
         return catalogue
 
     def _call(self, name: str, arguments: dict[str, Any], ident: Any,
-              meta: dict[str, Any] | None = None) -> Outcome:
+              meta: dict[str, Any] | None = None, stop: CallStop | None = None) -> Outcome:
         """One ``tools/call``; an exception is returned, never raised."""
+        extra: dict[str, Any] = {} if meta is None else {"meta": meta}
+        if stop is not None:
+            if stop.is_set():
+                return Cancelled("tools/call")
+            if self._stoppable:
+                extra["stop"] = stop
         try:
-            result = self._call_tool(name, arguments, _call_id(ident)) if meta is None else \
-                self._call_tool(name, arguments, _call_id(ident), meta=meta)
+            result = self._call_tool(name, arguments, _call_id(ident), **extra)
         except Exception as exc:
             if not isinstance(exc, MCPClientError):
                 log.exception("tools/call %s failed inside the client", name)
             return exc
+        finally:
+            if stop is not None:
+                stop.finish()
         if not isinstance(result, Mapping):
             return MCPClientError(f"the answer to {name} is not a result object")
         return result
 
     def _start(self, name: str, arguments: dict[str, Any], ident: Any,
-               meta: dict[str, Any] | None = None) -> Future[Outcome]:
+               meta: dict[str, Any] | None = None,
+               stop: CallStop | None = None) -> Future[Outcome]:
         """:meth:`_call`, pipelined: the Future's result is the outcome."""
         assert self._start_tool is not None
+        extra: dict[str, Any] = {} if meta is None else {"meta": meta}
+        if stop is not None and self._stoppable:
+            extra["stop"] = stop
         try:
-            return self._start_tool(name, arguments, _call_id(ident)) if meta is None else \
-                self._start_tool(name, arguments, _call_id(ident), meta=meta)
+            if stop is not None and stop.is_set():
+                raise Cancelled("tools/call")
+            return self._start_tool(name, arguments, _call_id(ident), **extra)
         except MCPClientError as exc:   # an outcome: the Future's result, as for a failed call
             from concurrent.futures import Future
 
@@ -423,8 +441,9 @@ class Bridge:
             return refused
 
     def _run(self, planned: Sequence[tuple[int, str, dict[str, Any]]],
-             parts: Sequence[CallParts], catalogue: _Catalogue | None,
-             metas: Sequence[dict[str, Any] | None]) -> list[Outcome]:
+             parts: Sequence[CallParts], catalogue: Catalogue | None,
+             metas: Sequence[dict[str, Any] | None],
+             stops: Sequence[tuple[str | None, CallStop]]) -> list[Outcome]:
         """Run the planned calls; one with a request ``_meta`` is never merged with
         another, nor sent in a volley, and its ``_meta`` goes with it."""
         widen = batch.may_overlap([target for _, target, _ in planned],
@@ -435,17 +454,17 @@ class Bridge:
         pipelined = widen and self._start_tool is not None and \
             self._can_pipeline is not None and self._can_pipeline()
         if pipelined and self._volley is not None and not any(metas):
-            together = self._together(planned, parts)
+            together = self._together(planned, parts, [stop for _, stop in stops])
             if together is not None:
                 return together
         tasks = [batch.Task(functools.partial(self._call, target, arguments, parts[index].ident,
-                                              metas[index]),
+                                              metas[index], stop),
                             arguments_key(target, arguments) if widen and not metas[index]
                             else None,
                             functools.partial(self._start, target, arguments,
-                                              parts[index].ident, metas[index])
+                                              parts[index].ident, metas[index], stop)
                             if pipelined else None)
-                 for index, target, arguments in planned]
+                 for (index, target, arguments), (_, stop) in zip(planned, stops)]
         pool = self._executor() if self._executor is not None and widen and not pipelined \
             else None
         send_held = self._send_held
@@ -464,7 +483,8 @@ class Bridge:
             send_held(True)
 
     def _together(self, planned: Sequence[tuple[int, str, dict[str, Any]]],
-                  parts: Sequence[CallParts]) -> list[Outcome] | None:
+                  parts: Sequence[CallParts],
+                  stops: Sequence[CallStop]) -> list[Outcome] | None:
         """A pipelined batch as one volley (identical calls sent once), or None when it
         has more distinct calls than may be in flight at once, or they cannot be sent so."""
         assert self._volley is not None
@@ -473,65 +493,17 @@ class Bridge:
         if not 2 <= len(groups) <= self._concurrency:
             return None
         firsts = [planned[slots[0]] for slots in groups]
-        outcomes = self._volley([(target, arguments, _call_id(parts[index].ident))
-                                 for index, target, arguments in firsts])
+        calls = [(target, arguments, _call_id(parts[index].ident))
+                 for index, target, arguments in firsts]
+        outcomes = self._volley(calls, [stops[slots[0]] for slots in groups]) \
+            if self._stoppable else self._volley(calls)
+        for stop in stops:
+            stop.finish()
         if outcomes is None:
             return None
         return batch.spread(groups, outcomes, len(planned))
 
 
-def _capped(entry: ToolMessage, limit: int | None) -> ToolMessage:
-    """``entry`` with its text cut to ``limit`` characters and a notice saying how much
-    was cut (``structured_content`` untouched: the program still has all of it)."""
-    text = entry["content"]
-    if limit is None or len(text) <= limit:
-        return entry
-    cut = len(text) - limit
-    entry["content"] = (f"{text[:limit]}\n[cut: {cut:,} more characters of {len(text):,} not "
-                        "shown; ask the tool for less, e.g. a narrower query or one page]")
-    return entry
-
-
 def _call_id(ident: Any) -> str | None:
     """The model's id of a call as the client tracks it (progress reports name it)."""
     return None if ident is None else str(ident)
-
-
-def _plan(parts: Sequence[CallParts], catalogue: _Catalogue | None,
-          bound: Callable[[str], str | None], marks: Sequence[AppCall | None],
-          app_only: frozenset[str],
-          ) -> tuple[list[ToolMessage | None], list[tuple[int, str, dict[str, Any]]]]:
-    """Answer the calls that cannot run; list the rest as (slot, server's name, arguments).
-
-    Without a catalogue, a name published before goes to the tool it was given
-    to (``bound``), any other name a model API accepts goes as given -- except,
-    for a model's call, a tool the last catalogue had as app-only.  A view's
-    call (``marks``) to a tool whose visibility leaves out ``"app"`` is refused.
-    """
-    entries: list[ToolMessage | None] = [None] * len(parts)
-    planned: list[tuple[int, str, dict[str, Any]]] = []
-    for index, part in enumerate(parts):
-        entries[index] = refuse_unreadable(part)
-        if entries[index] is not None or part.name is None:
-            continue
-        mark = marks[index]
-        if catalogue is None:
-            target = bound(part.name) or (part.name if is_llm_name(part.name) else None)
-            if mark is None and target in app_only:
-                target = None
-        else:
-            target = catalogue.resolve(part.name)
-            if target is not None and not catalogue.allows(target, mark):
-                if mark is not None:
-                    entries[index] = error_message(part.ident, f"{part.name} is not callable "
-                                                   "by the app")
-                    continue
-                target = None
-        if target is None:
-            entries[index] = error_message(part.ident, f"unknown tool: {part.name}")
-            continue
-        try:
-            planned.append((index, target, parse_arguments(part.arguments)))
-        except ValueError as exc:
-            entries[index] = error_message(part.ident, f"{part.name}: {exc}")
-    return entries, planned

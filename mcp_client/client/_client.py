@@ -435,6 +435,27 @@ class Client(Apps, AsyncTwins, Extras, Resources, Skills, TaskMethods):
         """What the server said about one tool (its ``annotations``), or None."""
         return cast("ToolAnnotations | None", self._bridge.tool_annotations(name))
 
+    def cancel_tool_calls(self, ids: Iterable[Any]) -> int:
+        """Cancel the calls of running :meth:`execute_tool_calls` batches with these ids.
+
+        From any thread: a call in flight is given up as any abandoned request
+        is (``notifications/cancelled``; over Streamable HTTP its connection is
+        closed) and a task it made is cancelled; one not sent yet is not sent.
+        Each one's entry says it was cancelled (:mod:`mcp_client.provider`).
+
+        Returns:
+            How many calls it cancelled; 0 when none runs under these ids.
+
+        Raises:
+            MCPClientError: ``ids`` is not an iterable of call ids.
+        """
+        if "_bridge" not in self.__dict__:   # no batch ever ran
+            from ..provider import call_ids
+
+            call_ids(ids)   # refuses what is no list of ids
+            return 0
+        return self._bridge.cancel_tool_calls(ids)
+
     @functools.cached_property
     def _bridge(self) -> Bridge:
         """The LLM bridge over this client's connection, tasks and catalogue, made on first use."""

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
     from ..correlator import Pending
     from ..transport import Transport
+    from ._cancel import CallStop
     from ._era import EraInfo
     P = ParamSpec("P")
     R = TypeVar("R")
@@ -315,18 +316,19 @@ class Connection:
 
     def start_call(self, params: dict[str, Any], *, timeout: float | None = None,
                    progress_token: str | int | None = None, tool_call_id: str | None = None,
-                   outcome: bool = False) -> Future[Any]:
+                   outcome: bool = False, stop: CallStop | None = None) -> Future[Any]:
         """Send one ``tools/call`` now; its Future completes when the answer has arrived.
 
         Every failure, a bad argument included, is the Future's exception --
-        or, with ``outcome`` (the bridge's batches), its result.
+        or, with ``outcome`` (the bridge's batches), its result.  ``stop``: the
+        bridge call's :class:`~._cancel.CallStop`, which gives the request up.
         """
         if self.state == "dead":
             self.revive()
         future: Future[Any] = (_flights.CALL_FUTURE or answer_class())(  # already running
             self._pools.run_callback)
         flight = Flight(self._requests, self._pools, future, params, progress_token, tool_call_id,
-                        outcome)
+                        outcome, stop)
         try:
             flight.send(timeout)
         except Exception as exc:   # the Future is the only way back to the caller
@@ -346,13 +348,14 @@ class Connection:
         """Write the requests this thread holds (``stop``: and hold no more)."""
         self.writer.send_held(stop)
 
-    def call_together(self, calls: Sequence[tuple[dict[str, Any], str | None]]) -> list[Any]:
+    def call_together(self, calls: Sequence[tuple[dict[str, Any], str | None]],
+                      stops: Sequence[CallStop | None] | None = None) -> list[Any]:
         """Pipelined ``tools/call`` requests ``(params, tool_call_id)``, sent in one write
         and awaited by this thread; one outcome each (the result, or the exception).
 
-        See :func:`._flights.volley`: it never raises for a call.
+        See :func:`._flights.volley` (and its ``stops``): it never raises for a call.
         """
-        return volley(self._requests, self._pools, calls)
+        return volley(self._requests, self._pools, calls, stops)
 
     def wait_all(self, futures: Sequence[Future[Any]],
                  first: Callable[[], None] | None = None) -> None:

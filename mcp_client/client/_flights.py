@@ -26,7 +26,9 @@ Decisions:
 
 * only ``tools/call``, only once the era is known, and only without a
   ``cancelled`` signal (it would need a thread to watch it); anything else
-  runs as before on the client's pool;
+  runs as before on the client's pool -- but a bridge call's
+  :class:`~._cancel.CallStop` needs no watcher: the request is attached to it
+  while in flight, and ``cancel_tool_calls`` gives it up from its own thread;
 * timeouts are kept by one thread per client, started on the first pipelined
   call with a budget and stopped by ``close()``; it wakes only at a deadline
   (or for a deadline earlier than the one it sleeps towards), never per call;
@@ -40,7 +42,8 @@ import threading
 import time
 
 from .._log import get_logger
-from ..exceptions import MCPClientError, Timeout
+from ..exceptions import Cancelled, MCPClientError, Timeout
+from ._cancel import STOP_LEAD
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,6 +54,7 @@ if TYPE_CHECKING:
     from ..protocol import Shaped
     from ._hosts import FlightsHost
     from ._pools import Pools
+    from ._cancel import CallStop
     from ._era import EraInfo
     from ._progress import Ticket
 
@@ -67,11 +71,11 @@ class Flight:
     """
 
     __slots__ = ("connection", "pools", "future", "params", "progress_token", "tool_call_id",
-                 "outcome", "ticket", "budget", "start", "pending", "forget", "info")
+                 "outcome", "ticket", "budget", "start", "pending", "forget", "info", "stop")
 
     def __init__(self, connection: FlightsHost, pools: Pools, future: Future[Any],
                  params: dict[str, Any], progress_token: str | int | None,
-                 tool_call_id: str | None, outcome: bool) -> None:
+                 tool_call_id: str | None, outcome: bool, stop: CallStop | None = None) -> None:
         self.connection = connection
         self.pools = pools
         self.future = future
@@ -85,9 +89,14 @@ class Flight:
         self.pending: Pending | None = None
         #: ``forget(ident, None)``: the deadline entry dropped (None: no budget, no entry).
         self.forget: Callable[[Any, None], Any] | None = None
+        #: The bridge call's stop, which ``cancel_tool_calls`` sets (None: not cancellable).
+        self.stop = stop
 
     def send(self, timeout: float | None) -> None:
         connection = self.connection
+        stop = self.stop
+        if stop is not None and stop.is_set():
+            raise Cancelled("tools/call")   # cancelled before it was sent: it is not
         self.info, budget, self.ticket, meta = connection.flight_terms(
             timeout, self.progress_token, self.tool_call_id)
         self.budget = budget
@@ -103,12 +112,16 @@ class Flight:
                 self.forget(pending.ident, None)
             connection.abandon(pending)
             raise
+        if stop is not None:
+            stop.attach(pending, connection.give_up_call)
 
     def answered(self, pending: Pending) -> None:
         """The request completed (on the completing thread): shape it and finish."""
         try:
             if self.forget is not None:
                 self.forget(pending.ident, None)
+            if self.stop is not None:
+                self.stop.detach(pending)
             shaped = self.connection.shaped(self.info, "tools/call", pending.result())
             if shaped.result_type == "input_required":
                 thread = threading.Thread(target=self.more_rounds, args=(shaped,), daemon=True,
@@ -116,7 +129,7 @@ class Flight:
                 self.pools.track_round(thread)
                 thread.start()
                 return
-            if self.ticket is None:   # finish(), the common case inline: a frame less
+            if self.ticket is None and self.stop is None:   # finish(), inline: a frame less
                 self.future.set_result(shaped.body)
                 return
             self.finish(shaped.body, None)
@@ -128,7 +141,7 @@ class Flight:
         try:
             meta = connection.meta(self.info, self.ticket.token if self.ticket else None)
             body = connection.more_rounds(self.info, "tools/call", self.params, meta,
-                                          self.budget, None, self.ticket, None, shaped).body
+                                          self.budget, self.stop, self.ticket, None, shaped).body
         except BaseException as exc:
             self.finish(None, exc)
         else:
@@ -158,6 +171,8 @@ class Flight:
     def finish(self, body: dict[str, Any] | None, error: BaseException | None) -> None:
         if self.ticket is not None:
             self.connection.close_ticket(self.ticket)
+        if self.stop is not None:   # the call has its outcome: nothing left to cancel
+            self.stop.finish()
         if error is None:   # the common case first: no look at done() (it takes a lock)
             assert body is not None
             try:
@@ -177,7 +192,8 @@ class Flight:
 
 
 def volley(connection: FlightsHost, pools: Pools,
-           calls: Sequence[tuple[dict[str, Any], str | None]]) -> list[Any]:
+           calls: Sequence[tuple[dict[str, Any], str | None]],
+           stops: Sequence[CallStop | None] | None = None) -> list[Any]:
     """Pipelined ``tools/call`` requests ``(params, tool_call_id)``, sent together and
     awaited by the calling thread: one outcome each, the result or the exception.
 
@@ -188,6 +204,10 @@ def volley(connection: FlightsHost, pools: Pools,
     Timeouts (stretched by progress as a blocking call's are),
     ``notifications/cancelled`` and ``input_required`` rounds (each on a
     thread of its own, as a Flight's) are kept.  Never raises for a call.
+
+    ``stops`` (one per call, or None): each request is attached to its call's
+    :class:`~._cancel.CallStop` while in flight, and this thread leads for
+    :data:`~._cancel.STOP_LEAD` at most (a cancel cannot wake a read of the wire).
     """
     params = [body for body, _ in calls]
     tickets: list[Ticket | None] = []
@@ -212,10 +232,14 @@ def volley(connection: FlightsHost, pools: Pools,
         done = all_done(pendings)
         # sent once this thread holds the wire, so that the answers wake nobody else
         writer = connection.writer
-        connection.lead(done, budget, lambda: writer.post_all(pendings, params, metas))
-        timed_out = _await_all(connection, pendings, tickets, budget, start)
+        if stops is None:
+            connection.lead(done, budget, lambda: writer.post_all(pendings, params, metas))
+            timed_out = _await_all(connection, pendings, tickets, budget, start)
+        else:
+            timed_out = _await_stoppable(connection, pendings, params, metas, tickets, budget,
+                                         start, stops)
         return _shaped_all(connection, pools, info, pendings, params, metas, tickets,
-                           timed_out, budget)
+                           timed_out, budget, stops)
     finally:
         for ticket in tickets:
             if ticket is not None:
@@ -258,10 +282,35 @@ def _await_all(connection: FlightsHost, pendings: Sequence[Pending],
                     pass
 
 
+def _await_stoppable(connection: FlightsHost, pendings: Sequence[Pending],
+                     params: Sequence[dict[str, Any]], metas: Sequence[dict[str, Any] | None],
+                     tickets: Sequence[Ticket | None], budget: float | None, start: float,
+                     stops: Sequence[CallStop | None]) -> set[int]:
+    """:func:`_await_all` for calls that ``cancel_tool_calls`` may give up: each
+    request is attached to its stop once sent, and detached once done."""
+    writer = connection.writer
+
+    def send() -> None:
+        writer.post_all(pendings, params, metas)
+        for pending, stop in zip(pendings, stops):
+            if stop is not None:
+                stop.attach(pending, connection.give_up_call)
+
+    try:
+        connection.lead(all_done(pendings), STOP_LEAD if budget is None
+                        else min(STOP_LEAD, budget), send)
+        return _await_all(connection, pendings, tickets, budget, start)
+    finally:
+        for pending, stop in zip(pendings, stops):
+            if stop is not None:
+                stop.detach(pending)
+
+
 def _shaped_all(connection: FlightsHost, pools: Pools, info: EraInfo,
                 pendings: Sequence[Pending], params: Sequence[dict[str, Any]],
                 metas: Sequence[dict[str, Any] | None], tickets: Sequence[Ticket | None],
-                timed_out: set[int], budget: float | None) -> list[Any]:
+                timed_out: set[int], budget: float | None,
+                stops: Sequence[CallStop | None] | None = None) -> list[Any]:
     """Every cell's outcome; ``input_required`` answers go on with their rounds meanwhile."""
     outcomes: list[Any] = []
     rounds: list[tuple[int, threading.Thread]] = []
@@ -281,7 +330,7 @@ def _shaped_all(connection: FlightsHost, pools: Pools, info: EraInfo,
         thread = threading.Thread(
             target=_more_rounds, daemon=True, name=f"mcp-client-rounds-{pending.ident}",
             args=(connection, pools, info, params[slot], metas[slot], tickets[slot], shaped,
-                  budget, outcomes, slot))
+                  budget, outcomes, slot, None if stops is None else stops[slot]))
         pools.track_round(thread)
         thread.start()
         rounds.append((slot, thread))
@@ -309,10 +358,11 @@ def all_done(items: Sequence[Pending] | Sequence[Future[Any]]) -> Callable[[], b
 
 def _more_rounds(connection: FlightsHost, pools: Pools, info: EraInfo, params: dict[str, Any],
                  meta: dict[str, Any] | None, ticket: Ticket | None, shaped: Shaped,
-                 budget: float | None, outcomes: list[Any], slot: int) -> None:
+                 budget: float | None, outcomes: list[Any], slot: int,
+                 stop: CallStop | None) -> None:
     """A volley's ``input_required`` answer, completed through the hooks (its own thread)."""
     try:
-        outcomes[slot] = connection.more_rounds(info, "tools/call", params, meta, budget, None,
+        outcomes[slot] = connection.more_rounds(info, "tools/call", params, meta, budget, stop,
                                                 ticket, None, shaped).body
     except BaseException as exc:
         outcomes[slot] = _outcome(exc, params)

@@ -109,6 +109,10 @@ class FlightsHost(SenderHost, Protocol):
     def register_many(self, method: str, count: int) -> list[Pending]:
         """``count`` fresh request ids for ``method``."""
 
+    def give_up_call(self, pending: Pending) -> bool:
+        """Give up a call's request from any thread (``cancel_tool_calls``): its cell
+        fails with :class:`~mcp_client.exceptions.Cancelled` and the server is told."""
+
     def lead(self, done: Callable[[], bool], timeout: float | None,
              first: Callable[[], None] | None = None) -> float | None:
         """Read the wire on this thread until ``done()``."""

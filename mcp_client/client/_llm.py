@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Any, Mapping, Sequence
 
     from ..exceptions import OutputMismatch
+    from ._cancel import CallStop
     from ._connection import Connection
     from ._outputs import OutputChecks
     from ._tasks.calls import Tasks
@@ -35,20 +36,23 @@ def bridge_for(connection: Connection, tasks: Tasks, catalogue: Catalogue,
     """The bridge over a client's ``connection``, ``tasks`` and ``catalogue``, with its options."""
 
     def call(name: str, arguments: dict[str, Any], tool_call_id: str | None,
-             meta: dict[str, Any] | None = None) -> Any:
+             meta: dict[str, Any] | None = None, stop: CallStop | None = None) -> Any:
         # progress is reported under the model's tool_call_id, the join key
-        # back to the model's tool card; a layer's request _meta goes as params._meta
+        # back to the model's tool card; a layer's request _meta goes as params._meta;
+        # the call's stop is how cancel_tool_calls reaches its requests
         return tasks.call(tool_params(name, arguments, meta=meta), timeout=None,
-                          cancelled=None, tool_call_id=tool_call_id)
+                          cancelled=stop, tool_call_id=tool_call_id)
 
     def start(name: str, arguments: dict[str, Any], tool_call_id: str | None,
-              meta: dict[str, Any] | None = None) -> Any:
+              meta: dict[str, Any] | None = None, stop: CallStop | None = None) -> Any:
         params = tool_params(name, arguments, meta=meta)
-        if tasks.task_tool(name):   # polled on a worker: a task is no single answer
-            return connection.submit(tasks.outcome, params)
-        return connection.start_call(params, tool_call_id=tool_call_id, outcome=True)
+        if tasks.task_tool(name, cancelled=stop):   # polled on a worker: no single answer
+            return connection.submit(tasks.outcome, params, stop)
+        return connection.start_call(params, tool_call_id=tool_call_id, outcome=True,
+                                     stop=stop)
 
-    def volley(calls: Sequence[tuple[str, dict[str, Any], str | None]]) -> list[Any] | None:
+    def volley(calls: Sequence[tuple[str, dict[str, Any], str | None]],
+               stops: Sequence[CallStop | None] | None = None) -> list[Any] | None:
         try:   # a task tool is polled on a worker; a bad call says why on its own path
             if any(tasks.task_tool(name) for name in {name for name, _, _ in calls}):
                 return None
@@ -56,7 +60,7 @@ def bridge_for(connection: Connection, tasks: Tasks, catalogue: Catalogue,
                         for name, arguments, ident in calls]
         except MCPClientError:
             return None
-        return connection.call_together(prepared)
+        return connection.call_together(prepared, stops)
 
     def runnable(*, refresh: bool = False) -> list[Any]:
         """The tools a model may be offered: none this client cannot run (a tool whose
@@ -68,7 +72,7 @@ def bridge_for(connection: Connection, tasks: Tasks, catalogue: Catalogue,
         """The output check: a schema's patterns get ``request_timeout`` at most."""
         return outputs.problem(tool, result, budget=connection.budget(None))
 
-    return Bridge(list_tools=runnable, call=call, start=start,
+    return Bridge(list_tools=runnable, call=call, start=start, stoppable=True,
                   check=checked if options["validate_output"] else None, volley=volley,
                   can_pipeline=connection.can_pipeline, executor=connection.batch_executor,
                   hold=connection.hold_requests, send_held=connection.send_held,

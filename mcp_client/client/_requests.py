@@ -22,7 +22,7 @@ from .. import protocol
 from ..cache import Cache
 from ..exceptions import Cancelled, InputLoopExceeded, MCPClientError, ProtocolError, Timeout
 from ._budget import checked_budget, hard_deadline, stretched
-from ._cancel import CANCEL_POLL, check_cancel_signal, fired, pause
+from ._cancel import CANCEL_POLL, STOP_LEAD, CallStop, check_cancel_signal, fired, pause
 from ._icons import ICON_LISTS, page_with_safe_icons
 from ._paging import pages
 
@@ -162,11 +162,33 @@ class Requests:
         host = self._host
         if host.state != "open":   # exchange(), unrolled: this is every request's path
             raise host.failure()
+        if type(cancelled) is CallStop:
+            return self._stoppable_trip(info, method, params, meta, budget, cancelled, ticket,
+                                        headers, tasks)
         pending = self._correlator.register(method)
         leads = self._leads(budget, cancelled, ticket)
         self._writer.post(pending, params, meta, headers=headers, led=leads)
         return self.shaped(info, method,
                            self._await(pending, budget, cancelled, True, ticket, leads), tasks)
+
+    def _stoppable_trip(self, info: EraInfo, method: str, params: Mapping[str, Any],
+                        meta: dict[str, Any] | None, budget: float | None, stop: CallStop,
+                        ticket: Ticket | None, headers: Mapping[str, str] | None,
+                        tasks: bool) -> protocol.Shaped:
+        """:meth:`_round_trip` for a bridge call: its request is attached to ``stop``
+        while in flight, so ``cancel_tool_calls`` can give it up from any thread."""
+        if stop.is_set():
+            raise Cancelled(method)   # cancelled before it was sent: it is not
+        pending = self._correlator.register(method)
+        leads = self._leads(budget, None, ticket)
+        self._writer.post(pending, params, meta, headers=headers, led=leads)
+        stop.attach(pending, self.give_up_call)
+        try:
+            answer = self._await(pending, budget, None, True, ticket, leads,
+                                 STOP_LEAD if self._writer.transport.line_wire else None)
+        finally:
+            stop.detach(pending)
+        return self.shaped(info, method, answer, tasks)
 
     def shaped(self, info: EraInfo, method: str, answer: dict[str, Any],
                tasks: bool = False) -> protocol.Shaped:
@@ -242,12 +264,22 @@ class Requests:
             ticket is not None and timeout is not None and self._opts["reset_timeout_on_progress"])
 
     def _await(self, pending: Pending, timeout: float | None, cancelled: Any,
-               notify_cancel: bool, ticket: Ticket | None, leads: bool) -> dict[str, Any]:
+               notify_cancel: bool, ticket: Ticket | None, leads: bool,
+               lead_for: float | None = None) -> dict[str, Any]:
         """Wait for ``pending``'s answer; ``leads`` (:meth:`_leads`, as told to
-        :meth:`Writer.post`): this thread may read the wire itself meanwhile."""
+        :meth:`Writer.post`): this thread may read the wire itself meanwhile,
+        for ``lead_for`` seconds at most when given (then it waits as a follower)."""
         if leads:
             # the wire may let this thread read the answer itself (stdio: leader/follower)
-            left = self._writer.transport.lead(pending.done, timeout, self._correlator.waiting)
+            if lead_for is None:
+                left = self._writer.transport.lead(pending.done, timeout,
+                                                   self._correlator.waiting)
+            else:
+                start = time.monotonic()
+                self._writer.transport.lead(pending.done, lead_for if timeout is None
+                                            else min(lead_for, timeout), self._correlator.waiting)
+                left = None if timeout is None else \
+                    max(0.0, timeout - (time.monotonic() - start))
             if pending.wait(left):
                 return pending.result()
             return self._timed_out(pending, timeout, notify_cancel)
@@ -316,6 +348,18 @@ class Requests:
     def cancel(self, ident: int | str, reason: str) -> None:
         """Tell the server a request was given up (``notifications/cancelled``, or a hang-up)."""
         self._writer.transport.cancel(ident, reason)
+
+    def give_up_call(self, pending: Pending) -> bool:
+        """Give up a request for a call cancelled by ``cancel_tool_calls`` (any thread):
+        its cell fails with :class:`Cancelled` and the server is told; False if its
+        answer won the race."""
+        if self._correlator.abandon(pending.ident, Cancelled(pending.method)) is None:
+            return False
+        try:
+            self.cancel(pending.ident, "cancelled by the caller")
+        except Exception:   # a dying wire: the call is cancelled all the same
+            pass
+        return True
 
     @property
     def mints_progress(self) -> bool:

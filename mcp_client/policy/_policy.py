@@ -104,6 +104,11 @@ ever: on the same thread, that inner question is refused instead (an
 elicitation is declined) and the warning says why.  From another thread the
 lock cannot tell, and it waits: treat both callbacks as leaves.
 
+``cancel_tool_calls(ids)`` (:meth:`Layer.cancel_tool_calls
+<mcp_client.provider.Layer.cancel_tool_calls>`) reaches the calls in flight
+below; a call still waiting on ``on_ask`` is not interrupted, and nothing
+remembers its id: if the human allows it, it is sent.
+
 What no rule reads: the ``reason`` argument a :mod:`mcp_client.reasons` layer
 below adds is shown to the human (it is in the question's arguments and call)
 but is never a location, a command or a URL -- machine policy does not

@@ -32,6 +32,7 @@ import weakref
 
 from ..._log import get_logger
 from ...exceptions import Cancelled, MCPClientError, ProtocolError, TransportClosed
+from .._cancel import CallStop
 from .capability_2025_11_25 import create_task, run_task, server_runs_tasks, wait_task
 from .extension_2026_07_28 import asks_for_tasks, checked_task, declares_tasks, wait_modern
 from .shared import deadline_for, give_up, needs_task, said
@@ -88,6 +89,7 @@ class Tasks:
         #: era is that one, only a name in ``_asked`` needs a second look
         self._taskless: tuple[EraInfo, dict[str, Any]] | None = None
         self._handles: weakref.WeakSet[TaskHandle] = weakref.WeakSet()   # still polling
+        self._stops: weakref.WeakSet[CallStop] = weakref.WeakSet()   # bridge calls' runs
         self._closing = False                  # close() began: task requests are not sent
         self._stopped = threading.Event()      # set with _closing: wakes a paused runner
 
@@ -178,9 +180,15 @@ class Tasks:
         own stop event, so ``close()`` ends it at once, with
         :class:`TransportClosed` as any call cut by close; the task is the
         server's to keep (no ``tasks/cancel``: task requests are refused by then).
+        A bridge call's :class:`~.._cancel.CallStop` is set by ``close()`` too;
+        set by ``cancel_tool_calls``, it cancels the task (``tasks/cancel``).
         """
         budget = self._connection.budget(timeout)
         signal = self._stopped if cancelled is None else cancelled
+        if type(signal) is CallStop:
+            self._stops.add(signal)
+            if self._closing:
+                signal.set()
         try:
             if self._era_info(timeout, cancelled).era == "legacy":
                 return run_task(self._send(False), params, timeout=budget,
@@ -195,16 +203,20 @@ class Tasks:
                                timeout=budget, deadline=deadline, cancelled=signal,
                                on_status=self._on_status, max_rounds=self._max_rounds)
         except Cancelled:
-            if signal is self._stopped and self._closing:
+            if self._closing and (signal is self._stopped or type(signal) is CallStop):
                 raise TransportClosed() from None
             raise
 
-    def outcome(self, params: dict[str, Any]) -> Any:
-        """:meth:`run` for the bridge's batches: an exception is returned."""
+    def outcome(self, params: dict[str, Any], stop: CallStop | None = None) -> Any:
+        """:meth:`run` for the bridge's batches (``stop``: the call's): an exception
+        is returned."""
         try:
-            return self.run(params, timeout=None, cancelled=None)
+            return self.run(params, timeout=None, cancelled=stop)
         except Exception as exc:
             return exc
+        finally:
+            if stop is not None:
+                stop.finish()
 
     def start(self, params: dict[str, Any], *, timeout: float | None,
               recorder: Recorder | None = None) -> TaskHandle:
@@ -292,6 +304,8 @@ class Tasks:
         self._stopped.set()
         for handle in list(self._handles):
             handle.stop.set()
+        for stop in list(self._stops):
+            stop.set()
 
     def _send(self, tasks: bool) -> Send:
         """The runner's ``send``: the connection's request (``tasks``: declaring the extension)."""
