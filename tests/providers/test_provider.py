@@ -214,7 +214,7 @@ class SeamTest(LeakCheckingTestCase):
 
     def test_the_provider_module_imports_only_the_vocabulary(self) -> None:
         for name in _imports("mcp_client.provider"):
-            self.assertRegex(name, r"^mcp_client(\.protocol|\.types(\.\w+)?"
+            self.assertRegex(name, r"^mcp_client(\.protocol|\.types(\.\w+)?|\._content(\.\w+)?"
                                    r"|\.exceptions(\.\w+)?)?$")
 
     def test_the_bridge_never_imports_the_client(self) -> None:
