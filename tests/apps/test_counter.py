@@ -146,6 +146,31 @@ class DeclareAndSplitTest(CounterCase):
         self.assertEqual(outputs[0]["output"], "unknown tool: increment")
         self.assertEqual(self.increments(), [])
 
+    def test_no_framework_adapter_offers_the_views_tool(self) -> None:
+        from pydantic_ai import Agent
+        from pydantic_ai.messages import ModelResponse, TextPart
+        from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+        from mcp_client.adapters import (anthropic, gemini, langchain, openai_agents,
+                                         pydantic_ai, smolagents)
+
+        client = self.counter()
+        offered = {"anthropic": [t["name"] for t in anthropic.tools(client)],
+                   "gemini": [d["name"] for d in gemini.declarations(client)],
+                   "langchain": [t.name for t in langchain.tools(client)],
+                   "openai_agents": [t.name for t in openai_agents.tools(client)],
+                   "smolagents": [t.name for t in smolagents.tools(client)]}
+        seen: list[str] = []
+
+        def model(messages: Any, info: AgentInfo) -> ModelResponse:
+            seen.extend(tool.name for tool in info.function_tools)
+            return ModelResponse(parts=[TextPart("done")])
+
+        Agent(FunctionModel(model), toolsets=[pydantic_ai.toolset(client)]).run_sync("hi")
+        offered["pydantic_ai"] = seen
+        self.assertEqual(offered, dict.fromkeys(offered, ["show_counter"]))
+        self.assertEqual(self.increments(), [])
+
 
 class AppViewTest(CounterCase):
     def test_the_tools_view_is_read_and_checked(self) -> None:
