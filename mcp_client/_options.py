@@ -55,6 +55,7 @@ CLIENT_OPTIONS: dict[str, Any] = {
     "tasks": False,
     "max_result_chars": 100_000,     # the most text of one result a model is handed
     "apps": False,
+    "tracer_provider": None,         # OpenTelemetry spans per request (extra [otel])
 }
 #: Options that configure a stdio transport.
 STDIO_OPTIONS = ("args", "env", "cwd", "on_stderr", "kill_grace", "stderr_lines",
@@ -227,6 +228,10 @@ def check_client_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(merged["watch"], bool):
         raise MCPClientError(f"option watch must be True or False, not {merged['watch']!r}")
     merged["max_restarts"] = _integer("max_restarts", merged["max_restarts"], 0)
+    provider = merged["tracer_provider"]
+    if provider is not None and not callable(getattr(provider, "get_tracer", None)):
+        raise MCPClientError(f"option tracer_provider must be an OpenTelemetry TracerProvider "
+                             f"(with get_tracer), not {type(provider).__name__}")
     if not isinstance(merged["sampling_tools"], bool):
         raise MCPClientError(f"option sampling_tools must be True or False, not "
                              f"{merged['sampling_tools']!r}")

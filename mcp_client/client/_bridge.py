@@ -79,12 +79,14 @@ Decisions:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import functools
 import logging
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, Protocol, Sequence, \
-    TypeVar, Union
+from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Hashable, Iterable, Mapping,
+                    Protocol, Sequence, TypeVar, Union)
 
 from .. import batch
 from ..apps import app_may_call, model_may_see, take_app_call
@@ -170,6 +172,8 @@ class Bridge:
             ``start`` is used otherwise.
         owner: the client whose :class:`~mcp_client.apps.AppCall` marks let a
             view's call reach an app-only tool (None: no mark does).
+        batch_span: ``batch_span(n)`` -> a context manager around a batch of ``n``
+            calls (the client's tracing; None: none), in which its calls run.
         stoppable: ``call``, ``start`` and ``volley`` take the calls' stops,
             and give up a call's requests when its stop is set
             (:meth:`cancel_tool_calls`).
@@ -188,8 +192,10 @@ class Bridge:
                  wait_all: Callable[[Sequence[Future[Outcome]], Callable[[], None]], None]
                  | None = None, volley: VolleyFunction | None = None,
                  max_chars: int | None = None, owner: Any = None,
-                 stoppable: bool = False) -> None:
+                 stoppable: bool = False,
+                 batch_span: Callable[[int], ContextManager[Any]] | None = None) -> None:
         self._list_tools = list_tools
+        self._batch_span = batch_span
         self._max_chars = max_chars
         self._owner = owner
         self._app_only: frozenset[str] = frozenset()   # as the last catalogue said
@@ -320,8 +326,12 @@ class Bridge:
         entries, planned = plan(parts, catalogue, self._bindings.key_for, marks,
                                 self._app_only)
         stops = self._enter([parts[index].ident for index, _, _ in planned])
+        traced = self._batch_span(len(planned)) if self._batch_span is not None and planned \
+            else contextlib.nullcontext()
         try:
-            outcomes = self._run(planned, parts, catalogue, [meta for meta, _ in taken], stops)
+            with traced:
+                outcomes = self._run(planned, parts, catalogue, [meta for meta, _ in taken],
+                                     stops)
         finally:
             self._leave(stops)
         for (index, target, _), outcome in zip(planned, outcomes):
@@ -336,6 +346,12 @@ class Bridge:
                 if isinstance(outcome, BaseException) else \
                 capped(result_message(part.ident, outcome), self._max_chars)
         return [entry for entry in entries if entry is not None]
+
+    def _in_span(self, call: Callable[[], T]) -> Callable[[], T]:
+        """``call``, run in the batch's span on whichever thread runs it (traced only)."""
+        if self._batch_span is None:
+            return call
+        return functools.partial(contextvars.copy_context().run, call)
 
     def cancel_tool_calls(self, ids: Iterable[str | int]) -> int:
         """Cancel the calls of the running batches that have one of these ids.
@@ -457,8 +473,9 @@ class Bridge:
             together = self._together(planned, parts, [stop for _, stop in stops])
             if together is not None:
                 return together
-        tasks = [batch.Task(functools.partial(self._call, target, arguments, parts[index].ident,
-                                              metas[index], stop),
+        tasks = [batch.Task(self._in_span(functools.partial(self._call, target, arguments,
+                                                            parts[index].ident, metas[index],
+                                                            stop)),
                             arguments_key(target, arguments) if widen and not metas[index]
                             else None,
                             functools.partial(self._start, target, arguments,

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from ..transport import Transport
     from ._cancel import CallStop
     from ._era import EraInfo
+    from ._otel import Tracing
     P = ParamSpec("P")
     R = TypeVar("R")
 
@@ -118,10 +119,16 @@ class Connection:
         self._cache = Cache()
         self._revival = Revival(opts, warn)
         self._watch = Watch(self, opts, lambda: [self._cache.evict(m) for m in LISTS], warn)
+        #: The client's spans (:mod:`._otel`), or None without a ``tracer_provider``.
+        self.tracing: Tracing | None = None
+        if opts["tracer_provider"] is not None:
+            from . import _otel   # only when asked: no opentelemetry otherwise
+
+            self.tracing = _otel.Tracing(opts["tracer_provider"], transport)
         self._requests = Requests(
             self, self._correlator, self.writer, negotiation=self._negotiation,
             watch=self._watch, cache=self._cache, progress=self._progress, inputs=self._inputs,
-            opts=opts, default_budget=default_budget)
+            opts=opts, default_budget=default_budget, tracing=self.tracing)
         #: One request (:meth:`Requests.request`): the client's calls go straight there.
         self.request = self._requests.request
         self._dispatch = Dispatcher(
@@ -305,14 +312,15 @@ class Connection:
     def can_pipeline(self) -> bool:
         """Whether a call may be pipelined now: a wire that never blocks a send, a known era."""
         return self._negotiation.info is not None and self.state != "closed" and \
-            self._transport.pipelines
+            self._transport.pipelines and self.tracing is None   # (a traced call: one span)
 
     def pipelines_now(self) -> bool:
         """:meth:`check_usable`, then :meth:`can_pipeline`, in one frame (every
         ``call_tool_async`` asks both)."""
         if self.state != "open":
             raise self.failure()
-        return self._negotiation.info is not None and self._transport.pipelines
+        return self._negotiation.info is not None and self._transport.pipelines and \
+            self.tracing is None
 
     def start_call(self, params: dict[str, Any], *, timeout: float | None = None,
                    progress_token: str | int | None = None, tool_call_id: str | None = None,

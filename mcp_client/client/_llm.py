@@ -79,4 +79,5 @@ def bridge_for(connection: Connection, tasks: Tasks, catalogue: Catalogue,
                   wait_all=connection.wait_all, concurrency=options["tool_concurrency"],
                   parallel_tools=options["parallel_tools"], serial_tools=options["serial_tools"],
                   stamp=lambda: connection.cache_stamp("tools/list"),
-                  max_chars=options["max_result_chars"], owner=catalogue)
+                  max_chars=options["max_result_chars"], owner=catalogue,
+                  batch_span=None if connection.tracing is None else connection.tracing.batch)

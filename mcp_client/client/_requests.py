@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ._hosts import RequestsHost
     from ._inputs import Inputs
     from ._negotiation import Negotiation
+    from ._otel import Tracing
     from ._progress import ProgressBook, Ticket
     from ._watch import Watch
     from ._writer import Writer
@@ -63,8 +64,10 @@ class Requests:
 
     def __init__(self, host: RequestsHost, correlator: Correlator, writer: Writer, *,
                  negotiation: Negotiation, watch: Watch, cache: Cache, progress: ProgressBook,
-                 inputs: Inputs, opts: Mapping[str, Any], default_budget: float | None) -> None:
+                 inputs: Inputs, opts: Mapping[str, Any], default_budget: float | None,
+                 tracing: Tracing | None = None) -> None:
         self._host = host
+        self._tracing = tracing
         self._correlator = correlator
         self._writer = writer
         self._negotiation = negotiation
@@ -136,10 +139,29 @@ class Requests:
                 hit = self._cache.get(key)
                 if hit is not None:
                     return dict(hit)
+        tracing = self._tracing
+        if tracing is None:
+            return self._send(info, method, params, key, budget, cancelled, progress_token,
+                              tool_call_id, headers, tasks, None)
+        with tracing.span(method, params, info) as span:
+            body = self._send(info, method, params, key, budget, cancelled, progress_token,
+                              tool_call_id, headers, tasks, tracing.carrier(span))
+            tracing.answered(span, method, body)
+            return body
+
+    def _send(self, info: EraInfo, method: str, params: Mapping[str, Any], key: Any,
+              budget: float | None, cancelled: Any, progress_token: str | int | None,
+              tool_call_id: str | None, headers: Mapping[str, str] | None, tasks: bool,
+              carrier: dict[str, str] | None) -> dict[str, Any]:
+        """:meth:`request` past the cache: the round trips (``carrier``: the trace
+        context its ``_meta`` carries), then the cache filled."""
+        negotiation = self._negotiation
         ticket = self._progress.open(progress_token, tool_call_id) \
             if method == "tools/call" else None
         try:
             meta = negotiation.meta(info, ticket.token if ticket is not None else None, tasks)
+            if carrier is not None:   # a new dict: an envelope is shared, never changed
+                meta = {**(meta or {}), **carrier}
             shaped = self._round_trip(info, method, params, meta, budget, cancelled, ticket,
                                       headers, tasks)
             more = shaped.result_type == "input_required"
