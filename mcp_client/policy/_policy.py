@@ -136,6 +136,7 @@ from .rules import (ANNOTATIONS_UNREAD, CHECK_FUNCTIONS, Facts, Rule, RuleError,
 
 if TYPE_CHECKING:
     from ..types import ToolDeclaration, ToolMessage
+    from ._tracing import DecisionSpans
 
 __all__ = ["Policy", "Grants", "ANSWERS", "LEASE_TOOLS", "FLOOR_CHECKS", "REFUSED"]
 
@@ -149,7 +150,7 @@ FLOOR_CHECKS = ("recursive-delete", "force-push", "hard-reset", "discards-change
 #: How every refusal's content starts.
 REFUSED = "refused by policy"
 
-_OPTIONS = ("rules", "roots", "on_ask", "on_grant", "grants", "grants_store")
+_OPTIONS = ("rules", "roots", "on_ask", "on_grant", "grants", "grants_store", "tracer_provider")
 
 
 _NESTED = ("it was asked from inside on_ask or on_grant, which are still waiting for an "
@@ -194,6 +195,9 @@ class Policy(Layer):
             and swallowed.
         grants: this policy's own grants from a previous session.
         grants_store: a shared :class:`Grants` book.
+        tracer_provider: an OpenTelemetry ``TracerProvider`` (extra ``[otel]``): each
+            decision is a span ``policy {tool}`` with ``mcp.policy.decision`` and, for a
+            refusal, ``mcp.policy.reason`` (:mod:`._tracing`).
 
     Raises:
         RuleError: a rule or grant that does not validate (index and key named).
@@ -206,10 +210,19 @@ class Policy(Layer):
                  on_ask: Callable[[dict[str, Any]], Any] | None = None,
                  on_grant: Callable[[list[dict[str, Any]]], Any] | None = None,
                  grants: Sequence[Mapping[str, Any]] | None = None,
-                 grants_store: Grants | None = None, **unknown: Any) -> None:
+                 grants_store: Grants | None = None, tracer_provider: Any = None,
+                 **unknown: Any) -> None:
         for name in unknown:
             raise unknown_option(name, _OPTIONS)
         super().__init__(provider)
+        if tracer_provider is not None and not callable(getattr(tracer_provider, "get_tracer",
+                                                                None)):
+            raise MCPClientError("tracer_provider must be an OpenTelemetry TracerProvider")
+        self._spans: DecisionSpans | None = None
+        if tracer_provider is not None:   # only when asked: no opentelemetry otherwise
+            from . import _tracing
+
+            self._spans = _tracing.DecisionSpans(tracer_provider)
         for name, hook in (("on_ask", on_ask), ("on_grant", on_grant)):
             if hook is not None and not callable(hook):
                 raise MCPClientError(f"{name} must be callable or None")
@@ -288,8 +301,10 @@ class Policy(Layer):
             results[position] = refuse_unreadable(part)   # the Layer's already were
             if results[position] is not None or part.name is None:
                 continue
+            name = part.name
             try:
-                arguments, outcome = self._decide(call, part, part.name)
+                arguments, outcome = self._decide(call, part, name) if self._spans is None \
+                    else self._spans.decide(lambda: self._decide(call, part, name), name)
             except Exception as exc:        # a bug here must still refuse, not raise
                 log.exception("the policy could not decide a call")
                 arguments, outcome = None, _Outcome(

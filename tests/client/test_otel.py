@@ -88,6 +88,32 @@ class SpansTest(TracedCase):
             self.connect(tracer_provider=object())
 
 
+class PolicySpansTest(TracedCase):
+    def test_each_decision_is_a_span_with_its_reason(self) -> None:
+        from mcp_client.policy import Policy
+        from mcp_client.registry import Registry
+
+        registry = Registry()
+        self.addCleanup(registry.close)
+        registry.add(self.connect(tracer_provider=self.provider), prefix="t")
+        policy = Policy(registry, rules=[{"tool": "t_fail", "decision": "deny", "note": "no"},
+                                         {"tool": "t_*", "decision": "allow"}],
+                        tracer_provider=self.provider)
+        entries = policy.execute_tool_calls([
+            {"id": "1", "function": {"name": "t_fail", "arguments": "{}"}},
+            {"id": "2", "function": {"name": "t_seen_meta", "arguments": "{}"}}])
+        self.assertIn("no", entries[0]["content"])
+        denied, allowed = self.spans("policy t_fail")[0], self.spans("policy t_seen_meta")[0]
+        self.assertEqual(denied.attributes["mcp.policy.decision"], "deny")
+        self.assertEqual(denied.attributes["mcp.policy.reason"], entries[0]["content"])
+        self.assertEqual(dict(allowed.attributes), {"gen_ai.tool.name": "t_seen_meta",
+                                                    "mcp.policy.decision": "allow"})
+        self.assertEqual(self.spans("tools/call fail"), [])      # never sent
+        self.assertEqual(len(self.spans("tools/call seen_meta")), 1)
+        with self.assertRaisesRegex(MCPClientError, "tracer_provider must be"):
+            Policy(registry, tracer_provider=42)
+
+
 class NothingWhenUnusedTest(ClientCase):
     def run_python(self, code: str) -> str:
         done = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=60)
