@@ -58,8 +58,8 @@ try:
     from agents.tool_context import ToolContext
     from mcp import types as mcp_types
 except ImportError as exc:   # the extra is not installed
-    raise MCPClientError("mcp_client.adapters.openai_agents needs openai-agents: "
-                         "pip install 'mcp-client-sync[openai-agents]'") from exc
+    raise ImportError("mcp_client.adapters.openai_agents needs openai-agents: "
+                      "pip install 'mcp-client-sync[openai-agents]'") from exc
 
 if TYPE_CHECKING:
     # Names the reference cannot link to (the SDK has no inventory): the annotations

@@ -8,8 +8,6 @@ package's own types, and the calls come in as the SDK's own ``ToolUseBlock`` obj
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from typing import Any
 
 from anthropic.types import (Message, TextBlock, ThinkingBlock, ToolParam, ToolResultBlockParam,
@@ -20,7 +18,7 @@ from mcp_client import MCPClientError
 from mcp_client.adapters import anthropic as mcp_anthropic
 
 from ..base import LeakCheckingTestCase
-from .demo import DemoCase
+from .demo import DemoCase, ImportChecks
 
 TOOL = TypeAdapter(ToolParam)
 RESULT = TypeAdapter(ToolResultBlockParam)
@@ -125,18 +123,5 @@ class AnthropicTest(DemoCase):
         self.assertEqual(self.sent, ["demo_fail"])
 
 
-class ImportTest(LeakCheckingTestCase):
-    def test_import_mcp_client_imports_no_adapter_and_no_anthropic(self) -> None:
-        code = ("import sys, mcp_client, mcp_client.registry, mcp_client.policy; "
-                "print(sorted(m for m in sys.modules if m.startswith('mcp_client.adapters') "
-                "or m.split('.')[0] == 'anthropic'))")
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=60)
-        self.assertEqual((done.returncode, done.stdout.strip()), (0, "[]"), done.stderr)
-
-    def test_the_adapter_imports_no_anthropic(self) -> None:
-        code = ("import sys, mcp_client.adapters.anthropic; "
-                "print(sorted(m for m in sys.modules if m.split('.')[0] == 'anthropic'))")
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=60)
-        self.assertEqual((done.returncode, done.stdout.strip()), (0, "[]"), done.stderr)
+class ImportTest(ImportChecks, LeakCheckingTestCase):
+    adapter, packages, extra = "anthropic", ("anthropic",), None

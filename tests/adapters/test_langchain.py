@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any, Sequence, cast
@@ -28,12 +27,11 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
-from mcp_client import Client, MCPClientError
+from mcp_client import MCPClientError
 from mcp_client.adapters import langchain
-from mcp_client.policy import Policy
-from mcp_client.registry import Registry
 
-from ..base import PYTHON, LeakCheckingTestCase, server
+from ..base import PYTHON, LeakCheckingTestCase
+from .demo import DemoCase, ImportChecks
 
 
 class ToolCallingFakeModel(GenericFakeChatModel):
@@ -75,25 +73,12 @@ CALLS = [tool_call("c1", "demo_echo", {"text": "hi"}),
          tool_call("c3", "demo_fail", {})]
 
 
-class LangChainTest(LeakCheckingTestCase):
+class LangChainTest(DemoCase):
+    rules = [{"tool": "demo_die", "decision": "deny"}, {"tool": "demo_add", "decision": "ask"},
+             {"tool": "demo_*", "decision": "allow"}]
+
     def setUp(self) -> None:
         super().setUp()
-        self.client = Client.connect_stdio(PYTHON, args=server("dual_stdio.py"))
-        self.registry = Registry()
-        self.addCleanup(self.registry.close)
-        self.registry.add(self.client, prefix="demo", owned=True)
-        self.sent: list[str] = []
-        forward = self.registry.execute_tool_calls
-
-        def recording(calls: Any) -> Any:   # what the policy lets through to the server
-            self.sent.extend(call["function"]["name"] for call in calls)
-            return forward(calls)
-
-        self.registry.execute_tool_calls = recording  # type: ignore[method-assign]
-        self.provider = Policy(self.registry, rules=[
-            {"tool": "demo_die", "decision": "deny"},
-            {"tool": "demo_add", "decision": "ask"},
-            {"tool": "demo_*", "decision": "allow"}])
         self.model = ToolCallingFakeModel(messages=iter([
             AIMessage(content="", tool_calls=CALLS), AIMessage(content="done")]))
 
@@ -175,24 +160,24 @@ class LangChainTest(LeakCheckingTestCase):
         self.assertEqual(asyncio.run(by_name["demo_echo"].ainvoke({"text": "a"})), "a")
 
 
-class AskTest(LeakCheckingTestCase):
+class AskTest(DemoCase):
     """A Policy ``ask`` goes to ``on_ask``, from ``invoke`` and from ``ainvoke``."""
 
-    def test_the_human_answers_through_on_ask(self) -> None:
-        client = Client.connect_stdio(PYTHON, args=server("dual_stdio.py"))
-        registry = Registry()
-        self.addCleanup(registry.close)
-        registry.add(client, prefix="demo", owned=True)
-        questions: list[tuple[str, Any, str]] = []
+    rules = [{"tool": "demo_echo", "decision": "ask"}]
+
+    def policy_options(self) -> dict[str, Any]:
+        self.questions: list[tuple[str, Any, str]] = []
         answers = iter(["deny-once", "allow-once"])
 
         def on_ask(question: dict[str, Any]) -> str:
-            questions.append((question["tool"], question["arguments"],
-                              threading.current_thread().name))
+            self.questions.append((question["tool"], question["arguments"],
+                                   threading.current_thread().name))
             return next(answers)
 
-        provider = Policy(registry, rules=[{"tool": "demo_echo", "decision": "ask"}],
-                          on_ask=on_ask)
+        return {"on_ask": on_ask}
+
+    def test_the_human_answers_through_on_ask(self) -> None:
+        provider, questions = self.provider, self.questions
         echo = {tool.name: tool for tool in langchain.tools(provider)}["demo_echo"]
         refused = echo.invoke(tool_call("a1", "demo_echo", {"text": "no"}))
         allowed = asyncio.run(echo.ainvoke(tool_call("a2", "demo_echo", {"text": "yes"})))
@@ -269,25 +254,8 @@ class ArgumentsTest(LeakCheckingTestCase):
             langchain.tools(object())
 
 
-class ImportTest(LeakCheckingTestCase):
-    def run_python(self, code: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=60)
-
-    def test_import_mcp_client_imports_no_adapter_and_no_langchain(self) -> None:
-        done = self.run_python(
-            "import sys, mcp_client, mcp_client.registry, mcp_client.policy; "
-            "print(sorted(m for m in sys.modules if m.startswith('mcp_client.adapters') "
-            "or m.split('.')[0] in ('langchain_core', 'langchain')))")
-        self.assertEqual((done.returncode, done.stdout.strip()), (0, "[]"), done.stderr)
-
-    def test_without_langchain_core_the_import_says_which_extra(self) -> None:
-        done = self.run_python(
-            "import sys; sys.modules['langchain_core'] = None\n"
-            "try:\n    import mcp_client.adapters.langchain\n"
-            "except ImportError as exc:\n    print(exc)\n")
-        self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertIn("pip install 'mcp-client-sync[langchain]'", done.stdout)
+class ImportTest(ImportChecks, LeakCheckingTestCase):
+    adapter, packages, extra = "langchain", ("langchain_core", "langchain"), "langchain"
 
 
 class ExampleTest(LeakCheckingTestCase):

@@ -13,7 +13,6 @@ import asyncio
 import os
 import socket
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -22,12 +21,12 @@ from unittest import mock
 from agents import Agent, FunctionTool, RunConfig, Runner, RunResult, UserError
 from agents.testing import ScriptedModel, assistant_message, function_call
 
-from mcp_client import Client, MCPClientError
+from mcp_client import MCPClientError
 from mcp_client.adapters import openai_agents
 from mcp_client.policy import Policy
-from mcp_client.registry import Registry
 
-from ..base import PYTHON, LeakCheckingTestCase, server
+from .demo import DemoCase, ImportChecks
+from ..base import PYTHON, LeakCheckingTestCase
 
 OFFLINE = RunConfig(tracing_disabled=True)
 
@@ -47,7 +46,7 @@ def outputs(model: ScriptedModel) -> dict[str, Any]:
             if isinstance(item, dict) and item.get("type") == "function_call_output"}
 
 
-class AgentsCase(LeakCheckingTestCase):
+class AgentsCase(DemoCase):
     def setUp(self) -> None:
         super().setUp()
         patcher = mock.patch.dict(os.environ)
@@ -58,18 +57,6 @@ class AgentsCase(LeakCheckingTestCase):
             "a run tried to reach the network"))         # nor any connection (no traces)
         guard.start()
         self.addCleanup(guard.stop)
-        self.client = Client.connect_stdio(PYTHON, args=server("dual_stdio.py"))
-        self.registry = Registry()
-        self.addCleanup(self.registry.close)
-        self.registry.add(self.client, prefix="demo", owned=True)
-        self.sent: list[str] = []
-        forward = self.registry.execute_tool_calls
-
-        def recording(calls: Any) -> Any:   # what the policy lets through to the server
-            self.sent.extend(call["function"]["name"] for call in calls)
-            return forward(calls)
-
-        self.registry.execute_tool_calls = recording  # type: ignore[method-assign]
 
     def policy(self, **options: Any) -> Policy:
         return Policy(self.registry, rules=[
@@ -406,23 +393,5 @@ class ExampleTest(LeakCheckingTestCase):
         self.assertEqual(done.stdout, EXAMPLE_OUTPUT)
 
 
-class ImportTest(LeakCheckingTestCase):
-    def run_python(self, code: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=60)
-
-    def test_import_mcp_client_does_not_import_agents(self) -> None:
-        done = self.run_python(
-            "import sys, mcp_client, mcp_client.registry, mcp_client.policy, "
-            "mcp_client.adapters; print(sorted(m for m in sys.modules "
-            "if m.split('.')[0] == 'agents' or m == 'mcp_client.adapters.openai_agents'))")
-        self.assertEqual((done.returncode, done.stdout.strip()), (0, "[]"), done.stderr)
-
-    def test_without_the_extra_the_error_says_what_to_install(self) -> None:
-        done = self.run_python(
-            "import sys; sys.modules['agents'] = None\n"
-            "from mcp_client import MCPClientError\n"
-            "try:\n    import mcp_client.adapters.openai_agents\n"
-            "except MCPClientError as exc:\n    print(exc)\n")
-        self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertIn("pip install 'mcp-client-sync[openai-agents]'", done.stdout)
+class ImportTest(ImportChecks, LeakCheckingTestCase):
+    adapter, packages, extra = "openai_agents", ("agents",), "openai-agents"

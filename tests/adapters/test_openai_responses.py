@@ -8,20 +8,17 @@ is validated with pydantic against the ``openai`` package's own Responses types.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Any
 
 from openai.types.responses import FunctionToolParam, ResponseFunctionToolCall
 from openai.types.responses.response_input_param import FunctionCallOutput
 from pydantic import TypeAdapter
 
-from mcp_client import Client, MCPClientError
+from mcp_client import MCPClientError
 from mcp_client.adapters import openai_responses
-from mcp_client.policy import Policy
-from mcp_client.registry import Registry
 
-from ..base import PYTHON, LeakCheckingTestCase, server
+from .demo import DemoCase, ImportChecks
+from ..base import LeakCheckingTestCase
 
 TOOL = TypeAdapter(FunctionToolParam)
 OUTPUT = TypeAdapter(FunctionCallOutput)
@@ -34,25 +31,7 @@ def function_call(call_id: str, name: str, arguments: dict[str, Any]) -> Respons
                                     status="completed")
 
 
-class ResponsesTest(LeakCheckingTestCase):
-    def setUp(self) -> None:
-        super().setUp()
-        self.client = Client.connect_stdio(PYTHON, args=server("dual_stdio.py"))
-        self.registry = Registry()
-        self.addCleanup(self.registry.close)
-        self.registry.add(self.client, prefix="demo", owned=True)
-        self.sent: list[str] = []
-        forward = self.registry.execute_tool_calls
-
-        def recording(calls: Any) -> Any:   # what the policy lets through to the server
-            self.sent.extend(call["function"]["name"] for call in calls)
-            return forward(calls)
-
-        self.registry.execute_tool_calls = recording  # type: ignore[method-assign]
-        self.provider = Policy(self.registry, rules=[
-            {"tool": "demo_add", "decision": "deny"},
-            {"tool": "demo_*", "decision": "allow"}])
-
+class ResponsesTest(DemoCase):
     def test_every_tool_is_a_valid_responses_function_tool(self) -> None:
         flat = openai_responses.tools(self.provider)
         names = [tool["name"] for tool in flat]
@@ -96,11 +75,5 @@ class ResponsesTest(LeakCheckingTestCase):
         self.assertEqual(self.sent, [])
 
 
-class ImportTest(LeakCheckingTestCase):
-    def test_import_mcp_client_imports_no_adapter_and_no_openai(self) -> None:
-        code = ("import sys, mcp_client, mcp_client.registry, mcp_client.policy; "
-                "print(sorted(m for m in sys.modules if m.startswith('mcp_client.adapters') "
-                "or m.split('.')[0] == 'openai'))")
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=60)
-        self.assertEqual((done.returncode, done.stdout.strip()), (0, "[]"), done.stderr)
+class ImportTest(ImportChecks, LeakCheckingTestCase):
+    adapter, packages, extra = "openai_responses", ("openai",), None

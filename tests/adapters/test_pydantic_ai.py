@@ -12,7 +12,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -23,12 +22,13 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
-from mcp_client import Client, MCPClientError
+from mcp_client import MCPClientError
 from mcp_client.adapters import pydantic_ai as adapter
 from mcp_client.policy import Policy
 from mcp_client.registry import Registry
 
-from ..base import PYTHON, LeakCheckingTestCase, of_type, server
+from .demo import DemoCase, ImportChecks
+from ..base import PYTHON, LeakCheckingTestCase, of_type
 
 RULES = [{"tool": "demo_add", "decision": "ask"}, {"tool": "demo_die", "decision": "deny"},
          {"tool": "demo_*", "decision": "allow"}]
@@ -52,23 +52,12 @@ def scripted(*turns: list[ToolCallPart]) -> FunctionModel:
     return FunctionModel(answer)
 
 
-class AdapterCase(LeakCheckingTestCase):
+class AdapterCase(DemoCase):
+    rules = RULES
+
     def setUp(self) -> None:
         super().setUp()
-        self.client = Client.connect_stdio(PYTHON, args=server("dual_stdio.py"))
-        self.registry = Registry()
-        self.addCleanup(self.registry.close)
-        self.registry.add(self.client, prefix="demo", owned=True)
-        self.sent: list[str] = []
-        forward = self.registry.execute_tool_calls
-
-        def recording(calls: Any) -> Any:   # what the policy lets through to the server
-            self.sent.extend(call["function"]["name"] for call in calls)
-            return forward(calls)
-
-        self.registry.execute_tool_calls = recording  # type: ignore[method-assign]
         self.approvals = adapter.Approvals()
-        self.provider = Policy(self.registry, rules=RULES)
 
     def run_turns(self, *turns: list[ToolCallPart]) -> list[list[str]]:
         agent = Agent(scripted(*turns), toolsets=[adapter.toolset(self.provider)])
@@ -309,23 +298,8 @@ class FakeProviderTest(LeakCheckingTestCase):
             asyncio.run(adapter.Approvals().run(Silent(), "wait", {}, approved=True))
 
 
-class ImportTest(LeakCheckingTestCase):
-    def test_import_mcp_client_imports_neither_the_adapter_nor_pydantic_ai(self) -> None:
-        code = ("import sys, mcp_client, mcp_client.registry, mcp_client.policy; "
-                "print(sorted(m for m in sys.modules if m.startswith('mcp_client.adapters') "
-                "or m.split('.')[0] == 'pydantic_ai'))")
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=60)
-        self.assertEqual((done.returncode, done.stdout.strip()), (0, "[]"), done.stderr)
-
-    def test_without_the_extra_the_import_error_names_it(self) -> None:
-        code = ("import sys; sys.modules['pydantic_ai'] = None\n"
-                "try:\n    import mcp_client.adapters.pydantic_ai\n"
-                "except ImportError as exc:\n    print(exc)\n")
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=60)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertIn("pip install 'mcp-client-sync[pydantic-ai]'", done.stdout)
+class ImportTest(ImportChecks, LeakCheckingTestCase):
+    adapter, packages, extra = "pydantic_ai", ("pydantic_ai",), "pydantic-ai"
 
 
 class ExampleTest(LeakCheckingTestCase):

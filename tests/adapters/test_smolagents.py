@@ -9,7 +9,6 @@ under the Policy to prove what reached the server.
 from __future__ import annotations
 
 import subprocess
-import sys
 from typing import Any
 
 # smolagents ships no type hints (no py.typed).
@@ -22,12 +21,11 @@ from smolagents.monitoring import LogLevel  # type: ignore[import-untyped]
 from smolagents.utils import (  # type: ignore[import-untyped]
     AgentExecutionError, AgentToolExecutionError)
 
-from mcp_client import Client, MCPClientError
+from mcp_client import MCPClientError
 from mcp_client.adapters import smolagents as mcp_smolagents
-from mcp_client.policy import Policy
-from mcp_client.registry import Registry
 
-from ..base import HERE, PYTHON, LeakCheckingTestCase, server
+from .demo import DemoCase, ImportChecks
+from ..base import HERE, PYTHON, LeakCheckingTestCase
 
 
 class ScriptedModel(Model):  # type: ignore[misc]   # smolagents has no type hints
@@ -68,29 +66,16 @@ def code(source: str) -> str:
     return f"Thought: do it\n<code>\n{source}\n</code>"
 
 
-class AgentsTest(LeakCheckingTestCase):
-    def setUp(self) -> None:
-        super().setUp()
-        self.client = Client.connect_stdio(PYTHON, args=server("dual_stdio.py"))
-        self.registry = Registry()
-        self.addCleanup(self.registry.close)
-        self.registry.add(self.client, prefix="demo", owned=True)
-        self.sent: list[Any] = []
-        forward = self.registry.execute_tool_calls
+class AgentsTest(DemoCase):
+    # demo_add stays on the list (its deny rule is narrowed by host) but a call
+    # naming no host of example.org cannot be shown to be elsewhere: refused.
+    rules = [{"tool": "demo_add", "decision": "deny", "host": "example.org", "note": "no sums"},
+             {"tool": "demo_delay", "decision": "ask"},
+             {"tool": "demo_*", "decision": "allow"}]
 
-        def recording(calls: Any) -> Any:   # what the policy lets through to the server
-            self.sent.extend((call["function"]["name"], call["function"]["arguments"])
-                             for call in calls)
-            return forward(calls)
-
-        self.registry.execute_tool_calls = recording  # type: ignore[method-assign]
+    def policy_options(self) -> dict[str, Any]:
         self.asked: list[Any] = []
-        # demo_add stays on the list (its deny rule is narrowed by host) but a call
-        # naming no host of example.org cannot be shown to be elsewhere: refused.
-        self.provider = Policy(self.registry, rules=[
-            {"tool": "demo_add", "decision": "deny", "host": "example.org", "note": "no sums"},
-            {"tool": "demo_delay", "decision": "ask"},
-            {"tool": "demo_*", "decision": "allow"}], on_ask=self.refuse)
+        return {"on_ask": self.refuse}
 
     def refuse(self, question: Any) -> str:
         self.asked.append(question["tool"])
@@ -127,7 +112,7 @@ class AgentsTest(LeakCheckingTestCase):
         self.assertEqual(offered["demo_add"]["parameters"]["required"], ["a", "b"])
         self.assertEqual(offered["demo_die"]["parameters"]["required"], [])
         self.assertEqual(offered["demo_echo"]["description"], "Echo the text back.")
-        self.assertEqual(self.sent, [])
+        self.assertEqual(self.calls_sent, [])
 
     def test_tool_calling_agent_results_refusals_and_failures_reach_the_next_turn(self) -> None:
         model = ScriptedModel([
@@ -152,7 +137,7 @@ class AgentsTest(LeakCheckingTestCase):
                           AgentToolExecutionError, type(None)])
         self.assertIsInstance(steps[1].error.__cause__, mcp_smolagents.ToolCallFailed)
         self.assertEqual(self.asked, ["demo_delay"])
-        self.assertEqual(self.sent, [("demo_echo", {"text": "hi"}), ("demo_fail", {})])
+        self.assertEqual(self.calls_sent, [("demo_echo", {"text": "hi"}), ("demo_fail", {})])
 
     def test_code_agent_calls_tools_as_functions(self) -> None:
         model = ScriptedModel([
@@ -167,9 +152,9 @@ class AgentsTest(LeakCheckingTestCase):
         self.assertIn("ToolCallFailed: refused by policy: demo_add is denied", model.last_text(2))
         steps = [s for s in agent.memory.steps if isinstance(s, ActionStep)]
         self.assertIsInstance(steps[1].error, AgentExecutionError)
-        self.assertEqual(self.sent, [("demo_echo", {"text": "hi"}),
-                                     ("demo_echo", {"text": "positional"}),
-                                     ("demo_echo", {"text": "end"})])
+        self.assertEqual(self.calls_sent, [("demo_echo", {"text": "hi"}),
+                                           ("demo_echo", {"text": "positional"}),
+                                           ("demo_echo", {"text": "end"})])
 
     def test_a_direct_call_raises_tool_call_failed(self) -> None:
         tools = {t.name: t for t in mcp_smolagents.tools(self.provider)}
@@ -179,8 +164,8 @@ class AgentsTest(LeakCheckingTestCase):
             tools["demo_fail"]()
         self.assertIsInstance(caught.exception, MCPClientError)
         self.assertIn("failed: because", caught.exception.text)
-        self.assertEqual(self.sent, [("demo_echo", {"text": "hi"}),
-                                     ("demo_echo", {"text": "dict"}), ("demo_fail", {})])
+        self.assertEqual(self.calls_sent, [("demo_echo", {"text": "hi"}),
+                                           ("demo_echo", {"text": "dict"}), ("demo_fail", {})])
 
 
 class Published:
@@ -311,25 +296,8 @@ class MappingTest(LeakCheckingTestCase):
             mcp_smolagents.tools(object())
 
 
-class ImportTest(LeakCheckingTestCase):
-    def run_python(self, code: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=60)
-
-    def test_import_mcp_client_imports_no_adapter_and_no_smolagents(self) -> None:
-        done = self.run_python(
-            "import sys, mcp_client, mcp_client.registry, mcp_client.policy; "
-            "print(sorted(m for m in sys.modules if m.startswith('mcp_client.adapters') "
-            "or m.split('.')[0] == 'smolagents'))")
-        self.assertEqual((done.returncode, done.stdout.strip()), (0, "[]"), done.stderr)
-
-    def test_without_smolagents_the_error_names_the_extra(self) -> None:
-        done = self.run_python(
-            "import sys; sys.modules['smolagents'] = None\n"
-            "try:\n    import mcp_client.adapters.smolagents\n"
-            "except ImportError as exc:\n    print(exc)\n")
-        self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertIn("pip install 'mcp-client-sync[smolagents]'", done.stdout)
+class ImportTest(ImportChecks, LeakCheckingTestCase):
+    adapter, packages, extra = "smolagents", ("smolagents",), "smolagents"
 
 
 class ExampleTest(LeakCheckingTestCase):
