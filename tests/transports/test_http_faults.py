@@ -333,8 +333,9 @@ class CancellationTest(ScriptedCase):
     def test_a_timeout_drops_the_connection(self) -> None:
         srv, arrived, hung_up = self.holding()
         client = self.client(srv)
-        with self.assertRaises(Timeout):
-            client.call_tool("t", timeout=0.3)
+        with self.assertRaises(Timeout):   # long enough for the request to arrive on a busy host
+            client.call_tool("t", timeout=1.5)
+        self.assertTrue(arrived.is_set())
         self.assertTrue(hung_up.wait(WAIT))
 
     def test_close_aborts_what_is_in_flight(self) -> None:
