@@ -28,7 +28,17 @@ from typing import Any
 from ..exceptions import DiscoveryError
 
 __all__ = ["DEFAULT_REGISTRY", "API", "check_registry", "get_json", "version_document",
-           "search_documents"]
+           "search_documents", "literal"]
+
+
+def literal(text: str) -> str:
+    """A published ``text`` as a configuration must hold it to stay as it is.
+
+    Every ``${`` is escaped (``$${``): the configuration expands ``${VAR}`` from
+    the environment, and only the references the client makes may be expanded.
+    """
+    return text.replace("${", "$${")
+
 
 #: The official MCP Registry.
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
