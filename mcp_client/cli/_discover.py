@@ -85,7 +85,8 @@ def _add(args: argparse.Namespace, stdout: IO[str], stderr: IO[str], as_json: bo
                    "inputs": [dataclasses.asdict(item) for item in inputs]}, stdout, indent=2)
         stdout.write("\n")
     else:
-        stdout.write(f"added {entry.name} {entry.version} to {args.config} as {key!r}\n")
+        stdout.write(f"added {entry.name} {printable(entry.version)} to {args.config} as "
+                     f"{key!r}\n")
         for item in inputs:
             secret = " (secret)" if item.secret else ""
             about = f": {printable(item.description)}" if item.description else ""

@@ -294,6 +294,19 @@ class AddAndConnectTest(ResolveTest):
         code, _, err = self.run_cli("search", "x", "--registry", "http://example.com")
         self.assertEqual(code, 2, err)
 
+    def test_a_version_cannot_write_to_the_terminal(self) -> None:
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.registry.documents.append(document({
+            "name": "io.github.evil/esc", "version": "1\x1b[8m", "description": "",
+            "remotes": [{"type": "sse", "url": "https://esc.example.com/sse"}]}))
+        code, out, err = self.run_cli("add", "io.github.evil/esc", "--registry",
+                                      self.registry.origin, "--config",
+                                      os.path.join(folder.name, "mcp.json"))
+        self.assertEqual(code, 0, err)
+        self.assertNotIn("\x1b", out)
+        self.assertIn("added io.github.evil/esc 1\\x1b[8m to", out)
+
 
 class PublishedReferenceTest(LeakCheckingTestCase):
     """A registry's literal ``${VAR}`` stays literal: only the client's references expand."""
