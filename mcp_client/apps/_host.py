@@ -286,8 +286,6 @@ class AppBridge:
         mark = AppCall(self.client, name)
         ask = getattr(self.provider, "app_tool_name", None)
         published = ask(self.client, name) if callable(ask) else None
-        if callable(ask) and not isinstance(published, str):   # not this client's tool there
-            raise _Refusal(REFUSED, f"{name} is not reachable through the provider")
         call = {"id": f"app-{number}", "type": "function",
                 "function": {"name": published if isinstance(published, str) else name,
                              "arguments": arguments},

@@ -198,7 +198,7 @@ class ForeignMarkTest(FakeAppCase):
                 self.assertIsNone(mark.result)
         self.assertEqual(self.calls(), [])
 
-    def test_a_view_does_not_fall_back_to_a_name_of_another_provider(self) -> None:
+    def test_a_registry_does_not_route_a_views_call_to_another_provider(self) -> None:
         from mcp_client import Registry
 
         client = self.app_client()
