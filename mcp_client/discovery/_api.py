@@ -97,6 +97,7 @@ def get_json(url: str, name: str | None, *, timeout: float) -> dict[str, Any]:
         with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 (checked)
             body = answer.read(MAX_DOCUMENT + 1)
     except urllib.error.HTTPError as exc:
+        exc.close()   # its connection: left open, it is a ResourceWarning when collected
         if exc.code == 404:
             raise DiscoveryError(name, "not_found", "the registry has no such server "
                                  "(or version)") from None

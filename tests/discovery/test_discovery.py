@@ -16,6 +16,7 @@ import sys
 import tempfile
 import warnings
 import zipfile
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -251,12 +252,12 @@ class AddAndConnectTest(ResolveTest):
             self.assertEqual(code, 0, err)
             self.assertIn("added io.github.example/bundled 1.0.0", out)
             self.assertIn("set API_TOKEN before connecting", err)
-            written = json.load(open(path, encoding="utf-8"))
+            written = json.loads(Path(path).read_text(encoding="utf-8"))
             self.assertEqual(written["mcpServers"]["kept"], {"command": "true"})
             self.assertEqual(written["other"], 1)
             entry = written["mcpServers"]["bundled"]
             self.assertEqual(entry["env"], {"TOKEN": "${API_TOKEN}"})
-            self.assertNotIn("t0ken", open(path, encoding="utf-8").read())
+            self.assertNotIn("t0ken", Path(path).read_text(encoding="utf-8"))
             with Registry.from_config(path) as tools:
                 self.assertEqual([failure.name for failure in tools.failures], ["kept"])
                 answer = tools.execute_tool_calls([{"id": "1", "function": {
@@ -276,7 +277,8 @@ class AddAndConnectTest(ResolveTest):
         code, _, err = self.run_cli("add", "io.github.example/files", "--registry",
                                     self.registry.origin, "--config", path)
         self.assertEqual(code, 2, err)
-        self.assertEqual(open(path, encoding="utf-8").read(), '{"mcpServers": {} // a comment\n}')
+        self.assertEqual(Path(path).read_text(encoding="utf-8"),
+                         '{"mcpServers": {} // a comment\n}')
         code, out, _ = self.run_cli("add", "io.github.example/files", "--registry",
                                     self.registry.origin, "--config",
                                     os.path.join(folder.name, "new.json"), "--as", "fs",
