@@ -86,8 +86,9 @@ def _download(name: str, url: str) -> bytes:
         with urllib.request.urlopen(request, timeout=60) as answer:  # noqa: S310 (checked)
             data: bytes = answer.read(MAX_DOWNLOAD + 1)
     except (OSError, ValueError) as exc:
-        if callable(getattr(exc, "close", None)):   # an HTTPError holds its connection
-            exc.close()
+        close = getattr(exc, "close", None)   # an HTTPError holds its connection
+        if callable(close):
+            close()
         raise DiscoveryError(name, "unreachable", f"the bundle cannot be downloaded: "
                              f"{getattr(exc, 'reason', exc)}") from None
     if len(data) > MAX_DOWNLOAD:
