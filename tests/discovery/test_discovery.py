@@ -309,6 +309,20 @@ class AddAndConnectTest(ResolveTest):
         self.assertNotIn("\x1b", out)
         self.assertIn("added io.github.evil/esc 1\\x1b[8m to", out)
 
+    def test_a_remote_naming_a_variable_that_is_set_is_warned_about(self) -> None:
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        with mock.patch.dict(os.environ, {"TOKEN": "t0ken"}):
+            os.environ.pop("TENANT", None)
+            code, _, err = self.run_cli("add", "io.github.example/py", "--remote",
+                                        "--registry", self.registry.origin, "--config",
+                                        os.path.join(folder.name, "mcp.json"))
+        self.assertEqual(code, 0, err)
+        self.assertIn("warning: TOKEN is set in this environment, and the entry sends it to "
+                      "${TENANT}.example.com", err)
+        self.assertNotIn("warning: TENANT", err)
+        self.assertNotIn("t0ken", err)
+
 
 class PublishedReferenceTest(LeakCheckingTestCase):
     """A registry's literal ``${VAR}`` stays literal: only the client's references expand."""
