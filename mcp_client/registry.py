@@ -44,7 +44,9 @@ Decisions:
   :meth:`Registry.app_tool_name` names it ``{prefix}{sep}{name}`` (None when
   that name is published for another tool); only a call carrying the view's
   :class:`~mcp_client.apps.AppCall` is routed by such a name, and the client
-  underneath still checks the mark was made for it.
+  underneath still checks the mark was made for it.  A view's call by any
+  other name than :meth:`Registry.app_tool_name` gives for its own tool is
+  refused: a view calls only its own server's tools.
 * Prefixes and the separator are made of ``[a-zA-Z0-9_-]``: a model API would
   refuse anything else.  A prefix added twice is an error.
 * Providers' batches run one provider after another, in the order each first
@@ -408,6 +410,12 @@ class Registry:
             routed = self._app_names.get(name)
             return routed if routed is not None and routed[0] in self._entries else None
 
+    def _views_own(self, name: str, call: Any) -> bool:
+        """False for a view's call (one carrying an :class:`AppCall`) that ``name`` would
+        route to another tool than the view's own server's: a view calls only those."""
+        mark = (call_meta(call) or {}).get(APP_CALL)
+        return not isinstance(mark, AppCall) or self.app_tool_name(mark.client, mark.tool) == name
+
     def tool_annotations(self, name: str) -> ToolAnnotations | None:
         """What the owning provider says about one tool (None if it cannot say)."""
         routed = self.route(name)
@@ -461,9 +469,14 @@ class Registry:
             answers[index] = refuse_unreadable(part)
             if answers[index] is not None or part.name is None:
                 continue
-            routed = self._app_route(part.name, items[index]) or self.route(part.name)
+            app_routed = self._app_route(part.name, items[index])
+            routed = app_routed or self.route(part.name)
             if routed is None:
                 answers[index] = error_message(part.ident, f"unknown tool: {part.name}")
+                continue
+            if app_routed is None and not self._views_own(part.name, items[index]):
+                answers[index] = error_message(part.ident, f"{part.name} is not callable by "
+                                               "the app")
                 continue
             forwarded: dict[str, Any] = {
                 "id": part.ident, "type": "function",

@@ -23,6 +23,10 @@ Decisions:
   line each, secrets marked, so the user knows what to export before
   connecting.  ``--json`` prints ``{"name", "key", "version", "entry",
   "inputs": [{"variable", "kind", "secret", "description"}]}``.
+* The publisher names those variables.  For a remote entry, a reference to
+  a variable already set here is warned about on stderr (with or without
+  ``--json``), naming the host it would be sent to: an entry may name one
+  such as ``AWS_SECRET_ACCESS_KEY`` to have it sent along.
 * Exit codes are the command line's: 2 for a usage mistake (a name without a
   namespace, an entry that exists, a file that is not JSON), 4 when the
   registry cannot be reached, 5 for another failure (not found, deleted,
@@ -85,12 +89,30 @@ def _add(args: argparse.Namespace, stdout: IO[str], stderr: IO[str], as_json: bo
                    "inputs": [dataclasses.asdict(item) for item in inputs]}, stdout, indent=2)
         stdout.write("\n")
     else:
-        stdout.write(f"added {entry.name} {entry.version} to {args.config} as {key!r}\n")
+        stdout.write(f"added {entry.name} {printable(entry.version)} to {args.config} as "
+                     f"{key!r}\n")
         for item in inputs:
             secret = " (secret)" if item.secret else ""
             about = f": {printable(item.description)}" if item.description else ""
             stderr.write(f"{PROG}: set {item.variable}{secret} before connecting{about}\n")
+    if "url" in config:
+        _warn_set(config["url"], inputs, stderr)
     return EXIT_OK
+
+
+def _warn_set(url: str, inputs: list[Any], stderr: IO[str]) -> None:
+    """Warn about each reference of a remote entry that names a variable set here."""
+    import urllib.parse
+
+    try:
+        host = urllib.parse.urlsplit(url).netloc.rpartition("@")[2] or url
+    except ValueError:
+        host = url
+    for item in inputs:
+        if item.variable in os.environ:
+            stderr.write(f"{PROG}: warning: {item.variable} is set in this environment, and "
+                         f"the entry sends it to {printable(host)}: check that the server "
+                         "should have it\n")
 
 
 def _write_entry(path: str, key: str, config: dict[str, Any], *, force: bool,

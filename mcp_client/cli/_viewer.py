@@ -111,7 +111,7 @@ def _sources(csp: Mapping[str, Any], key: str, dropped: list[str]) -> list[str]:
         return []
     kept = []
     for value in values:
-        if isinstance(value, str) and _SOURCE.match(value):
+        if isinstance(value, str) and _SOURCE.fullmatch(value):   # "$" lets a "\n" by
             kept.append(value)
         else:
             dropped.append(f"{key}: {value!r}")

@@ -60,7 +60,9 @@ Decisions:
   through :class:`~mcp_client.apps.AppBridge`) reaches it, and such a call
   reaches only tools whose visibility includes ``"app"``; the mark is taken
   out of the request's ``_meta`` (a forged one too) and the call's result is
-  left on it, whole (as ``call_tool`` returns it).
+  left on it, whole (as ``call_tool`` returns it).  A mark made for another
+  client (a view of another server) refuses the call: it is neither a model's
+  call nor one this server's view made.
 * Each call of a running batch has a :class:`~._cancel.CallStop`, kept
   under its ``tool_call_id`` (as a string) until the batch returns;
   :meth:`Bridge.cancel_tool_calls` sets the stops of the ids it is given.  A
@@ -89,7 +91,7 @@ from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Hashable, Iter
                     Protocol, Sequence, TypeVar, Union)
 
 from .. import batch
-from ..apps import app_may_call, model_may_see, take_app_call
+from ..apps import APP_CALL, AppCall, app_may_call, model_may_see, take_app_call
 from ..exceptions import Cancelled, MCPClientError
 from ..names import Bindings
 from ..provider import (CallParts, arguments_key, as_call_list, call_ids, call_meta,
@@ -320,11 +322,19 @@ class Bridge:
         """
         items = as_call_list(calls)
         parts = [read_call(call) for call in items]
-        taken = [take_app_call(call_meta(call), self._owner) for call in items]
+        metas = [call_meta(call) for call in items]
+        foreign = {index for index, meta in enumerate(metas)
+                   if isinstance((meta or {}).get(APP_CALL), AppCall)}
+        taken = [take_app_call(meta, self._owner) for meta in metas]
         marks = [mark for _, mark in taken]
+        foreign -= {index for index, mark in enumerate(marks) if mark is not None}
         catalogue = self._catalogue_for(parts)
         entries, planned = plan(parts, catalogue, self._bindings.key_for, marks,
                                 self._app_only)
+        for index in foreign & {slot[0] for slot in planned}:   # never run as a model's call
+            entries[index] = error_message(parts[index].ident, f"{parts[index].name} is not "
+                                           "callable by the app")
+        planned = [slot for slot in planned if slot[0] not in foreign]
         stops = self._enter([parts[index].ident for index, _, _ in planned])
         traced = self._batch_span(len(planned)) if self._batch_span is not None and planned \
             else contextlib.nullcontext()

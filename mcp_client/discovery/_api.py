@@ -28,7 +28,17 @@ from typing import Any
 from ..exceptions import DiscoveryError
 
 __all__ = ["DEFAULT_REGISTRY", "API", "check_registry", "get_json", "version_document",
-           "search_documents"]
+           "search_documents", "literal"]
+
+
+def literal(text: str) -> str:
+    """A published ``text`` as a configuration must hold it to stay as it is.
+
+    Every ``${`` is escaped (``$${``): the configuration expands ``${VAR}`` from
+    the environment, and only the references the client makes may be expanded.
+    """
+    return text.replace("${", "$${")
+
 
 #: The official MCP Registry.
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
@@ -87,6 +97,7 @@ def get_json(url: str, name: str | None, *, timeout: float) -> dict[str, Any]:
         with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 (checked)
             body = answer.read(MAX_DOCUMENT + 1)
     except urllib.error.HTTPError as exc:
+        exc.close()   # its connection: left open, it is a ResourceWarning when collected
         if exc.code == 404:
             raise DiscoveryError(name, "not_found", "the registry has no such server "
                                  "(or version)") from None

@@ -17,6 +17,11 @@ Decisions (what the published schema leaves to the client):
   configuration is used, so a secret is never written into the file; an
   optional input with a ``default`` gets it; any other is left out.
   :meth:`ServerEntry.inputs` lists the references an entry makes.
+* A ``${`` the entry itself spells is written ``$${`` (:func:`literal`): the
+  configuration expands ``${VAR}`` from the environment, and a published value
+  must not name a variable of its own choosing (``https://x/?k=${AWS_SECRET}``
+  would send that secret to the entry's remote).  Only the references this
+  module makes are expanded.
 * Variable names are the input's name (an environment variable or header)
   or its ``valueHint``/flag, upper-cased, every other character ``_``.
 * A package is used before a remote, the first that this client can run
@@ -31,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..exceptions import DiscoveryError
+from ._api import literal
 
 __all__ = ["ServerEntry", "OFFICIAL", "Input", "reference_name"]
 
@@ -86,13 +92,14 @@ class _Values:
         secret, required = item.get("isSecret") is True, item.get("isRequired") is True
         default = item.get("default")
         if isinstance(default, str) and not secret:
-            return default
+            return literal(default)
         if secret or required:
             return self.reference(name, kind, item)
         return None
 
     def fill(self, text: str, variables: Any, kind: str) -> str:
-        """``text`` with each ``{name}`` it has a variable for filled in."""
+        """``text`` (escaped) with each ``{name}`` it has a variable for filled in."""
+        text = literal(text)
         if not isinstance(variables, Mapping):
             return text
 
@@ -113,7 +120,7 @@ class _Values:
             if item.get("type") == "named" and isinstance(item.get("name"), str):
                 value = self.value(item, item["name"], "argument")
                 if value is not None:
-                    args += [item["name"], value]
+                    args += [literal(item["name"]), value]
             elif item.get("type") == "positional":
                 hint = item.get("valueHint")
                 value = self.value(item, hint if isinstance(hint, str) else "value",
@@ -246,12 +253,13 @@ def _remote(remote: Mapping[str, Any], values: _Values) -> dict[str, Any]:
 
 def _package(entry: ServerEntry, package: Mapping[str, Any], values: _Values, *,
              bundles: str | None, fetch: bool) -> dict[str, Any]:
-    kind, ident = package["registryType"], package["identifier"]
-    version = package.get("version") if isinstance(package.get("version"), str) else ""
+    kind, ident = package["registryType"], literal(package["identifier"])
+    version = literal(package["version"]) if isinstance(package.get("version"), str) else ""
     runtime_args = values.arguments(package.get("runtimeArguments"))
     package_args = values.arguments(package.get("packageArguments"))
     env = values.pairs(package.get("environmentVariables"), "env")
-    hint = package.get("runtimeHint") if isinstance(package.get("runtimeHint"), str) else None
+    hint = literal(package["runtimeHint"]) if isinstance(package.get("runtimeHint"), str) \
+        else None
     if kind == "mcpb":
         from ._mcpb import bundle_config
 
@@ -267,7 +275,7 @@ def _package(entry: ServerEntry, package: Mapping[str, Any], values: _Values, *,
     elif kind == "oci":
         tagged = ident if ("@" in ident or ":" in ident.rsplit("/", 1)[-1] or not version) \
             else f"{ident}:{version}"
-        passed = [flag for name in env for flag in ("-e", name)]
+        passed = [flag for name in env for flag in ("-e", literal(name))]
         command, args = hint or "docker", ["run", "-i", "--rm", *runtime_args, *passed, tagged,
                                            *package_args]
     else:   # nuget

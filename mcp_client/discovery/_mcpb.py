@@ -18,7 +18,10 @@ Decisions:
   a temporary sibling and renamed into place, so a half-unpacked bundle is
   never used, and an existing folder (same digest, same bytes) is used again.
 * ``${user_config.KEY}`` in the manifest becomes a ``${KEY}`` reference (the user
-  supplies it through the environment, as for any other input).
+  supplies it through the environment, as for any other input), and ``${HOME}``
+  stays one; every other ``${`` of the manifest is escaped (``$${``), so a
+  bundle cannot have the configuration hand it an environment variable that
+  ``inherit_env`` keeps from it.
 """
 
 from __future__ import annotations
@@ -36,14 +39,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Mapping
 
 from ..exceptions import DiscoveryError
-from ._api import check_registry
+from ._api import check_registry, literal
 
 __all__ = ["bundle_config", "default_bundles"]
 
 MAX_DOWNLOAD = 256 << 20
 MAX_MEMBERS = 10_000
 MAX_UNPACKED = 1 << 30
-_USER_CONFIG = re.compile(r"\$\{user_config\.([A-Za-z0-9_.-]+)\}")
+_USER_CONFIG = re.compile(r"\$\$\{user_config\.([A-Za-z0-9_.-]+)\}")   # as escaped
 
 
 def default_bundles() -> str:
@@ -83,6 +86,9 @@ def _download(name: str, url: str) -> bytes:
         with urllib.request.urlopen(request, timeout=60) as answer:  # noqa: S310 (checked)
             data: bytes = answer.read(MAX_DOWNLOAD + 1)
     except (OSError, ValueError) as exc:
+        close = getattr(exc, "close", None)   # an HTTPError holds its connection
+        if callable(close):
+            close()
         raise DiscoveryError(name, "unreachable", f"the bundle cannot be downloaded: "
                              f"{getattr(exc, 'reason', exc)}") from None
     if len(data) > MAX_DOWNLOAD:
@@ -135,7 +141,8 @@ def _manifest_config(name: str, folder: Path, env: dict[str, str], package_args:
         raise DiscoveryError(name, "invalid", "the bundle's command is not a string")
 
     def resolved(text: Any) -> str:
-        text = str(text).replace("${__dirname}", str(folder))
+        text = literal(str(text)).replace("$${__dirname}", literal(str(folder)))
+        text = text.replace("$${HOME}", "${HOME}")
         return _USER_CONFIG.sub(lambda m: reference(m.group(1), "env", {}), text)
 
     args = [resolved(arg) for arg in mcp_config.get("args") or []]

@@ -181,6 +181,39 @@ class SplitTest(FakeAppCase):
         self.assertNotIn(APP_CALL, sent)
 
 
+class ForeignMarkTest(FakeAppCase):
+    """A view's call that reaches another server's client is refused, not run as a model's."""
+
+    def test_a_mark_made_for_another_client_is_refused(self) -> None:
+        client = self.app_client()
+        for name, said in (("model_only", "model_only is not callable by the app"),
+                           ("plain", "plain is not callable by the app"),
+                           ("refresh_dashboard", "unknown tool: refresh_dashboard")):
+            with self.subTest(name=name):
+                mark = AppCall(object(), name)
+                entry = client.execute_tool_calls([
+                    model_call(name, "a", _meta={APP_CALL: mark})])[0]
+                self.assertEqual(entry["content"], said)
+                self.assertIs(entry["is_error"], True)
+                self.assertIsNone(mark.result)
+        self.assertEqual(self.calls(), [])
+
+    def test_a_registry_does_not_route_a_views_call_to_another_provider(self) -> None:
+        from mcp_client import Registry
+
+        client = self.app_client()
+        other = NamesTest.Provider(["dashboard"])
+        registry = Registry()
+        registry.add(other, prefix="refresh")   # publishes "refresh_dashboard"
+        self.assertIsNone(registry.app_tool_name(client, "refresh_dashboard"))
+        bridge = AppBridge(client, "get_weather", provider=registry)
+        answer = bridge.handle(message("a", "tools/call", {"name": "refresh_dashboard"}))
+        assert answer is not None
+        self.assertEqual(answer["error"]["code"], -32000, answer)
+        self.assertNotIn("result", answer)
+        self.assertEqual(self.calls(), [])
+
+
 class AppForTest(FakeAppCase):
     def test_a_view_carries_the_csp_and_permissions_unchanged(self) -> None:
         client = self.app_client()

@@ -338,6 +338,16 @@ class CspTest(LeakCheckingTestCase):
                                    "connectDomains: 7", "connectDomains: 'javascript:x'",
                                    "resourceDomains: 'https://not-a-list.example'"])
 
+    def test_a_trailing_line_break_cannot_reach_the_header(self) -> None:
+        dropped: list[str] = []
+        policy = view_csp({"resourceDomains": ["https://cdn.example\n", "https://ok.example"],
+                           "connectDomains": ["https://a.example\r\n"]}, dropped)
+        self.assertNotIn("\n", policy)
+        self.assertNotIn("\r", policy)
+        self.assertIn("script-src 'self' 'unsafe-inline' https://ok.example;", policy)
+        self.assertEqual(dropped, ["connectDomains: 'https://a.example\\r\\n'",
+                                   "resourceDomains: 'https://cdn.example\\n'"])
+
     def test_the_viewer_names_each_dropped_origin(self) -> None:
         noted: list[str] = []
         viewer = Viewer(RecordingBridge(), View(csp={"connectDomains": ["*"]}), arguments=None,
