@@ -22,8 +22,12 @@ Decisions (what the published schema leaves to the client):
   must not name a variable of its own choosing (``https://x/?k=${AWS_SECRET}``
   would send that secret to the entry's remote).  Only the references this
   module makes are expanded.
-* Variable names are the input's name (an environment variable or header)
-  or its ``valueHint``/flag, upper-cased, every other character ``_``.
+* Variable names are ``MCP_<SERVER>_<NAME>``: the server name's last part and the
+  input's name (an environment variable or header) or its ``valueHint``/flag,
+  upper-cased, every other character ``_`` (``MCP_FILES_TOKEN`` for a ``files``
+  server's ``FILES_TOKEN``).  The publisher names inputs, never the variable: a
+  reference outside ``MCP_`` could make the file send a variable the user keeps
+  for something else (``AWS_SECRET_ACCESS_KEY``) to the publisher's host.
 * A package is used before a remote, the first that this client can run
   (``stdio`` packages of npm, pypi, oci, nuget or mcpb); ``prefer="remote"``
   turns that round.
@@ -71,13 +75,22 @@ def reference_name(text: str) -> str:
 
 
 class _Values:
-    """Fills inputs in, and remembers the references it had to make."""
+    """Fills inputs in, and remembers the references it had to make.
 
-    def __init__(self) -> None:
+    Every reference is ``MCP_<SERVER>_<NAME>``: the entry names the input, but never a
+    variable outside the ``MCP_`` namespace, so a hostile entry cannot have the file send
+    ``${AWS_SECRET_ACCESS_KEY}`` (or any variable the user keeps for something else) to
+    its own host or process.
+    """
+
+    def __init__(self, server: str = "") -> None:
         self.inputs: list[Input] = []
+        self._prefix = f"MCP_{reference_name(server)}_" if server else "MCP_"
 
     def reference(self, name: str, kind: str, item: Mapping[str, Any]) -> str:
-        variable = reference_name(name)
+        own = reference_name(name)
+        server = self._prefix[len("MCP_"):]
+        variable = f"MCP_{own}" if server and own.startswith(server) else self._prefix + own
         if all(known.variable != variable for known in self.inputs):
             description = item.get("description")
             self.inputs.append(Input(variable, kind, item.get("isSecret") is True,
@@ -199,7 +212,7 @@ class ServerEntry:
         An ``mcpb`` bundle's own inputs are in its manifest: it is fetched (or found
         unpacked) as :meth:`config` does.
         """
-        values = _Values()
+        values = _Values(self.short_name)
         self._build(values, prefer, bundles=bundles, fetch=True)
         return values.inputs
 
@@ -216,7 +229,7 @@ class ServerEntry:
             DiscoveryError: ``unsupported`` (nothing here can be run), or a bundle
                 that cannot be had (``unreachable``, ``integrity``).
         """
-        return self._build(_Values(), prefer, bundles=bundles, fetch=True)
+        return self._build(_Values(self.short_name), prefer, bundles=bundles, fetch=True)
 
     def _build(self, values: _Values, prefer: str, *, bundles: str | None,
                fetch: bool = True) -> dict[str, Any]:
