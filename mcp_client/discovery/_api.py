@@ -20,14 +20,14 @@ Decisions:
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import urllib.parse
 from typing import Any
 
+from .._origin import host_kind
 from ..exceptions import DiscoveryError
 
-__all__ = ["DEFAULT_REGISTRY", "API", "check_registry", "get_json", "version_document",
+__all__ = ["DEFAULT_REGISTRY", "API", "check_registry", "fetch", "get_json", "version_document",
            "search_documents", "literal"]
 
 
@@ -50,15 +50,6 @@ MAX_DOCUMENT = 4 << 20
 MAX_PAGES = 20
 
 
-def _loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def check_registry(registry: Any) -> str:
     """The registry's origin, without a trailing slash.
 
@@ -76,10 +67,35 @@ def check_registry(registry: Any) -> str:
     if parts.query or parts.fragment or parts.username or parts.password or not host:
         raise DiscoveryError(None, "invalid", "the registry URL must be an origin (and a path), "
                              "with no query, fragment or credentials")
-    if parts.scheme != "https" and not (parts.scheme == "http" and _loopback(host)):
+    if parts.scheme != "https" and not (parts.scheme == "http" and host_kind(host) == "loopback"):
         raise DiscoveryError(None, "invalid", "the registry must be reached over https: (plain "
                              "http: only on this machine's loopback)")
     return registry.rstrip("/")
+
+
+def fetch(url: str, name: str | None, *, limit: int, timeout: float, what: str,
+          missing: str = "not_found", accept: str = "*/*") -> bytes:
+    """One GET of at most ``limit`` bytes (``limit + 1`` read: a longer answer shows).
+
+    Raises:
+        DiscoveryError: ``missing`` (a 404), ``unreachable`` (anything else); the
+            message names ``what`` was asked for.
+    """
+    import urllib.error   # only when a registry is asked: the command line's start stays light
+    import urllib.request
+
+    request = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": "mcp-client"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 (checked)
+            body: bytes = answer.read(limit + 1)
+    except urllib.error.HTTPError as exc:
+        exc.close()   # its connection: left open, it is a ResourceWarning when collected
+        raise DiscoveryError(name, missing if exc.code == 404 else "unreachable",
+                             f"{what} answered HTTP {exc.code}") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise DiscoveryError(name, "unreachable", f"{what} cannot be reached: "
+                             f"{getattr(exc, 'reason', exc)}") from None
+    return body
 
 
 def get_json(url: str, name: str | None, *, timeout: float) -> dict[str, Any]:
@@ -88,25 +104,8 @@ def get_json(url: str, name: str | None, *, timeout: float) -> dict[str, Any]:
     Raises:
         DiscoveryError: ``not_found`` (404), ``unreachable`` (anything else).
     """
-    import urllib.error   # only when a registry is asked: the command line's start stays light
-    import urllib.request
-
-    request = urllib.request.Request(url, headers={"Accept": "application/json",
-                                                   "User-Agent": "mcp-client"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 (checked)
-            body = answer.read(MAX_DOCUMENT + 1)
-    except urllib.error.HTTPError as exc:
-        exc.close()   # its connection: left open, it is a ResourceWarning when collected
-        if exc.code == 404:
-            raise DiscoveryError(name, "not_found", "the registry has no such server "
-                                 "(or version)") from None
-        raise DiscoveryError(name, "unreachable", f"the registry answered HTTP {exc.code}") \
-            from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise DiscoveryError(name, "unreachable", f"the registry cannot be reached: {reason}") \
-            from None
+    body = fetch(url, name, limit=MAX_DOCUMENT, timeout=timeout, what="the registry",
+                 accept="application/json")
     if len(body) > MAX_DOCUMENT:
         raise DiscoveryError(name, "unreachable", f"the registry's answer is over "
                              f"{MAX_DOCUMENT} bytes")

@@ -33,13 +33,12 @@ import re
 import shutil
 import stat
 import tempfile
-import urllib.request
 import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Mapping
 
 from ..exceptions import DiscoveryError
-from ._api import check_registry, literal
+from ._api import check_registry, fetch, literal
 
 __all__ = ["bundle_config", "default_bundles"]
 
@@ -81,16 +80,8 @@ def _download(name: str, url: str) -> bytes:
     except DiscoveryError:
         raise DiscoveryError(name, "invalid", "an mcpb bundle must be downloaded over https: "
                              "(plain http: only on this machine's loopback)") from None
-    request = urllib.request.Request(url, headers={"User-Agent": "mcp-client"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as answer:  # noqa: S310 (checked)
-            data: bytes = answer.read(MAX_DOWNLOAD + 1)
-    except (OSError, ValueError) as exc:
-        close = getattr(exc, "close", None)   # an HTTPError holds its connection
-        if callable(close):
-            close()
-        raise DiscoveryError(name, "unreachable", f"the bundle cannot be downloaded: "
-                             f"{getattr(exc, 'reason', exc)}") from None
+    data = fetch(url, name, limit=MAX_DOWNLOAD, timeout=60, what="the bundle's address",
+                 missing="unreachable")
     if len(data) > MAX_DOWNLOAD:
         raise DiscoveryError(name, "integrity", f"the bundle is over {MAX_DOWNLOAD} bytes")
     return data
