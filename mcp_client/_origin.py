@@ -21,6 +21,10 @@ a backslash, whitespace or a control character is refused outright, as is
 one with userinfo (``user@``) where the caller does not accept it: those are
 the places where parsers disagree, and no endpoint needs them.
 
+:func:`host_kind` says what a host is -- loopback, private, link-local, a
+cloud metadata service... -- by its spelling alone, the one judgement every
+"only on loopback" or "never the metadata service" rule asks for.
+
 Pure functions over strings; requests and urllib3 are imported on first use
 (never by ``import mcp_client``).  Nothing here does I/O or resolves a name.
 """
@@ -28,10 +32,13 @@ Pure functions over strings; requests and urllib3 are imported on first use
 from __future__ import annotations
 
 import functools
+import ipaddress
 import re
+import socket
 from urllib.parse import urljoin
 
-__all__ = ["UnsafeURL", "authority_of", "connect_origin", "same_origin", "resolve"]
+__all__ = ["UnsafeURL", "authority_of", "connect_origin", "same_origin", "resolve",
+           "host_kind"]
 
 #: ``scheme://`` and the authority after it, up to the first ``/``, ``?`` or ``#``
 #: (RFC 3986 §3.2): the widest reading any of the parsers in play gives it.
@@ -160,3 +167,70 @@ def resolve(base: str, reference: str) -> str:
     if _DROPPED.search(reference):
         raise UnsafeURL("whitespace or a control character in the URL")
     return urljoin(base, reference)
+
+
+# -- what a host is ------------------------------------------------------------------
+
+#: Cloud metadata services by name (GCP, AWS, Azure/OpenStack, Alibaba, Oracle, DigitalOcean).
+_METADATA_NAMES = frozenset({"metadata.google.internal", "metadata.goog", "metadata",
+                             "instance-data", "instance-data.ec2.internal",
+                             "metadata.azure.internal", "metadata.oraclecloud.com",
+                             "metadata.platformequinix.com", "metadata.tencentyun.com"})
+#: Cloud metadata services by address (AWS IPv4 and IPv6, Alibaba; 169.254/16 is link-local).
+_METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in (
+    "169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200", "192.0.0.192"))
+#: Suffixes of names that only a private network answers for (RFC 6762, RFC 8375, ICANN 2024).
+_PRIVATE_SUFFIXES = (".internal", ".local", ".home.arpa")
+_NUMERIC = re.compile(r"[0-9a-fx.]+", re.ASCII)
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def _address_kind(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
+    if address in _METADATA_ADDRESSES:
+        return "metadata"
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:   # the socket reaches the IPv4 address itself
+            return _address_kind(address.ipv4_mapped)
+        relayed = address.sixtofour or (
+            ipaddress.IPv4Address(int(address) & 0xFFFFFFFF) if address in _NAT64 else None)
+        if relayed is not None:   # a gateway reaches it: never loopback, at best private
+            kind = _address_kind(relayed)
+            if kind != "public":
+                return "private" if kind == "loopback" else kind
+    if address.is_loopback:
+        return "loopback"
+    if address.is_link_local:
+        return "link-local"
+    if address.is_unspecified or address.is_multicast or address.is_reserved:
+        return "unusable"
+    # fec0::/10, the site-local range unique local addresses replaced (RFC 3879):
+    # deprecated, yet still routed inside some sites, and is_global calls it global.
+    if not address.is_global or getattr(address, "is_site_local", False):
+        return "private"
+    return "public"
+
+
+def host_kind(host: str) -> str:
+    """What ``host`` (as :func:`~mcp_client._origin.connect_origin` gives it) is.
+
+    One of ``metadata``, ``link-local``, ``unusable``, ``loopback``,
+    ``private`` and ``public``; a name is judged by its spelling alone.
+    """
+    bare = host[1:-1].split("%", 1)[0] if host.startswith("[") else host
+    bare = bare.lower().rstrip(".")
+    try:
+        return _address_kind(ipaddress.ip_address(bare))
+    except ValueError:
+        pass
+    if _NUMERIC.fullmatch(bare):
+        try:   # what the resolver makes of 2852039166, 0xa9fea9fe, 127.1 ...
+            return _address_kind(ipaddress.IPv4Address(socket.inet_aton(bare)))
+        except OSError:
+            pass
+    if bare in _METADATA_NAMES:
+        return "metadata"
+    if bare == "localhost" or bare.endswith(".localhost"):
+        return "loopback"
+    if bare.endswith(_PRIVATE_SUFFIXES):
+        return "private"
+    return "public"

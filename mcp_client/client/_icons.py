@@ -14,11 +14,11 @@ It must not change an entry in place: the entries may be a cached page's.
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 from .._log import get_logger
+from .._origin import host_kind
 
 __all__ = ["safe_icons", "acceptable_icon", "page_with_safe_icons", "ICON_LISTS"]
 
@@ -28,17 +28,6 @@ ICON_LISTS = {"tools/list": "tools", "prompts/list": "prompts", "resources/list"
               "resources/directory/read": "resources"}
 
 log = get_logger(__name__)
-
-_LOOPBACK_NAMES = frozenset({"localhost"})
-
-
-def _loopback(host: str) -> bool:
-    if host.lower() in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def acceptable_icon(src: Any) -> bool:
@@ -58,7 +47,7 @@ def acceptable_icon(src: Any) -> bool:
         return bool(host)
     if not host:
         return False
-    return scheme == "http" and host is not None and _loopback(host)
+    return scheme == "http" and host is not None and host_kind(host) == "loopback"
 
 
 def safe_icons(entry: Any) -> Any:
