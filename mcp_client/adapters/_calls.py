@@ -10,10 +10,10 @@ beyond the call it serves.
 
 Decisions:
 
-* :func:`catalogue` reads ``tools_for_llm()`` once and keeps the provider's
-  names, descriptions and JSON Schemas as published (a schema is copied, never
-  rewritten); a declaration that is not a function is skipped, as a model API
-  would refuse it.
+* :func:`catalogue` reads ``tools_for_llm()`` once, as the formats read it
+  (:func:`~._formats.functions`), and keeps the provider's names, descriptions and
+  JSON Schemas as published (a schema is deep-copied, never rewritten: a framework
+  may change its copy), with each tool's annotations.
 * :func:`call` runs one tool call as a batch of one through
   ``execute_tool_calls``, so every layer of the provider judges it (a denied
   call is an ``is_error`` outcome that never reached the server).  Each call
@@ -39,14 +39,12 @@ from typing import Any, Callable, Mapping, NamedTuple, TypeVar
 
 from ..exceptions import MCPClientError
 from ..provider import is_provider
+from ._formats import functions
 
 __all__ = ["Tool", "Outcome", "catalogue", "call", "call_async", "check_provider", "new_id",
            "off_loop", "cancel"]
 
 T = TypeVar("T")
-
-#: An empty parameters schema, for a declaration that carries none.
-_NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 class Tool(NamedTuple):
@@ -100,19 +98,10 @@ def catalogue(provider: Any) -> list[Tool]:
     check_provider(provider, "an adapter")
     lookup = getattr(provider, "tool_annotations", None)
     found = []
-    for declared in provider.tools_for_llm():
-        function = declared.get("function") if isinstance(declared, Mapping) else None
-        if not isinstance(function, Mapping):
-            continue
-        name = function.get("name")
-        if not isinstance(name, str) or not name:
-            continue
-        parameters = function.get("parameters")
-        description = function.get("description")
-        annotations = lookup(name) if callable(lookup) else None
-        found.append(Tool(name, description if isinstance(description, str) else "",
-                          copy.deepcopy(dict(parameters)) if isinstance(parameters, Mapping)
-                          else dict(_NO_PARAMETERS),
+    for function in functions(provider):
+        annotations = lookup(function.name) if callable(lookup) else None
+        found.append(Tool(function.name, function.description or "",
+                          copy.deepcopy(function.parameters),
                           dict(annotations) if isinstance(annotations, Mapping) else None))
     return found
 

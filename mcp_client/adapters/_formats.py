@@ -29,13 +29,14 @@ class Function(NamedTuple):
 def functions(provider: Any) -> Iterator[Function]:
     """The provider's function declarations, in its order.
 
-    A declaration that names no function is skipped: no model API could call it.
+    A declaration that names no function (or an empty name) is skipped: no model API
+    could call it.
     ``parameters`` is a shallow copy (an empty object schema when there was none, or ``{}``).
     """
     for declared in provider.tools_for_llm():
         function = declared.get("function", {}) if isinstance(declared, Mapping) else {}
         name = function.get("name") if isinstance(function, Mapping) else None
-        if not isinstance(name, str):
+        if not isinstance(name, str) or not name:
             continue
         parameters = function.get("parameters")
         description = function.get("description")
